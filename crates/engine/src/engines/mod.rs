@@ -1,0 +1,55 @@
+//! I/O engines, after fio's `ioengine_ops`: `queue` hands an I/O to the
+//! engine (a synchronous engine does it there and then), `submit_and_reap`
+//! submits what was queued and waits for completions. Workers are generic
+//! over the engine, so the hot path has no dynamic dispatch.
+
+mod null;
+mod psync;
+mod uring;
+
+pub use null::NullEngine;
+pub use psync::PsyncEngine;
+pub use uring::{UringEngine, UringSetup};
+
+use std::io;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpKind {
+    Read,
+    Write,
+    Fsync,
+}
+
+/// One I/O handed to an engine.
+#[derive(Debug, Clone, Copy)]
+pub struct Sqe {
+    /// Slot index: identifies the I/O in its completion.
+    pub slot: u32,
+    pub op: OpKind,
+    /// Index into the engine's file table.
+    pub file: u32,
+    pub offset: u64,
+    pub len: u32,
+    pub buf: *mut u8,
+}
+
+/// A completion: the slot and the result (bytes, or -errno).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cqe {
+    pub slot: u32,
+    pub res: i32,
+}
+
+pub trait Engine {
+    /// Queue one I/O. The buffer stays valid until its completion.
+    fn queue(&mut self, sqe: &Sqe) -> io::Result<()>;
+    /// Submit queued I/O and wait until at least `wait` completions are
+    /// available or `timeout_ns` passes; append completions to `out`
+    /// (whose capacity is at least the queue depth, so it never grows).
+    fn submit_and_reap(&mut self, wait: u32, timeout_ns: Option<u64>, out: &mut Vec<Cqe>) -> io::Result<()>;
+}
+
+/// -errno of the last OS error, for synchronous engines.
+pub(crate) fn neg_errno() -> i32 {
+    -io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO)
+}

@@ -1,0 +1,19 @@
+//! The workload engine.
+//!
+//! [`run_workload`] takes a validated [`iolab_spec::WorkloadSpec`], checks
+//! and prepares its targets, runs its workers and returns a [`RawRun`]:
+//! histograms, counters, errors and gaps, not text. Engines follow fio's
+//! queue/submit/reap model (see [`engines`]).
+
+mod buffers;
+mod cpu;
+pub mod data;
+pub mod engines;
+pub mod gen;
+mod raw;
+mod runner;
+mod worker;
+
+pub use raw::*;
+pub use runner::{io_uring_available, run_workload, Observer, Quiet, RunError};
+pub use worker::{Timeline, GAP_RECORD_NS};

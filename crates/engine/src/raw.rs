@@ -1,0 +1,171 @@
+//! What a run measured, before any formatting: histograms, counters,
+//! errors, gaps. The report crate turns this into the result document.
+
+use iolab_spec::WorkloadSpec;
+use iolab_stats::LatHist;
+use std::time::SystemTime;
+
+/// Counts and latencies of one direction (read or write).
+#[derive(Debug, Clone, Default)]
+pub struct DirStats {
+    pub ops: u64,
+    pub bytes: u64,
+    /// Response time: from the I/O's scheduled start (with `--rate`) or its
+    /// submission (without) to its completion.
+    pub lat: LatHist,
+    /// Service time (submission to completion), kept only with `--rate`.
+    pub svc: Option<LatHist>,
+}
+
+impl DirStats {
+    pub fn new(with_svc: bool) -> Self {
+        DirStats {
+            ops: 0,
+            bytes: 0,
+            lat: LatHist::new(),
+            svc: with_svc.then(LatHist::new),
+        }
+    }
+    pub fn merge(&mut self, o: &DirStats) {
+        self.ops += o.ops;
+        self.bytes += o.bytes;
+        self.lat.merge(&o.lat);
+        match (&mut self.svc, &o.svc) {
+            (Some(a), Some(b)) => a.merge(b),
+            (None, Some(b)) => self.svc = Some(b.clone()),
+            _ => {}
+        }
+    }
+}
+
+/// Process CPU time consumed, microseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CpuTime {
+    pub user_us: u64,
+    pub sys_us: u64,
+}
+
+impl CpuTime {
+    pub fn since(self, earlier: CpuTime) -> CpuTime {
+        CpuTime {
+            user_us: self.user_us.saturating_sub(earlier.user_us),
+            sys_us: self.sys_us.saturating_sub(earlier.sys_us),
+        }
+    }
+}
+
+/// One interval of the time series, all workers merged.
+#[derive(Debug, Clone)]
+pub struct IntervalRaw {
+    pub index: u32,
+    /// Start and end, nanoseconds since the run started.
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub warmup: bool,
+    pub read: DirStats,
+    pub write: DirStats,
+    pub errors: u64,
+    pub fsyncs: u64,
+    /// CPU consumed by the whole process during the interval, when sampled.
+    pub cpu: Option<CpuTime>,
+    /// Workers that had not reported this interval when it was shown
+    /// (blocked in a system call); their figures were merged later.
+    pub workers_late: u32,
+}
+
+/// A device error during the run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IoErrorRec {
+    pub target: String,
+    pub offset: u64,
+    pub len: u32,
+    pub op: &'static str,
+    /// errno; 0 for a short transfer.
+    pub errno: i32,
+    /// Nanoseconds since the run started.
+    pub time_ns: u64,
+    pub worker: u32,
+}
+
+/// A time with I/O outstanding and no completion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Gap {
+    pub start_ns: u64,
+    pub end_ns: u64,
+}
+
+impl Gap {
+    pub fn len(&self) -> u64 {
+        self.end_ns - self.start_ns
+    }
+    pub fn is_empty(&self) -> bool {
+        self.end_ns <= self.start_ns
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct StallsRaw {
+    /// The longest time no worker completed an I/O while I/O was
+    /// outstanding.
+    pub longest: Option<Gap>,
+    /// False when several workers ran and no common gap of at least
+    /// `GAP_RECORD_NS` was found: `longest` is then an upper bound (the
+    /// shortest of the workers' longest gaps).
+    pub exact: bool,
+    /// Gaps of at least the stall threshold, in time order.
+    pub events: Vec<Gap>,
+    /// Indexes of measured intervals with no completion at all.
+    pub zero_intervals: Vec<u32>,
+}
+
+/// A target as the run used it.
+#[derive(Debug, Clone)]
+pub struct TargetRaw {
+    pub path: String,
+    pub kind: &'static str,
+    pub size: u64,
+    pub region_start: u64,
+    pub region_len: u64,
+    pub logical_block_size: u32,
+    pub created: bool,
+    pub prefilled_bytes: u64,
+    pub prefill_secs: f64,
+}
+
+/// The settings that really took effect (pain point: "why is it slower
+/// than dd?" starts with what actually ran).
+#[derive(Debug, Clone, Default)]
+pub struct Effective {
+    pub engine: String,
+    pub registered_buffers: bool,
+    pub registered_files: bool,
+    pub ring_flags: String,
+    pub direct: bool,
+    pub qd: u32,
+    pub jobs: u32,
+}
+
+/// Everything one run measured.
+#[derive(Debug, Clone)]
+pub struct RawRun {
+    pub spec: WorkloadSpec,
+    pub effective: Effective,
+    pub targets: Vec<TargetRaw>,
+    pub started_at: SystemTime,
+    pub warmup_ns: u64,
+    /// Measured time: from the end of warm-up to the last completion.
+    pub measured_ns: u64,
+    pub intervals: Vec<IntervalRaw>,
+    pub read: DirStats,
+    pub write: DirStats,
+    pub fsyncs: u64,
+    pub cpu: CpuTime,
+    pub errors: Vec<IoErrorRec>,
+    /// (errno, count) of every error, including those past the record cap.
+    pub errno_counts: Vec<(i32, u64)>,
+    pub errors_total: u64,
+    pub stalls: StallsRaw,
+    pub complete: bool,
+    pub incomplete_reason: Option<String>,
+    pub notes: Vec<String>,
+}

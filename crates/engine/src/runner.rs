@@ -1,0 +1,766 @@
+//! Running one workload: prepare and check the targets, prefill, start the
+//! workers, collect their interval snapshots into the time series and the
+//! summary, and hand back everything measured as a [`RawRun`].
+//!
+//! The collector (the calling thread) never prints: it reports each
+//! finished interval to an [`Observer`], and the front end decides what to
+//! show.
+
+use crate::buffers::BufferPool;
+use crate::cpu::process_cpu;
+use crate::data::DataGen;
+use crate::engines::{NullEngine, PsyncEngine, UringEngine};
+use crate::gen::{GenConfig, IoGen, Region};
+use crate::raw::*;
+use crate::worker::{self, Snapshot, Timeline, WorkerCtx, WorkerFinal, WorkerMsg, GAP_RECORD_NS};
+use iolab_spec::{EngineKind, SyncMode, WorkloadSpec};
+use iolab_target::{Kind, PrepareOptions, TargetError, TargetInfo};
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+/// Why a workload could not start. Each displays as one line that says what
+/// to change; the front end exits with code 2.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("{0}")]
+    Spec(#[from] iolab_spec::SpecError),
+    #[error("{0}")]
+    Target(#[from] TargetError),
+    #[error("{0}")]
+    Setup(String),
+}
+
+/// Receives progress while a workload runs.
+pub trait Observer {
+    /// A note about the run before it starts (fallbacks, prefill, ...).
+    fn note(&mut self, _msg: &str) {}
+    /// An interval finished (all workers merged, or some late).
+    fn interval(&mut self, _spec: &WorkloadSpec, _iv: &IntervalRaw) {}
+    /// Prefill progress: bytes done of total for one target.
+    fn prefill(&mut self, _path: &str, _done: u64, _total: u64) {}
+}
+
+/// An observer that ignores everything.
+pub struct Quiet;
+impl Observer for Quiet {}
+
+struct Prepared {
+    info: TargetInfo,
+    file: File,
+    region_start: u64,
+    region_len: u64,
+    prefill_secs: f64,
+}
+
+/// True when this kernel lets the process create an io_uring.
+pub fn io_uring_available() -> bool {
+    io_uring::IoUring::new(2).is_ok()
+}
+
+fn prepare_targets(spec: &WorkloadSpec, notes: &mut Vec<String>) -> Result<Vec<Prepared>, RunError> {
+    let mut out = Vec::new();
+    let destroy: Vec<PathBuf> = spec.destroy_data_on.iter().map(PathBuf::from).collect();
+    for t in &spec.targets {
+        let opts = PrepareOptions {
+            write: spec.writes() || spec.prefill_always(),
+            size: t.size,
+            destroy_data_on: destroy.clone(),
+        };
+        let info = iolab_target::prepare(Path::new(&t.path), &opts)?;
+        if t.offset >= info.size {
+            return Err(RunError::Setup(format!(
+                "--offset {} is past the end of {} ({} bytes); give a smaller offset",
+                t.offset, t.path, info.size
+            )));
+        }
+        let avail = info.size - t.offset;
+        let region_len = match t.range {
+            Some(r) if r > avail => {
+                return Err(RunError::Setup(format!(
+                    "--range {r} from offset {} runs past the end of {} ({} bytes); give a smaller range",
+                    t.offset, t.path, info.size
+                )))
+            }
+            Some(r) => r,
+            None => avail,
+        };
+        if region_len < spec.max_bs() {
+            return Err(RunError::Setup(format!(
+                "{} offers {region_len} bytes, less than the block size {}; give a larger --size or a smaller --bs",
+                t.path,
+                spec.max_bs()
+            )));
+        }
+        if spec.hit_area > region_len {
+            return Err(RunError::Setup(format!(
+                "--hit-area {} is larger than the region of {} ({region_len} bytes); give a smaller hit area",
+                spec.hit_area, t.path
+            )));
+        }
+        if spec.direct && spec.engine != EngineKind::Null {
+            let lbs = (info.dio_offset_align.max(if info.kind == Kind::BlockDevice {
+                info.logical_block_size
+            } else {
+                0
+            }))
+            .max(512) as u64;
+            for b in &spec.bs {
+                if b.bytes % lbs != 0 {
+                    return Err(RunError::Setup(format!(
+                        "--bs {} is not a multiple of {}'s logical block size {lbs} needed with O_DIRECT; use a multiple of {lbs} or drop --direct",
+                        b.bytes, t.path
+                    )));
+                }
+            }
+            if spec.align % lbs != 0 || t.offset % lbs != 0 {
+                return Err(RunError::Setup(format!(
+                    "--align and --offset must be multiples of {}'s logical block size {lbs} with O_DIRECT",
+                    t.path
+                )));
+            }
+        }
+        let file = iolab_target::open(&info, spec.writes() || spec.prefill_always(), spec.direct, spec.sync == SyncMode::Dsync)?;
+        if info.created {
+            notes.push(format!("created {} ({} bytes)", t.path, info.size));
+        }
+        out.push(Prepared {
+            info,
+            file,
+            region_start: t.offset,
+            region_len,
+            prefill_secs: 0.0,
+        });
+    }
+    Ok(out)
+}
+
+/// Write every byte of the region once, sequentially, in 1 MiB writes.
+fn prefill_one(
+    p: &mut Prepared,
+    spec: &WorkloadSpec,
+    obs: &mut dyn Observer,
+    stop: &AtomicBool,
+) -> Result<(), (u64, i32)> {
+    let chunk = (1usize << 20).max(spec.max_bs() as usize);
+    let mut pool = BufferPool::new(1, chunk).map_err(|e| (0, e.raw_os_error().unwrap_or(libc::ENOMEM)))?;
+    let data = DataGen::new(spec.data, 0);
+    let mut rng = fastrand::Rng::with_seed(spec.seed ^ 0xf111);
+    data.fill_base(pool.slot_mut(0), &mut rng);
+    let start = p.region_start;
+    let end = p.region_start + p.region_len;
+    let fd = p.file.as_raw_fd();
+    let t = Instant::now();
+    let mut off = start;
+    let mut seq = 0;
+    let mut last_report = Instant::now();
+    while off < end {
+        if stop.load(Ordering::Relaxed) {
+            return Err((off, libc::EINTR));
+        }
+        let len = ((end - off) as usize).min(chunk);
+        let len = if spec.direct { len.div_ceil(512) * 512 } else { len };
+        seq += 1;
+        data.prepare_write(pool.slot_mut(0), len, off, seq, &mut rng);
+        // SAFETY: the pool's slot 0 holds at least `chunk` >= len bytes.
+        let r = unsafe { libc::pwrite(fd, pool.ptr(0) as *const libc::c_void, len, off as i64) };
+        if r < 0 {
+            return Err((off, std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO)));
+        }
+        if r == 0 {
+            return Err((off, libc::EIO));
+        }
+        off += r as u64;
+        if last_report.elapsed() > Duration::from_millis(500) {
+            obs.prefill(&p.info.path.to_string_lossy(), off - start, end - start);
+            last_report = Instant::now();
+        }
+    }
+    // SAFETY: fsync on an fd we own.
+    unsafe {
+        libc::fsync(fd);
+    }
+    p.prefill_secs = t.elapsed().as_secs_f64();
+    let _ = iolab_target::mark_prefilled(&p.info, end);
+    Ok(())
+}
+
+fn needs_prefill(p: &Prepared, spec: &WorkloadSpec) -> bool {
+    match spec.prefill {
+        iolab_spec::Prefill::Never => false,
+        iolab_spec::Prefill::Always => true,
+        iolab_spec::Prefill::Auto => {
+            p.info.kind == Kind::File && p.info.owned && p.info.prefilled_bytes < p.region_start + p.region_len
+        }
+    }
+}
+
+/// Assign targets to workers: with at least as many workers as targets,
+/// worker i drives target i mod T (LUN A, B, A, ...); with fewer, each
+/// worker alternates over several. Returns, per worker, (target index,
+/// stream number on that target, streams on that target).
+fn assign(jobs: u32, ntargets: usize) -> Vec<Vec<(usize, u64, u64)>> {
+    let t = ntargets as u32;
+    let mut per_target = vec![0u64; ntargets];
+    let mut lists: Vec<Vec<usize>> = Vec::new();
+    for w in 0..jobs {
+        let mine: Vec<usize> = if jobs >= t {
+            vec![(w % t) as usize]
+        } else {
+            (w..t).step_by(jobs as usize).map(|x| x as usize).collect()
+        };
+        lists.push(mine);
+    }
+    let mut seen = vec![0u64; ntargets];
+    for l in &lists {
+        for &ti in l {
+            per_target[ti] += 1;
+        }
+    }
+    lists
+        .into_iter()
+        .map(|l| {
+            l.into_iter()
+                .map(|ti| {
+                    let k = seen[ti];
+                    seen[ti] += 1;
+                    (ti, k, per_target[ti])
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn split(total: Option<u64>, jobs: u32, w: u32) -> Option<u64> {
+    total.map(|t| t / jobs as u64 + ((w as u64) < t % jobs as u64) as u64)
+}
+
+/// Run one workload to its end (or until `stop` is set) and return what
+/// it measured. Errors before the first I/O are `RunError`s; errors during
+/// the run are data in the result.
+pub fn run_workload(spec: &WorkloadSpec, obs: &mut dyn Observer, stop: Arc<AtomicBool>) -> Result<RawRun, RunError> {
+    spec.validate()?;
+    let mut spec = spec.clone();
+    let mut notes = Vec::new();
+    if spec.engine == EngineKind::IoUring && !io_uring_available() {
+        notes.push(format!(
+            "io_uring is not available here ({}); falling back to psync with {} jobs of 1 outstanding I/O",
+            std::io::Error::last_os_error(),
+            spec.jobs * spec.qd
+        ));
+        spec.engine = EngineKind::Psync;
+        spec.jobs *= spec.qd;
+        spec.qd = 1;
+    }
+    let started_at = SystemTime::now();
+    let mut targets = prepare_targets(&spec, &mut notes)?;
+    for n in &notes {
+        obs.note(n);
+    }
+
+    // Prefill.
+    let mut prefill_error: Option<IoErrorRec> = None;
+    for p in targets.iter_mut() {
+        if spec.engine != EngineKind::Null && needs_prefill(p, &spec) {
+            obs.note(&format!(
+                "prefilling {} ({} bytes) so reads do not hit never-written blocks",
+                p.info.path.display(),
+                p.region_len
+            ));
+            if let Err((off, errno)) = prefill_one(p, &spec, obs, &stop) {
+                prefill_error = Some(IoErrorRec {
+                    target: p.info.path.to_string_lossy().into_owned(),
+                    offset: off,
+                    len: 0,
+                    op: "prefill",
+                    errno,
+                    time_ns: 0,
+                    worker: 0,
+                });
+                break;
+            }
+        }
+    }
+    let target_raw: Vec<TargetRaw> = targets
+        .iter()
+        .map(|p| TargetRaw {
+            path: p.info.path.to_string_lossy().into_owned(),
+            kind: if p.info.kind == Kind::BlockDevice { "block_device" } else { "file" },
+            size: p.info.size,
+            region_start: p.region_start,
+            region_len: p.region_len,
+            logical_block_size: p.info.logical_block_size,
+            created: p.info.created,
+            prefilled_bytes: if p.prefill_secs > 0.0 { p.region_len } else { 0 },
+            prefill_secs: p.prefill_secs,
+        })
+        .collect();
+    let effective_base = Effective {
+        engine: spec.engine.name().into(),
+        direct: spec.direct,
+        qd: spec.qd,
+        jobs: spec.jobs,
+        ..Default::default()
+    };
+    if let Some(e) = prefill_error {
+        let reason = format!(
+            "prefill of {} failed at offset {}: {}",
+            e.target,
+            e.offset,
+            std::io::Error::from_raw_os_error(e.errno)
+        );
+        return Ok(RawRun {
+            effective: effective_base,
+            targets: target_raw,
+            started_at,
+            warmup_ns: 0,
+            measured_ns: 0,
+            intervals: Vec::new(),
+            read: DirStats::new(false),
+            write: DirStats::new(false),
+            fsyncs: 0,
+            cpu: CpuTime::default(),
+            errno_counts: vec![(e.errno, 1)],
+            errors: vec![e],
+            errors_total: 1,
+            stalls: StallsRaw::default(),
+            complete: false,
+            incomplete_reason: Some(reason),
+            notes,
+            spec,
+        });
+    }
+
+    let rate_mode = spec.rate_iops.is_some();
+    let tl = Timeline {
+        warmup_ns: (spec.warmup_s * 1e9) as u64,
+        interval_ns: ((spec.interval_s * 1e9) as u64).max(1_000_000),
+    };
+    let end_ns = spec.duration_s.map(|d| tl.warmup_ns + (d * 1e9) as u64);
+    let (tx, rx) = mpsc::channel::<WorkerMsg>();
+    let (setup_tx, setup_rx) = mpsc::channel::<Result<crate::engines::UringSetup, String>>();
+    let fds: Vec<i32> = targets.iter().map(|p| p.file.as_raw_fd()).collect();
+    let paths: Vec<String> = targets.iter().map(|p| p.info.path.to_string_lossy().into_owned()).collect();
+    let gen_cfg = GenConfig {
+        read_pct: spec.read_pct,
+        random_pct: spec.random_pct,
+        read_hit_pct: spec.read_hit_pct,
+        write_hit_pct: spec.write_hit_pct,
+        bs: spec.bs.iter().map(|b| (b.bytes, b.weight)).collect(),
+        align: spec.align,
+        distribution: spec.distribution,
+    };
+    let assignment = assign(spec.jobs, targets.len());
+    let t0 = Instant::now();
+    let cpu_start = process_cpu();
+    let mut handles = Vec::new();
+    for (w, mine) in assignment.into_iter().enumerate() {
+        let w = w as u32;
+        let regions: Vec<Region> = mine
+            .iter()
+            .enumerate()
+            .map(|(local, &(ti, k, n))| {
+                let p = &targets[ti];
+                let hit_len = spec.hit_area;
+                let miss_len = if hit_len > 0 && hit_len < p.region_len { p.region_len - hit_len } else { p.region_len };
+                Region {
+                    target: local as u32,
+                    start: p.region_start,
+                    len: p.region_len,
+                    hit_len,
+                    stream_start: miss_len / n * k,
+                }
+            })
+            .collect();
+        let my_fds: Vec<i32> = mine.iter().map(|&(ti, _, _)| fds[ti]).collect();
+        let my_paths: Vec<String> = mine.iter().map(|&(ti, _, _)| paths[ti].clone()).collect();
+        let seed = spec.seed ^ (w as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let ctx = WorkerCtx {
+            index: w,
+            t0,
+            qd: spec.qd,
+            gen: IoGen::new(&gen_cfg, regions, seed),
+            data: DataGen::new(spec.data, spec.dedupe_pct),
+            target_paths: my_paths,
+            timeline: tl,
+            end_ns,
+            budget_ops: split(spec.ops, spec.jobs, w),
+            budget_bytes: split(spec.io_size, spec.jobs, w),
+            rate_period_ns: spec.rate_iops.map(|r| 1e9 * spec.jobs as f64 / r),
+            rate_phase_ns: spec.rate_iops.map(|r| 1e9 * w as f64 / r).unwrap_or(0.0),
+            fsync_every: spec.fsync_every,
+            on_error: spec.on_error,
+            stop: stop.clone(),
+            tx: tx.clone(),
+        };
+        let engine = spec.engine;
+        let qd = spec.qd as usize;
+        let max_bs = spec.max_bs() as usize;
+        let setup_tx = setup_tx.clone();
+        let h = std::thread::Builder::new()
+            .name(format!("iolab-w{w}"))
+            .spawn(move || {
+                let pool = match BufferPool::new(qd, max_bs) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        let _ = setup_tx.send(Err(format!("allocating I/O buffers: {e}")));
+                        return;
+                    }
+                };
+                match engine {
+                    EngineKind::IoUring => match UringEngine::new(qd as u32 * 2, my_fds, &pool.iovecs()) {
+                        Ok((eng, setup)) => {
+                            let _ = setup_tx.send(Ok(setup));
+                            drop(setup_tx);
+                            worker::run(ctx, eng, pool);
+                        }
+                        Err(e) => {
+                            let _ = setup_tx.send(Err(format!("setting up io_uring: {e}")));
+                        }
+                    },
+                    EngineKind::Psync => {
+                        let _ = setup_tx.send(Ok(Default::default()));
+                        drop(setup_tx);
+                        worker::run(ctx, PsyncEngine::new(my_fds, qd), pool)
+                    }
+                    EngineKind::Null => {
+                        let _ = setup_tx.send(Ok(Default::default()));
+                        drop(setup_tx);
+                        worker::run(ctx, NullEngine::new(qd), pool)
+                    }
+                }
+            })
+            .map_err(|e| RunError::Setup(format!("starting worker thread: {e}")))?;
+        handles.push(h);
+    }
+    drop(tx);
+    drop(setup_tx);
+    let mut effective = effective_base;
+    let mut setup_failed = None;
+    for r in setup_rx.iter().take(spec.jobs as usize) {
+        match r {
+            Ok(s) => {
+                effective.registered_buffers = s.registered_buffers;
+                effective.registered_files = s.registered_files;
+                effective.ring_flags = s.flags;
+                for n in s.notes {
+                    if !notes.contains(&n) {
+                        obs.note(&n);
+                        notes.push(n);
+                    }
+                }
+            }
+            Err(e) => setup_failed = Some(e),
+        }
+    }
+    if let Some(e) = setup_failed {
+        stop.store(true, Ordering::Relaxed);
+        for h in handles {
+            let _ = h.join();
+        }
+        return Err(RunError::Setup(e));
+    }
+
+    let mut col = Collector::new(spec.jobs, tl, rate_mode);
+    let mut cpu_marks: BTreeMap<u32, CpuTime> = BTreeMap::new();
+    let mut cpu_warm = if tl.warmup_ns == 0 { Some(cpu_start) } else { None };
+    let mut next_mark: u32 = 0;
+    let mut finals: Vec<Option<Box<WorkerFinal>>> = (0..spec.jobs).map(|_| None).collect();
+    loop {
+        let now = t0.elapsed().as_nanos() as u64;
+        while now >= tl.end(next_mark) {
+            let c = process_cpu();
+            if tl.end(next_mark) == tl.warmup_ns && cpu_warm.is_none() {
+                cpu_warm = Some(c);
+            }
+            cpu_marks.insert(next_mark, c);
+            next_mark += 1;
+        }
+        let wait = tl.end(next_mark).saturating_sub(now);
+        match rx.recv_timeout(Duration::from_nanos(wait.clamp(1_000_000, 250_000_000))) {
+            Ok(WorkerMsg::Interval { worker, snap }) => col.add(worker, snap),
+            Ok(WorkerMsg::Done { worker, fin }) => {
+                col.done(worker);
+                finals[worker as usize] = Some(fin);
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        let now = t0.elapsed().as_nanos() as u64;
+        col.finalize_ready(now, &cpu_marks, &spec, obs, false);
+    }
+    for h in handles {
+        let _ = h.join();
+    }
+    let cpu_end = process_cpu();
+    let now = t0.elapsed().as_nanos() as u64;
+    col.finalize_ready(now, &cpu_marks, &spec, obs, true);
+
+    let finals: Vec<Box<WorkerFinal>> = finals.into_iter().flatten().collect();
+    let end_ns = finals.iter().map(|f| f.end_ns).max().unwrap_or(now);
+    let measured_ns = end_ns.saturating_sub(tl.warmup_ns);
+    let mut errors: Vec<IoErrorRec> = finals.iter().flat_map(|f| f.errors.iter().cloned()).collect();
+    errors.sort_by_key(|e| e.time_ns);
+    let mut counts: BTreeMap<i32, u64> = BTreeMap::new();
+    for f in &finals {
+        for &(e, n) in &f.errno_counts {
+            *counts.entry(e).or_default() += n;
+        }
+    }
+    let errors_total = finals.iter().map(|f| f.errors_total).sum();
+    let fatal: Vec<String> = finals.iter().filter_map(|f| f.fatal.clone()).collect();
+    let stalls = stall_analysis(&finals, &col.intervals, spec.stall_threshold_s, tl.warmup_ns);
+    let interrupted = stop.load(Ordering::Relaxed);
+    let incomplete_reason = if !fatal.is_empty() {
+        Some(format!("engine error: {}", fatal[0]))
+    } else if interrupted && errors_total > 0 && spec.on_error == iolab_spec::OnError::Stop {
+        Some("stopped on the first I/O error (--on-error stop)".to_string())
+    } else if interrupted {
+        Some("interrupted".to_string())
+    } else {
+        None
+    };
+    let cpu = cpu_end.since(cpu_warm.unwrap_or(cpu_start));
+    Ok(RawRun {
+        effective,
+        targets: target_raw,
+        started_at,
+        warmup_ns: tl.warmup_ns,
+        measured_ns,
+        read: col.sum_read,
+        write: col.sum_write,
+        fsyncs: col.sum_fsyncs,
+        intervals: col.intervals,
+        cpu,
+        errors,
+        errno_counts: counts.into_iter().collect(),
+        errors_total,
+        stalls,
+        complete: incomplete_reason.is_none(),
+        incomplete_reason,
+        notes,
+        spec,
+    })
+}
+
+/// Merges worker snapshots into intervals and the run summary.
+struct Collector {
+    jobs: u32,
+    tl: Timeline,
+    svc: bool,
+    reported: Vec<i64>,
+    done: Vec<bool>,
+    pending: BTreeMap<u32, IntervalRaw>,
+    intervals: Vec<IntervalRaw>,
+    sum_read: DirStats,
+    sum_write: DirStats,
+    sum_fsyncs: u64,
+}
+
+impl Collector {
+    fn new(jobs: u32, tl: Timeline, svc: bool) -> Self {
+        Collector {
+            jobs,
+            tl,
+            svc,
+            reported: vec![-1; jobs as usize],
+            done: vec![false; jobs as usize],
+            pending: BTreeMap::new(),
+            intervals: Vec::new(),
+            sum_read: DirStats::new(svc),
+            sum_write: DirStats::new(svc),
+            sum_fsyncs: 0,
+        }
+    }
+
+    fn empty(&self, k: u32) -> IntervalRaw {
+        IntervalRaw {
+            index: k,
+            start_ns: self.tl.start(k),
+            end_ns: self.tl.end(k),
+            warmup: self.tl.is_warmup(k),
+            read: DirStats::new(self.svc),
+            write: DirStats::new(self.svc),
+            errors: 0,
+            fsyncs: 0,
+            cpu: None,
+            workers_late: 0,
+        }
+    }
+
+    fn add(&mut self, worker: u32, s: Box<Snapshot>) {
+        let k = s.index;
+        self.reported[worker as usize] = self.reported[worker as usize].max(k as i64);
+        let warm = self.tl.is_warmup(k);
+        if !warm {
+            self.sum_read.merge(&s.read);
+            self.sum_write.merge(&s.write);
+            self.sum_fsyncs += s.fsyncs;
+        }
+        // Already shown (a late worker): merge into the stored record.
+        if let Some(iv) = self.intervals.iter_mut().find(|iv| iv.index == k) {
+            merge_snap(iv, &s);
+            iv.end_ns = iv.end_ns.max(s.end_ns.min(self.tl.end(k)));
+            return;
+        }
+        let mut iv = self.pending.remove(&k).unwrap_or_else(|| self.empty(k));
+        merge_snap(&mut iv, &s);
+        // A final, partial snapshot ends early.
+        if s.end_ns < self.tl.end(k) {
+            iv.end_ns = if iv.end_ns == self.tl.end(k) { s.end_ns } else { iv.end_ns.max(s.end_ns) };
+        }
+        self.pending.insert(k, iv);
+    }
+
+    fn done(&mut self, worker: u32) {
+        self.done[worker as usize] = true;
+    }
+
+    fn all_reported(&self, k: u32) -> bool {
+        (0..self.jobs as usize).all(|w| self.done[w] || self.reported[w] >= k as i64)
+    }
+
+    fn finalize_ready(
+        &mut self,
+        now: u64,
+        cpu: &BTreeMap<u32, CpuTime>,
+        spec: &WorkloadSpec,
+        obs: &mut dyn Observer,
+        at_end: bool,
+    ) {
+        loop {
+            let k = self.intervals.last().map(|iv| iv.index + 1).unwrap_or(0);
+            let have = self.pending.contains_key(&k);
+            let all_done = self.done.iter().all(|&d| d);
+            if all_done && self.pending.range(k..).next().is_none() {
+                return;
+            }
+            let ready = self.all_reported(k) && (have || all_done);
+            let overdue = now >= self.tl.end(k) + self.tl.interval_ns.max(1_000_000_000);
+            if !(ready || overdue || at_end) {
+                return;
+            }
+            if at_end && !have && self.pending.range(k..).next().is_none() {
+                return;
+            }
+            let mut iv = self.pending.remove(&k).unwrap_or_else(|| self.empty(k));
+            iv.workers_late = (0..self.jobs as usize)
+                .filter(|&w| !self.done[w] && self.reported[w] < k as i64)
+                .count() as u32;
+            if let (Some(a), Some(b)) = (k.checked_sub(1).and_then(|p| cpu.get(&p)).or(Some(&CpuTime::default())), cpu.get(&k)) {
+                if k > 0 || cpu.contains_key(&0) {
+                    iv.cpu = Some(b.since(*a));
+                }
+            }
+            obs.interval(spec, &iv);
+            self.intervals.push(iv);
+        }
+    }
+}
+
+fn merge_snap(iv: &mut IntervalRaw, s: &Snapshot) {
+    iv.read.merge(&s.read);
+    iv.write.merge(&s.write);
+    iv.errors += s.errors;
+    iv.fsyncs += s.fsyncs;
+}
+
+/// Global stalls: a time no worker completed anything while I/O was
+/// outstanding is the intersection of every worker's gaps.
+fn stall_analysis(finals: &[Box<WorkerFinal>], intervals: &[IntervalRaw], threshold_s: f64, warmup_ns: u64) -> StallsRaw {
+    let zero_intervals = intervals
+        .iter()
+        .filter(|iv| !iv.warmup && iv.read.ops + iv.write.ops == 0 && iv.end_ns > iv.start_ns)
+        .map(|iv| iv.index)
+        .collect();
+    let threshold = (threshold_s * 1e9) as u64;
+    let mut common: Option<Vec<Gap>> = None;
+    for f in finals {
+        let mine: Vec<Gap> = f.gaps.clone();
+        common = Some(match common {
+            None => mine,
+            Some(c) => intersect(&c, &mine),
+        });
+    }
+    let common: Vec<Gap> = common
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|g| g.len() >= GAP_RECORD_NS && g.end_ns > warmup_ns)
+        .collect();
+    let (longest, exact) = if finals.len() == 1 {
+        (finals[0].longest_gap, true)
+    } else if let Some(g) = common.iter().max_by_key(|g| g.len()) {
+        (Some(*g), true)
+    } else {
+        (finals.iter().filter_map(|f| f.longest_gap).min_by_key(|g| g.len()), false)
+    };
+    let events = if finals.len() == 1 {
+        finals[0].gaps.iter().copied().filter(|g| g.len() >= threshold).collect()
+    } else {
+        common.iter().copied().filter(|g| g.len() >= threshold).collect()
+    };
+    StallsRaw {
+        longest,
+        exact,
+        events,
+        zero_intervals,
+    }
+}
+
+fn intersect(a: &[Gap], b: &[Gap]) -> Vec<Gap> {
+    let mut out = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let s = a[i].start_ns.max(b[j].start_ns);
+        let e = a[i].end_ns.min(b[j].end_ns);
+        if s < e {
+            out.push(Gap { start_ns: s, end_ns: e });
+        }
+        if a[i].end_ns < b[j].end_ns {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn assignment_alternates_targets() {
+        let a = assign(3, 2);
+        assert_eq!(a[0], vec![(0, 0, 2)]);
+        assert_eq!(a[1], vec![(1, 0, 1)]);
+        assert_eq!(a[2], vec![(0, 1, 2)]);
+        let a = assign(1, 3);
+        assert_eq!(a[0], vec![(0, 0, 1), (1, 0, 1), (2, 0, 1)]);
+    }
+
+    #[test]
+    fn budget_split_sums() {
+        let total: u64 = (0..7).map(|w| split(Some(100), 7, w).unwrap()).sum();
+        assert_eq!(total, 100);
+    }
+
+    #[test]
+    fn gap_intersection() {
+        let a = [Gap { start_ns: 0, end_ns: 10 }, Gap { start_ns: 20, end_ns: 40 }];
+        let b = [Gap { start_ns: 5, end_ns: 25 }, Gap { start_ns: 30, end_ns: 35 }];
+        assert_eq!(
+            intersect(&a, &b),
+            vec![
+                Gap { start_ns: 5, end_ns: 10 },
+                Gap { start_ns: 20, end_ns: 25 },
+                Gap { start_ns: 30, end_ns: 35 }
+            ]
+        );
+    }
+}

@@ -1,0 +1,493 @@
+//! The worker loop: one thread, one engine, `qd` slots.
+//!
+//! Per I/O it does only this: draw the next I/O from the generator, stamp
+//! write buffers, queue it, and on completion record its latency and count
+//! it. Clock reads are per batch (one after each reap), not per I/O; the
+//! only allocation is per interval (the snapshot sent to the collector).
+
+use crate::data::DataGen;
+use crate::engines::{Cqe, Engine, OpKind, Sqe};
+use crate::gen::{Dir, IoGen};
+use crate::raw::{DirStats, Gap, IoErrorRec};
+use crate::buffers::BufferPool;
+use iolab_spec::OnError;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Gaps at least this long are kept for the cross-worker stall analysis.
+pub const GAP_RECORD_NS: u64 = 10_000_000;
+/// Individually recorded errors per worker; the rest are only counted.
+pub const MAX_ERROR_RECORDS: usize = 1000;
+
+/// Interval boundaries: during warm-up every `interval` and at its end,
+/// then every `interval` after it, so no interval straddles the warm-up.
+#[derive(Debug, Clone, Copy)]
+pub struct Timeline {
+    pub warmup_ns: u64,
+    pub interval_ns: u64,
+}
+
+impl Timeline {
+    fn warm_intervals(&self) -> u64 {
+        self.warmup_ns.div_ceil(self.interval_ns)
+    }
+    /// End of interval `k` (nanoseconds since start).
+    pub fn end(&self, k: u32) -> u64 {
+        let k = k as u64;
+        let nw = self.warm_intervals();
+        if k < nw {
+            ((k + 1) * self.interval_ns).min(self.warmup_ns)
+        } else {
+            self.warmup_ns + (k - nw + 1) * self.interval_ns
+        }
+    }
+    pub fn start(&self, k: u32) -> u64 {
+        if k == 0 {
+            0
+        } else {
+            self.end(k - 1)
+        }
+    }
+    pub fn is_warmup(&self, k: u32) -> bool {
+        (k as u64) < self.warm_intervals()
+    }
+}
+
+/// What a worker sends the collector.
+pub enum WorkerMsg {
+    Interval { worker: u32, snap: Box<Snapshot> },
+    Done { worker: u32, fin: Box<WorkerFinal> },
+}
+
+/// One worker's figures for one interval.
+pub struct Snapshot {
+    pub index: u32,
+    pub end_ns: u64,
+    pub read: DirStats,
+    pub write: DirStats,
+    pub errors: u64,
+    pub fsyncs: u64,
+}
+
+impl Snapshot {
+    fn new(index: u32, svc: bool) -> Self {
+        Snapshot {
+            index,
+            end_ns: 0,
+            read: DirStats::new(svc),
+            write: DirStats::new(svc),
+            errors: 0,
+            fsyncs: 0,
+        }
+    }
+}
+
+pub struct WorkerFinal {
+    pub errors: Vec<IoErrorRec>,
+    pub errno_counts: Vec<(i32, u64)>,
+    pub errors_total: u64,
+    pub gaps: Vec<Gap>,
+    pub longest_gap: Option<Gap>,
+    pub end_ns: u64,
+    pub fatal: Option<String>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    op: u8, // 0 read, 1 write, 2 fsync
+    target: u32,
+    len: u32,
+    offset: u64,
+    submit_ns: u64,
+    due_ns: u64,
+}
+
+pub struct WorkerCtx {
+    pub index: u32,
+    pub t0: Instant,
+    pub qd: u32,
+    pub gen: IoGen,
+    pub data: DataGen,
+    /// Global target index of each of this worker's targets (for error
+    /// records) and their paths.
+    pub target_paths: Vec<String>,
+    pub timeline: Timeline,
+    /// Stop issuing at this time (ns since start).
+    pub end_ns: Option<u64>,
+    /// This worker's share of `--ops` / `--io-size` (after warm-up).
+    pub budget_ops: Option<u64>,
+    pub budget_bytes: Option<u64>,
+    /// Nanoseconds between this worker's scheduled I/Os with `--rate`.
+    pub rate_period_ns: Option<f64>,
+    pub rate_phase_ns: f64,
+    pub fsync_every: u64,
+    pub on_error: OnError,
+    /// Ctrl-C, or another worker stopping the run on an error.
+    pub stop: Arc<AtomicBool>,
+    pub tx: Sender<WorkerMsg>,
+}
+
+#[inline]
+fn now_ns(t0: Instant) -> u64 {
+    t0.elapsed().as_nanos() as u64
+}
+
+fn sleep_until(t0: Instant, due_ns: u64) {
+    let now = now_ns(t0);
+    if due_ns <= now {
+        return;
+    }
+    let wait = due_ns - now;
+    if wait > 200_000 {
+        std::thread::sleep(Duration::from_nanos(wait - 100_000));
+    }
+    while now_ns(t0) < due_ns {
+        std::hint::spin_loop();
+    }
+}
+
+/// Run the worker to the end; all results go through `ctx.tx`.
+pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
+    // SAFETY: prctl(PR_SET_TIMERSLACK) only changes this thread's timer
+    // slack (1 ns), so rate-limited sleeps wake on time.
+    unsafe {
+        libc::prctl(libc::PR_SET_TIMERSLACK, 1u64, 0, 0, 0);
+    }
+    let rate_mode = c.rate_period_ns.is_some();
+    let qd = c.qd as usize;
+    let mut slots = vec![Slot::default(); qd];
+    let mut free: Vec<u32> = (0..qd as u32).rev().collect();
+    let mut cqes: Vec<Cqe> = Vec::with_capacity(qd * 2 + 8);
+    {
+        let mut rng = fastrand::Rng::with_seed(c.index as u64 ^ 0x5eed);
+        for s in 0..pool.slots() {
+            c.data.fill_base(pool.slot_mut(s), &mut rng);
+        }
+    }
+    let tl = c.timeline;
+    let mut iv_idx: u32 = 0;
+    let mut snap = Box::new(Snapshot::new(0, rate_mode));
+    let mut next_b = tl.end(0);
+    let mut inflight: u32 = 0;
+    let mut inflight_bytes: u64 = 0;
+    let mut measuring = tl.warmup_ns == 0;
+    let mut stopping = false;
+    let mut write_seq: u64 = 0;
+    let mut writes_since_fsync: u64 = 0;
+    let mut fsync_due = false;
+    let mut last_write_target: u32 = 0;
+    let mut next_due = c.rate_phase_ns;
+    let mut busy_start: u64 = 0;
+    let mut last_completion: u64 = 0;
+    let mut longest_gap: Option<Gap> = None;
+    let mut gaps: Vec<Gap> = Vec::new();
+    let mut errors: Vec<IoErrorRec> = Vec::new();
+    let mut errno_counts = [0u64; 256];
+    let mut errors_total: u64 = 0;
+    let mut fatal: Option<String> = None;
+    let mut budget_ops = c.budget_ops;
+    let mut budget_bytes = c.budget_bytes;
+    let mut now = now_ns(c.t0);
+
+    'run: loop {
+        if !measuring && now >= tl.warmup_ns {
+            measuring = true;
+            // In-flight warm-up I/O completes in measured time: charge it.
+            if let Some(b) = budget_ops.as_mut() {
+                *b = b.saturating_sub(inflight as u64);
+            }
+            if let Some(b) = budget_bytes.as_mut() {
+                *b = b.saturating_sub(inflight_bytes);
+            }
+        }
+        if !stopping
+            && (c.stop.load(Ordering::Relaxed)
+                || c.end_ns.is_some_and(|e| now >= e)
+                || budget_ops == Some(0)
+                || budget_bytes == Some(0))
+        {
+            stopping = true;
+        }
+
+        // Issue.
+        while !stopping && !free.is_empty() {
+            if fsync_due {
+                if inflight > 0 {
+                    break;
+                }
+                let slot = free.pop().unwrap_or(0);
+                slots[slot as usize] = Slot {
+                    op: 2,
+                    target: last_write_target,
+                    len: 0,
+                    offset: 0,
+                    submit_ns: now,
+                    due_ns: now,
+                };
+                let sqe = Sqe {
+                    slot,
+                    op: OpKind::Fsync,
+                    file: last_write_target,
+                    offset: 0,
+                    len: 0,
+                    buf: pool.ptr(slot as usize),
+                };
+                if let Err(e) = eng.queue(&sqe) {
+                    fatal = Some(format!("queueing fsync: {e}"));
+                    break 'run;
+                }
+                if inflight == 0 {
+                    busy_start = now;
+                }
+                inflight += 1;
+                fsync_due = false;
+                writes_since_fsync = 0;
+                break;
+            }
+            let due = if let Some(p) = c.rate_period_ns {
+                if next_due > now as f64 {
+                    break;
+                }
+                let d = next_due as u64;
+                next_due += p;
+                d
+            } else {
+                now
+            };
+            let plan = c.gen.next();
+            if measuring {
+                if let Some(b) = budget_ops.as_mut() {
+                    if *b == 0 {
+                        stopping = true;
+                        break;
+                    }
+                    *b -= 1;
+                }
+                if let Some(b) = budget_bytes.as_mut() {
+                    if *b == 0 {
+                        stopping = true;
+                        break;
+                    }
+                    *b = b.saturating_sub(plan.len as u64);
+                }
+            }
+            let slot = free.pop().unwrap_or(0);
+            let op = match plan.dir {
+                Dir::Read => OpKind::Read,
+                Dir::Write => {
+                    write_seq += 1;
+                    let len = plan.len as usize;
+                    let (buf, rng) = (pool.slot_mut(slot as usize), c.gen.rng());
+                    c.data.prepare_write(buf, len, plan.offset, write_seq, rng);
+                    writes_since_fsync += 1;
+                    last_write_target = plan.target;
+                    if c.fsync_every > 0 && writes_since_fsync >= c.fsync_every {
+                        fsync_due = true;
+                    }
+                    OpKind::Write
+                }
+            };
+            slots[slot as usize] = Slot {
+                op: (op == OpKind::Write) as u8,
+                target: plan.target,
+                len: plan.len,
+                offset: plan.offset,
+                submit_ns: now,
+                due_ns: due,
+            };
+            let sqe = Sqe {
+                slot,
+                op,
+                file: plan.target,
+                offset: plan.offset,
+                len: plan.len,
+                buf: pool.ptr(slot as usize),
+            };
+            if let Err(e) = eng.queue(&sqe) {
+                fatal = Some(format!("queueing I/O: {e}"));
+                break 'run;
+            }
+            if inflight == 0 {
+                busy_start = now;
+            }
+            inflight += 1;
+            inflight_bytes += plan.len as u64;
+        }
+
+        if inflight == 0 {
+            if stopping {
+                break;
+            }
+            if rate_mode {
+                let target = (next_due as u64).min(next_b);
+                sleep_until(c.t0, target);
+            }
+            now = now_ns(c.t0);
+            while now >= next_b {
+                snap.end_ns = next_b;
+                send_snapshot(&c, &mut snap, &mut iv_idx, rate_mode);
+                next_b = tl.end(iv_idx);
+            }
+            continue;
+        }
+
+        // Wait for at least one completion, waking at the next interval
+        // boundary (and the next scheduled I/O with --rate) regardless.
+        let mut wake = next_b;
+        if rate_mode && !free.is_empty() && !stopping {
+            wake = wake.min(next_due as u64);
+        }
+        let timeout = Some(wake.saturating_sub(now).max(1000));
+        cqes.clear();
+        if let Err(e) = eng.submit_and_reap(1, timeout, &mut cqes) {
+            fatal = Some(format!("waiting for completions: {e}"));
+            break;
+        }
+        now = now_ns(c.t0);
+        while now >= next_b {
+            snap.end_ns = next_b;
+            send_snapshot(&c, &mut snap, &mut iv_idx, rate_mode);
+            next_b = tl.end(iv_idx);
+        }
+        if cqes.is_empty() {
+            continue;
+        }
+        let since = last_completion.max(busy_start);
+        let gap = Gap {
+            start_ns: since,
+            end_ns: now,
+        };
+        if longest_gap.is_none_or(|g| gap.len() > g.len()) {
+            longest_gap = Some(gap);
+        }
+        if gap.len() >= GAP_RECORD_NS {
+            gaps.push(gap);
+        }
+        last_completion = now;
+
+        for cq in cqes.iter() {
+            let s = slots[cq.slot as usize];
+            free.push(cq.slot);
+            inflight -= 1;
+            if s.op == 2 {
+                snap.fsyncs += 1;
+                if cq.res < 0 {
+                    record_error(&c, &mut errors, &mut errno_counts, &mut errors_total, &s, -cq.res, now);
+                    snap.errors += 1;
+                    if c.on_error == OnError::Stop {
+                        stopping = true;
+                        c.stop.store(true, Ordering::Relaxed);
+                    }
+                }
+                continue;
+            }
+            inflight_bytes -= s.len as u64;
+            if cq.res == s.len as i32 {
+                let d = if s.op == 0 { &mut snap.read } else { &mut snap.write };
+                d.ops += 1;
+                d.bytes += s.len as u64;
+                d.lat.record(now.saturating_sub(s.due_ns));
+                if let Some(h) = d.svc.as_mut() {
+                    h.record(now.saturating_sub(s.submit_ns));
+                }
+            } else {
+                let errno = if cq.res < 0 { -cq.res } else { 0 };
+                record_error(&c, &mut errors, &mut errno_counts, &mut errors_total, &s, errno, now);
+                snap.errors += 1;
+                if c.on_error == OnError::Stop {
+                    stopping = true;
+                    c.stop.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+
+    // Drain anything still in flight after a fatal engine error is not
+    // possible; otherwise inflight is 0 here.
+    snap.end_ns = now;
+    let last = std::mem::replace(&mut snap, Box::new(Snapshot::new(0, false)));
+    let _ = c.tx.send(WorkerMsg::Interval {
+        worker: c.index,
+        snap: last,
+    });
+    let counts = errno_counts
+        .iter()
+        .enumerate()
+        .filter(|(_, &n)| n > 0)
+        .map(|(e, &n)| (e as i32, n))
+        .collect();
+    let _ = c.tx.send(WorkerMsg::Done {
+        worker: c.index,
+        fin: Box::new(WorkerFinal {
+            errors,
+            errno_counts: counts,
+            errors_total,
+            gaps,
+            longest_gap,
+            end_ns: now,
+            fatal,
+        }),
+    });
+}
+
+fn send_snapshot(c: &WorkerCtx, snap: &mut Box<Snapshot>, iv_idx: &mut u32, svc: bool) {
+    let next = Box::new(Snapshot::new(*iv_idx + 1, svc));
+    let full = std::mem::replace(snap, next);
+    let _ = c.tx.send(WorkerMsg::Interval {
+        worker: c.index,
+        snap: full,
+    });
+    *iv_idx += 1;
+}
+
+fn record_error(
+    c: &WorkerCtx,
+    errors: &mut Vec<IoErrorRec>,
+    counts: &mut [u64; 256],
+    total: &mut u64,
+    s: &Slot,
+    errno: i32,
+    now: u64,
+) {
+    *total += 1;
+    counts[(errno as usize).min(255)] += 1;
+    if errors.len() < MAX_ERROR_RECORDS {
+        errors.push(IoErrorRec {
+            target: c.target_paths.get(s.target as usize).cloned().unwrap_or_default(),
+            offset: s.offset,
+            len: s.len,
+            op: match s.op {
+                0 => "read",
+                1 => "write",
+                _ => "fsync",
+            },
+            errno,
+            time_ns: now,
+            worker: c.index,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeline_boundaries() {
+        let t = Timeline {
+            warmup_ns: 2_500,
+            interval_ns: 1_000,
+        };
+        let ends: Vec<u64> = (0..6).map(|k| t.end(k)).collect();
+        assert_eq!(ends, vec![1000, 2000, 2500, 3500, 4500, 5500]);
+        assert!(t.is_warmup(2) && !t.is_warmup(3));
+        let t = Timeline {
+            warmup_ns: 0,
+            interval_ns: 1_000,
+        };
+        assert_eq!(t.end(0), 1000);
+        assert!(!t.is_warmup(0));
+    }
+}

@@ -1,0 +1,14 @@
+//! Front ends: where workloads come from.
+//!
+//! [`WorkloadOptions`] is the single definition of every workload
+//! parameter: each field is both a command-line flag (`--read-pct`) and a
+//! job-file key (`read_pct`). A job file holds a `[global]` table and any
+//! number of `[[workload]]` tables, run in order; command-line flags
+//! override both. [`resolve`] turns merged options into a validated
+//! [`iolab_spec::WorkloadSpec`].
+
+mod options;
+mod resolve;
+
+pub use options::WorkloadOptions;
+pub use resolve::{load_job_file, resolve, JobError, JobFile};

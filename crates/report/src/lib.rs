@@ -1,0 +1,16 @@
+//! Results: the versioned result document and the exporters that turn it
+//! into text. Building the document from a raw run is pure computation;
+//! only exporters produce bytes, and only the binary prints them.
+
+pub mod model;
+pub mod terminal;
+mod build;
+mod errno;
+mod host;
+mod json;
+
+pub use build::{build_run, interval_record};
+pub use errno::errno_name;
+pub use host::host_info;
+pub use json::{load_document, write_document, LoadError};
+pub use model::*;

@@ -1,0 +1,197 @@
+//! The result document, version 1. Every field is described in
+//! docs/results.md; change both together, and bump `SCHEMA_VERSION` on any
+//! change that is not a pure addition.
+
+use iolab_spec::WorkloadSpec;
+use iolab_stats::LatSummary;
+use serde::{Deserialize, Serialize};
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ResultDoc {
+    pub schema_version: u32,
+    pub tool: String,
+    pub tool_version: String,
+    pub host: Host,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    /// The command line that produced the document.
+    pub command: Vec<String>,
+    /// False while runs are still being appended, or when the last run was
+    /// interrupted or failed part-way.
+    pub complete: bool,
+    pub runs: Vec<RunResult>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Host {
+    pub hostname: String,
+    pub kernel: String,
+    pub os: String,
+    pub cpus: u32,
+    pub memory_bytes: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunResult {
+    pub name: String,
+    pub spec: WorkloadSpec,
+    pub effective: Effective,
+    pub targets: Vec<TargetResult>,
+    pub started_at: String,
+    pub complete: bool,
+    pub incomplete_reason: Option<String>,
+    pub warmup_s: f64,
+    pub measured_s: f64,
+    pub summary: Summary,
+    pub intervals: Vec<Interval>,
+    pub stalls: Stalls,
+    pub errors: Vec<IoError>,
+    pub error_counts: Vec<ErrorCount>,
+    pub errors_total: u64,
+    pub latency_histograms: Histograms,
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Effective {
+    pub engine: String,
+    pub registered_buffers: bool,
+    pub registered_files: bool,
+    pub ring_flags: String,
+    pub direct: bool,
+    pub qd: u32,
+    pub jobs: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TargetResult {
+    pub path: String,
+    pub kind: String,
+    pub size: u64,
+    pub region_start: u64,
+    pub region_len: u64,
+    pub logical_block_size: u32,
+    pub created: bool,
+    pub prefilled_bytes: u64,
+    pub prefill_s: f64,
+}
+
+/// Figures of one direction, or of both together (`total`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct DirResult {
+    pub ops: u64,
+    pub bytes: u64,
+    pub iops: f64,
+    /// 10^6 bytes per second.
+    pub mbps: f64,
+    /// 2^20 bytes per second.
+    pub mibps: f64,
+    /// Response time, microseconds.
+    pub lat_us: LatSummary,
+    /// Service time (submission to completion), only with `--rate`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub svc_lat_us: Option<LatSummary>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Cpu {
+    /// Process user CPU time as a percentage of one CPU over the measured time.
+    pub user_pct: f64,
+    pub sys_pct: f64,
+    /// Process CPU time (user + system) per completed I/O, microseconds.
+    pub usec_per_io: f64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Rate {
+    pub requested_iops: f64,
+    pub achieved_iops: f64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Summary {
+    pub read: DirResult,
+    pub write: DirResult,
+    pub total: DirResult,
+    pub cpu: Cpu,
+    pub fsyncs: u64,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub rate: Option<Rate>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Interval {
+    pub index: u32,
+    pub start_s: f64,
+    pub end_s: f64,
+    pub warmup: bool,
+    pub read: DirResult,
+    pub write: DirResult,
+    pub total: DirResult,
+    pub errors: u64,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub cpu: Option<Cpu>,
+    pub workers_late: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StallEvent {
+    pub start_s: f64,
+    pub end_s: f64,
+    pub duration_ms: f64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Stalls {
+    /// Longest time with I/O outstanding and no completion, milliseconds.
+    pub longest_gap_ms: f64,
+    pub longest_gap_start_s: Option<f64>,
+    pub longest_gap_end_s: Option<f64>,
+    /// False when `longest_gap_ms` is an upper bound (several workers and
+    /// no common gap of 10 ms or more).
+    pub exact: bool,
+    pub threshold_ms: f64,
+    /// Every stall of at least `threshold_ms`: when it began and ended.
+    pub events: Vec<StallEvent>,
+    /// Indexes of measured intervals in which no I/O completed.
+    pub zero_intervals: Vec<u32>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct IoError {
+    pub target: String,
+    pub offset: u64,
+    pub len: u32,
+    pub op: String,
+    pub errno: i32,
+    pub error: String,
+    pub time_s: f64,
+    pub worker: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ErrorCount {
+    pub errno: i32,
+    pub error: String,
+    pub count: u64,
+}
+
+/// A latency histogram as stored: non-empty buckets as
+/// [highest equivalent value in ns, count], plus exact min, max and sum.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct HistogramData {
+    pub unit: String,
+    pub significant_digits: u8,
+    pub min_ns: u64,
+    pub max_ns: u64,
+    pub sum_ns: u128,
+    pub buckets: Vec<(u64, u64)>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Histograms {
+    pub read: HistogramData,
+    pub write: HistogramData,
+}

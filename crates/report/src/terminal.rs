@@ -1,0 +1,238 @@
+//! Text for a terminal: a heading per run, one line per interval while it
+//! runs, and a summary table at the end. Functions return strings; the
+//! binary decides where they go.
+
+use crate::errno::errno_name;
+use crate::model::{DirResult, Interval, RunResult};
+use iolab_spec::{format_bytes, DataPattern, Distribution, SyncMode, WorkloadSpec};
+use std::fmt::Write;
+
+/// One line describing what is about to run.
+pub fn run_heading(spec: &WorkloadSpec) -> String {
+    let bs = if spec.bs.len() == 1 {
+        format_bytes(spec.bs[0].bytes)
+    } else {
+        spec.bs
+            .iter()
+            .map(|b| format!("{}:{}", format_bytes(b.bytes).replace(' ', ""), b.weight))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let mut s = format!(
+        "{}: {} {} ({}% read, {}% random), qd {} x {} job{}, {}",
+        spec.name,
+        spec.rw,
+        bs,
+        spec.read_pct,
+        spec.random_pct,
+        spec.qd,
+        spec.jobs,
+        if spec.jobs == 1 { "" } else { "s" },
+        spec.engine.name()
+    );
+    if spec.direct {
+        s.push_str(", O_DIRECT");
+    }
+    if spec.sync == SyncMode::Dsync {
+        s.push_str(", O_DSYNC");
+    }
+    match spec.distribution {
+        Distribution::Uniform => {}
+        Distribution::Zipf { theta } => write!(s, ", zipf:{theta}").unwrap(),
+        Distribution::Hotspot { io_pct, space_pct } => write!(s, ", hotspot:{io_pct}/{space_pct}").unwrap(),
+    }
+    match spec.data {
+        DataPattern::Random => {}
+        DataPattern::Zero => s.push_str(", zero data"),
+        DataPattern::Compress { ratio } => write!(s, ", compress:{ratio}").unwrap(),
+    }
+    if let Some(r) = spec.rate_iops {
+        write!(s, ", rate {r} IOPS").unwrap();
+    }
+    if spec.hit_area > 0 {
+        write!(
+            s,
+            ", hit area {} ({}% of reads, {}% of writes)",
+            format_bytes(spec.hit_area),
+            spec.read_hit_pct,
+            spec.write_hit_pct
+        )
+        .unwrap();
+    }
+    let targets: Vec<&str> = spec.targets.iter().map(|t| t.path.as_str()).collect();
+    write!(s, ", on {}", targets.join(", ")).unwrap();
+    s
+}
+
+/// Column heads for interval lines.
+pub fn interval_header() -> String {
+    format!(
+        "{:>8} {:>10} {:>9} {:>10} {:>10} {:>8} {:>6}",
+        "time", "IOPS", "MB/s", "mean us", "p99 us", "r/w %", "CPU %"
+    )
+}
+
+fn fmt_us(v: f64) -> String {
+    if v >= 100_000.0 {
+        format!("{:.0}", v)
+    } else if v >= 100.0 {
+        format!("{:.1}", v)
+    } else {
+        format!("{:.2}", v)
+    }
+}
+
+/// One line per interval, vdbench style.
+pub fn interval_line(iv: &Interval) -> String {
+    let t = &iv.total;
+    let rpct = if t.ops > 0 { iv.read.ops as f64 * 100.0 / t.ops as f64 } else { 0.0 };
+    let cpu = iv
+        .cpu
+        .as_ref()
+        .map(|c| format!("{:.1}", c.user_pct + c.sys_pct))
+        .unwrap_or_else(|| "-".into());
+    let mut line = format!(
+        "{:>7.1}s {:>10.0} {:>9.1} {:>10} {:>10} {:>3.0}/{:<4.0} {:>6}",
+        iv.end_s,
+        t.iops,
+        t.mbps,
+        fmt_us(t.lat_us.mean),
+        fmt_us(t.lat_us.p99),
+        rpct,
+        if t.ops > 0 { 100.0 - rpct } else { 0.0 },
+        cpu
+    );
+    if iv.warmup {
+        line.push_str("  warm-up");
+    }
+    if t.ops == 0 && !iv.warmup {
+        line.push_str("  NO COMPLETIONS");
+    }
+    if iv.errors > 0 {
+        write!(line, "  {} errors", iv.errors).unwrap();
+    }
+    if iv.workers_late > 0 {
+        write!(line, "  ({} workers blocked)", iv.workers_late).unwrap();
+    }
+    line
+}
+
+fn dir_row(name: &str, d: &DirResult) -> String {
+    let l = &d.lat_us;
+    format!(
+        "{:<6} {:>11} {:>10.0} {:>9.1} {:>9.1} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        name,
+        d.ops,
+        d.iops,
+        d.mbps,
+        d.mibps,
+        fmt_us(l.min),
+        fmt_us(l.mean),
+        fmt_us(l.p50),
+        fmt_us(l.p90),
+        fmt_us(l.p99),
+        fmt_us(l.p99_9),
+        fmt_us(l.p99_99),
+        fmt_us(l.max)
+    )
+}
+
+/// The summary table of one run.
+pub fn summary(run: &RunResult) -> String {
+    let mut s = String::new();
+    let s_ = &run.summary;
+    writeln!(
+        s,
+        "{}: {:.1} s measured{}{}",
+        run.name,
+        run.measured_s,
+        if run.warmup_s > 0.0 { format!(" after {:.1} s warm-up", run.warmup_s) } else { String::new() },
+        match &run.incomplete_reason {
+            Some(r) => format!("  [INCOMPLETE: {r}]"),
+            None => String::new(),
+        }
+    )
+    .unwrap();
+    writeln!(
+        s,
+        "{:<6} {:>11} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "", "ops", "IOPS", "MB/s", "MiB/s", "min us", "mean us", "p50", "p90", "p99", "p99.9", "p99.99", "max us"
+    )
+    .unwrap();
+    if s_.read.ops > 0 || run.spec.read_pct > 0 {
+        writeln!(s, "{}", dir_row("read", &s_.read)).unwrap();
+    }
+    if s_.write.ops > 0 || run.spec.read_pct < 100 {
+        writeln!(s, "{}", dir_row("write", &s_.write)).unwrap();
+    }
+    writeln!(s, "{}", dir_row("total", &s_.total)).unwrap();
+    if let Some(svc) = s_.total.svc_lat_us {
+        writeln!(
+            s,
+            "service time (submission to completion): mean {} us, p99 {} us, max {} us; the table shows response time from each I/O's scheduled start",
+            fmt_us(svc.mean),
+            fmt_us(svc.p99),
+            fmt_us(svc.max)
+        )
+        .unwrap();
+    }
+    if let Some(r) = &s_.rate {
+        writeln!(
+            s,
+            "rate: requested {:.0} IOPS, achieved {:.0} IOPS ({:.1}%)",
+            r.requested_iops,
+            r.achieved_iops,
+            if r.requested_iops > 0.0 { r.achieved_iops / r.requested_iops * 100.0 } else { 0.0 }
+        )
+        .unwrap();
+    }
+    writeln!(
+        s,
+        "CPU: user {:.1}%, system {:.1}% of one CPU; {:.2} us of CPU per I/O",
+        s_.cpu.user_pct, s_.cpu.sys_pct, s_.cpu.usec_per_io
+    )
+    .unwrap();
+    let st = &run.stalls;
+    let mut stall = format!(
+        "stalls: longest gap with no completion {}{:.1} ms",
+        if st.exact { "" } else { "at most " },
+        st.longest_gap_ms
+    );
+    if let (Some(a), Some(b)) = (st.longest_gap_start_s, st.longest_gap_end_s) {
+        write!(stall, " (from {a:.3} s to {b:.3} s)").unwrap();
+    }
+    if st.zero_intervals.is_empty() {
+        stall.push_str("; every interval had completions");
+    } else {
+        write!(stall, "; intervals with no completion: {:?}", st.zero_intervals).unwrap();
+    }
+    writeln!(s, "{stall}").unwrap();
+    for e in &st.events {
+        writeln!(
+            s,
+            "  stall: no completion from {:.3} s to {:.3} s ({:.0} ms)",
+            e.start_s, e.end_s, e.duration_ms
+        )
+        .unwrap();
+    }
+    if run.errors_total > 0 {
+        let counts: Vec<String> = run
+            .error_counts
+            .iter()
+            .map(|c| format!("{} x {}", c.count, c.error))
+            .collect();
+        writeln!(s, "errors: {} ({})", run.errors_total, counts.join(", ")).unwrap();
+        for e in run.errors.iter().take(5) {
+            writeln!(
+                s,
+                "  {} {} at offset {} ({} bytes) at {:.3} s: {}",
+                e.target, e.op, e.offset, e.len, e.time_s, errno_name(e.errno)
+            )
+            .unwrap();
+        }
+        if run.errors.len() > 5 {
+            writeln!(s, "  ... {} more in the result document", run.errors_total - 5).unwrap();
+        }
+    }
+    s
+}

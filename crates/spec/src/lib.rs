@@ -1,0 +1,11 @@
+//! The workload model shared by every part of iolab.
+//!
+//! Front ends (flags, job files) produce a [`WorkloadSpec`]: every parameter
+//! resolved to a concrete value, validated, and serializable so that the
+//! result document records exactly what ran. The engine consumes it.
+
+pub mod units;
+pub mod workload;
+
+pub use units::{format_bytes, format_duration, parse_duration, parse_size, UnitError};
+pub use workload::*;

@@ -1,0 +1,163 @@
+//! Sizes and durations as storage engineers write them.
+//!
+//! Sizes: a plain number is bytes; the suffixes k, m, g, t, p (with or
+//! without a trailing `b`, `ib` or `iB`, any case) are binary multiples
+//! (1k = 1024), as in fio's default `kb_base=1024`, vdbench and dd. There
+//! is no decimal suffix: give bytes for decimal sizes.
+//!
+//! Durations: a plain number is seconds; suffixes ns, us, ms, s, m, h, d.
+
+use std::time::Duration;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UnitError {
+    #[error("'{0}' is not a size; write bytes or a number with k, m, g, t (1k = 1024), e.g. 4k or 1m")]
+    BadSize(String),
+    #[error("'{0}' is not a duration; write seconds or a number with ms, s, m, h, e.g. 30s or 500ms")]
+    BadDuration(String),
+}
+
+fn split_number(s: &str) -> (&str, &str) {
+    let end = s
+        .char_indices()
+        .find(|(_, c)| !(c.is_ascii_digit() || *c == '.'))
+        .map(|(i, _)| i)
+        .unwrap_or(s.len());
+    (&s[..end], s[end..].trim())
+}
+
+/// Parse a size such as `4096`, `4k`, `1m`, `1.5g`, `64KiB`.
+pub fn parse_size(s: &str) -> Result<u64, UnitError> {
+    let t = s.trim();
+    let bad = || UnitError::BadSize(s.to_string());
+    let (num, suffix) = split_number(t);
+    if num.is_empty() {
+        return Err(bad());
+    }
+    let mult: u64 = match suffix.to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        "p" | "pb" | "pib" => 1 << 50,
+        _ => return Err(bad()),
+    };
+    if num.contains('.') {
+        let v: f64 = num.parse().map_err(|_| bad())?;
+        let bytes = v * mult as f64;
+        if !bytes.is_finite() || bytes < 0.0 || bytes > u64::MAX as f64 || bytes.fract() != 0.0 {
+            return Err(bad());
+        }
+        Ok(bytes as u64)
+    } else {
+        let v: u64 = num.parse().map_err(|_| bad())?;
+        v.checked_mul(mult).ok_or_else(bad)
+    }
+}
+
+/// Parse a duration such as `30`, `30s`, `500ms`, `5m`, `1h`, `1.5s`.
+pub fn parse_duration(s: &str) -> Result<Duration, UnitError> {
+    let t = s.trim();
+    let bad = || UnitError::BadDuration(s.to_string());
+    let (num, suffix) = split_number(t);
+    if num.is_empty() {
+        return Err(bad());
+    }
+    let v: f64 = num.parse().map_err(|_| bad())?;
+    let secs_per_unit = match suffix.to_ascii_lowercase().as_str() {
+        "" | "s" | "sec" | "secs" => 1.0,
+        "ns" => 1e-9,
+        "us" | "usec" => 1e-6,
+        "ms" | "msec" => 1e-3,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        "d" => 86400.0,
+        _ => return Err(bad()),
+    };
+    let secs = v * secs_per_unit;
+    if !secs.is_finite() || !(0.0..=1e10).contains(&secs) {
+        return Err(bad());
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Bytes as a short human string with binary units: `4 KiB`, `1.5 MiB`.
+pub fn format_bytes(b: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = b as f64;
+    let mut i = 0;
+    while v >= 1024.0 && i + 1 < UNITS.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{b} B")
+    } else if v.fract() == 0.0 {
+        format!("{} {}", v as u64, UNITS[i])
+    } else {
+        format!("{v:.1} {}", UNITS[i])
+    }
+}
+
+/// A duration as a short human string: `500ms`, `30s`, `2m30s`.
+pub fn format_duration(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s < 1.0 {
+        format!("{}ms", (s * 1000.0).round() as u64)
+    } else if s < 60.0 {
+        if s.fract() == 0.0 {
+            format!("{}s", s as u64)
+        } else {
+            format!("{s:.1}s")
+        }
+    } else {
+        let m = (s / 60.0).floor() as u64;
+        let r = (s - m as f64 * 60.0).round() as u64;
+        if r == 0 {
+            format!("{m}m")
+        } else {
+            format!("{m}m{r}s")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("4096").unwrap(), 4096);
+        assert_eq!(parse_size("4k").unwrap(), 4096);
+        assert_eq!(parse_size("4K").unwrap(), 4096);
+        assert_eq!(parse_size("64KiB").unwrap(), 65536);
+        assert_eq!(parse_size("1m").unwrap(), 1 << 20);
+        assert_eq!(parse_size("1.5g").unwrap(), 3 << 29);
+        assert_eq!(parse_size(" 2 MiB ").unwrap(), 2 << 20);
+        for bad in ["", "k", "4q", "-1", "1.3", "99999999999999999999", "1e3"] {
+            assert!(parse_size(bad).is_err(), "{bad} parsed");
+        }
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("30").unwrap(), Duration::from_secs(30));
+        assert_eq!(parse_duration("30s").unwrap(), Duration::from_secs(30));
+        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
+        for bad in ["", "s", "3x", "-2s"] {
+            assert!(parse_duration(bad).is_err(), "{bad} parsed");
+        }
+    }
+
+    #[test]
+    fn formatting() {
+        assert_eq!(format_bytes(512), "512 B");
+        assert_eq!(format_bytes(4096), "4 KiB");
+        assert_eq!(format_bytes(3 << 19), "1.5 MiB");
+        assert_eq!(format_duration(Duration::from_millis(250)), "250ms");
+        assert_eq!(format_duration(Duration::from_secs(150)), "2m30s");
+    }
+}

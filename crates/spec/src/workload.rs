@@ -1,0 +1,470 @@
+//! The resolved workload: every parameter of one run, validated.
+
+use crate::units::{parse_size, UnitError};
+use serde::{Deserialize, Serialize};
+
+/// A problem with a workload's parameters, phrased as what to change.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SpecError(pub String);
+
+impl From<UnitError> for SpecError {
+    fn from(e: UnitError) -> Self {
+        SpecError(e.to_string())
+    }
+}
+
+/// One target of a workload and the region of it that I/O goes to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetSpec {
+    pub path: String,
+    /// Start of the region in bytes.
+    pub offset: u64,
+    /// Length of the region in bytes; `None` runs to the end of the target.
+    pub range: Option<u64>,
+    /// Size to create a missing file at (or extend an owned one to).
+    pub size: Option<u64>,
+}
+
+/// One entry of a block-size mix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BsWeight {
+    pub bytes: u64,
+    pub weight: u32,
+}
+
+/// How random offsets are chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Distribution {
+    Uniform,
+    /// Zipf over the region's blocks with exponent `theta` (> 0, != 1);
+    /// block ranks are scattered over the region by a fixed permutation.
+    Zipf { theta: f64 },
+    /// `io_pct` % of random I/O goes to the first `space_pct` % of the region.
+    Hotspot { io_pct: f64, space_pct: f64 },
+}
+
+/// What written blocks contain.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum DataPattern {
+    /// Incompressible and unique per block (the default).
+    Random,
+    /// All zeros: measures a compressing file system's compressor, not its disks.
+    Zero,
+    /// Compressible to about `ratio`:1 (ratio >= 1).
+    Compress { ratio: f64 },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineKind {
+    IoUring,
+    Psync,
+    Null,
+}
+
+impl EngineKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Psync => "psync",
+            EngineKind::Null => "null",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SyncMode {
+    None,
+    /// O_DSYNC: every write is durable when it completes.
+    Dsync,
+}
+
+/// Writing targets end to end before the workload, so reads never hit
+/// never-written (thin or copy-on-write) space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Prefill {
+    /// Files iolab owns that were not yet written end to end (the default).
+    Auto,
+    /// Every target, block devices included (`--prefill`; a write, so the
+    /// safety checks apply).
+    Always,
+    /// None (`--no-prefill`).
+    Never,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnError {
+    Stop,
+    Continue,
+}
+
+/// Every parameter of one workload, resolved and validated.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkloadSpec {
+    pub name: String,
+    pub targets: Vec<TargetSpec>,
+    /// The access pattern as given (`read`, `randrw`, ...), for display.
+    pub rw: String,
+    /// Share of I/Os that are reads, 0-100.
+    pub read_pct: u32,
+    /// Chance (0-100) that an I/O jumps to a random offset instead of
+    /// continuing its stream sequentially (vdbench `seekpct`).
+    pub random_pct: u32,
+    pub bs: Vec<BsWeight>,
+    /// Offset alignment in bytes.
+    pub align: u64,
+    /// Worker threads.
+    pub jobs: u32,
+    /// Outstanding I/Os per worker.
+    pub qd: u32,
+    pub distribution: Distribution,
+    /// Measured time after warm-up, seconds; `None` when the run ends on
+    /// bytes or ops.
+    pub duration_s: Option<f64>,
+    /// Total bytes to transfer across all workers (after warm-up).
+    pub io_size: Option<u64>,
+    /// Total I/Os across all workers (after warm-up).
+    pub ops: Option<u64>,
+    pub warmup_s: f64,
+    pub interval_s: f64,
+    /// Requested total I/O rate; `None` is unlimited.
+    pub rate_iops: Option<f64>,
+    pub direct: bool,
+    pub sync: SyncMode,
+    /// fsync after every N writes per worker; 0 never.
+    pub fsync_every: u64,
+    pub data: DataPattern,
+    /// Share (0-100) of written blocks that repeat an earlier block's content.
+    pub dedupe_pct: u32,
+    pub engine: EngineKind,
+    pub seed: u64,
+    /// Leading bytes of each target's region that "cached" I/O goes to.
+    pub hit_area: u64,
+    /// Share of reads that go to the hit area (vdbench `rhpct`).
+    pub read_hit_pct: u32,
+    /// Share of writes that go to the hit area (vdbench `whpct`).
+    pub write_hit_pct: u32,
+    pub on_error: OnError,
+    /// Whether targets are written end to end once before the workload.
+    pub prefill: Prefill,
+    /// Paths whose data the user allowed iolab to destroy.
+    pub destroy_data_on: Vec<String>,
+    /// A gap with I/O outstanding and no completion at least this long is a
+    /// stall event.
+    pub stall_threshold_s: f64,
+}
+
+impl WorkloadSpec {
+    pub fn min_bs(&self) -> u64 {
+        self.bs.iter().map(|b| b.bytes).min().unwrap_or(0)
+    }
+    pub fn max_bs(&self) -> u64 {
+        self.bs.iter().map(|b| b.bytes).max().unwrap_or(0)
+    }
+    /// True when any I/O of the workload (not counting prefill) writes.
+    pub fn writes(&self) -> bool {
+        self.read_pct < 100
+    }
+    pub fn reads(&self) -> bool {
+        self.read_pct > 0
+    }
+    pub fn prefill_always(&self) -> bool {
+        self.prefill == Prefill::Always
+    }
+
+    /// Check what can be checked without looking at the targets.
+    pub fn validate(&self) -> Result<(), SpecError> {
+        let e = |s: String| Err(SpecError(s));
+        if self.targets.is_empty() {
+            return e("no target: give --target PATH (a file or a block device)".into());
+        }
+        if self.read_pct > 100 {
+            return e(format!("--read-pct {} is over 100; give 0 to 100", self.read_pct));
+        }
+        if self.random_pct > 100 {
+            return e(format!("--random-pct {} is over 100; give 0 to 100", self.random_pct));
+        }
+        if self.read_hit_pct > 100 || self.write_hit_pct > 100 {
+            return e("--read-hit-pct and --write-hit-pct take 0 to 100".into());
+        }
+        if self.dedupe_pct > 100 {
+            return e(format!("--dedupe {} is over 100; give 0 to 100", self.dedupe_pct));
+        }
+        if self.bs.is_empty() || self.bs.iter().any(|b| b.bytes == 0) {
+            return e("--bs must be at least 1 byte, e.g. --bs 4k".into());
+        }
+        if self.bs.iter().all(|b| b.weight == 0) {
+            return e("--bs weights are all 0; give at least one weight above 0".into());
+        }
+        if self.max_bs() > (1 << 30) {
+            return e("--bs over 1 GiB is not supported; use a smaller block size".into());
+        }
+        if self.align == 0 {
+            return e("--align must be at least 1 byte".into());
+        }
+        if self.jobs == 0 || self.jobs > 4096 {
+            return e(format!("--jobs {} is out of range; give 1 to 4096", self.jobs));
+        }
+        if self.qd == 0 || self.qd > 4096 {
+            return e(format!("--qd {} is out of range; give 1 to 4096", self.qd));
+        }
+        if let Some(r) = self.rate_iops {
+            if !(r > 0.0 && r.is_finite()) {
+                return e("--rate must be above 0 I/Os per second (omit it for unlimited)".into());
+            }
+        }
+        match self.distribution {
+            Distribution::Uniform => {}
+            Distribution::Zipf { theta } => {
+                if !(theta > 0.0 && theta.is_finite()) || (theta - 1.0).abs() < 1e-9 {
+                    return e(format!("zipf:{theta} is not usable; give a theta above 0 other than 1, e.g. zipf:1.2"));
+                }
+            }
+            Distribution::Hotspot { io_pct, space_pct } => {
+                if !(0.0..=100.0).contains(&io_pct) || !(space_pct > 0.0 && space_pct <= 100.0) {
+                    return e("hotspot:PCT_IO/PCT_SPACE takes percentages, e.g. hotspot:90/10".into());
+                }
+            }
+        }
+        if let DataPattern::Compress { ratio } = self.data {
+            if !(ratio >= 1.0 && ratio.is_finite()) {
+                return e(format!("compress:{ratio} is not usable; give a ratio of 1 or more, e.g. compress:2"));
+            }
+        }
+        if self.duration_s.is_none() && self.io_size.is_none() && self.ops.is_none() {
+            return e("the workload has no end; give --duration, --io-size or --ops".into());
+        }
+        if self.duration_s == Some(0.0) || self.io_size == Some(0) || self.ops == Some(0) {
+            return e("--duration, --io-size and --ops must be above 0".into());
+        }
+        if !(self.interval_s > 0.0) {
+            return e("--interval must be above 0, e.g. --interval 1s".into());
+        }
+        if self.engine == EngineKind::Psync && self.qd > 1 {
+            return e(format!(
+                "--engine psync has one outstanding I/O per worker, not --qd {}; use --jobs {} for that concurrency or --engine io_uring",
+                self.qd,
+                self.qd * self.jobs
+            ));
+        }
+        for t in &self.targets {
+            if let Some(r) = t.range {
+                if r < self.max_bs() {
+                    return e(format!(
+                        "--range {r} of {} is smaller than the block size {}; give a larger range or a smaller --bs",
+                        t.path,
+                        self.max_bs()
+                    ));
+                }
+            }
+            if let Some(s) = t.size {
+                if s < self.max_bs() + t.offset {
+                    return e(format!(
+                        "--size {s} of {} is smaller than the block size {}; give a larger --size or a smaller --bs",
+                        t.path,
+                        self.max_bs()
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Parse `--rw` into (read_pct, random_pct).
+pub fn parse_rw(s: &str) -> Result<(u32, u32), SpecError> {
+    Ok(match s.trim() {
+        "read" => (100, 0),
+        "write" => (0, 0),
+        "randread" => (100, 100),
+        "randwrite" => (0, 100),
+        "rw" | "readwrite" => (50, 0),
+        "randrw" => (50, 100),
+        other => {
+            return Err(SpecError(format!(
+                "--rw {other} is not known; use read, write, randread, randwrite, rw or randrw"
+            )))
+        }
+    })
+}
+
+/// Parse `--bs`: one size (`4k`) or a weighted mix (`4k:60,8k:30,64k:10`).
+pub fn parse_bs(s: &str) -> Result<Vec<BsWeight>, SpecError> {
+    let bad = || {
+        SpecError(format!(
+            "--bs {s} is not a block size or mix; write e.g. 4k or 4k:60,8k:30,64k:10"
+        ))
+    };
+    let mut out = Vec::new();
+    for part in s.split(',') {
+        let part = part.trim();
+        if part.is_empty() {
+            return Err(bad());
+        }
+        let (size, weight) = match part.split_once(':') {
+            Some((a, w)) => (a, w.trim().parse::<u32>().map_err(|_| bad())?),
+            None => (part, 1),
+        };
+        out.push(BsWeight {
+            bytes: parse_size(size).map_err(|_| bad())?,
+            weight,
+        });
+    }
+    if out.len() > 1 && !s.contains(':') {
+        return Err(SpecError(format!(
+            "--bs {s}: a mix needs a weight for each size, e.g. 4k:60,8k:40"
+        )));
+    }
+    Ok(out)
+}
+
+/// Parse `--distribution`: `uniform`, `zipf:THETA`, `hotspot:PCT_IO/PCT_SPACE`.
+pub fn parse_distribution(s: &str) -> Result<Distribution, SpecError> {
+    let bad = || {
+        SpecError(format!(
+            "--distribution {s} is not known; use uniform, zipf:THETA (e.g. zipf:1.2) or hotspot:PCT_IO/PCT_SPACE (e.g. hotspot:90/10)"
+        ))
+    };
+    let s = s.trim();
+    if s == "uniform" {
+        return Ok(Distribution::Uniform);
+    }
+    if let Some(t) = s.strip_prefix("zipf:") {
+        return Ok(Distribution::Zipf {
+            theta: t.parse().map_err(|_| bad())?,
+        });
+    }
+    if let Some(t) = s.strip_prefix("hotspot:") {
+        let (a, b) = t.split_once('/').ok_or_else(bad)?;
+        return Ok(Distribution::Hotspot {
+            io_pct: a.trim_end_matches('%').parse().map_err(|_| bad())?,
+            space_pct: b.trim_end_matches('%').parse().map_err(|_| bad())?,
+        });
+    }
+    Err(bad())
+}
+
+/// Parse `--data`: `random`, `zero`, `compress:RATIO`.
+pub fn parse_data(s: &str) -> Result<DataPattern, SpecError> {
+    let bad = || {
+        SpecError(format!(
+            "--data {s} is not known; use random, zero or compress:RATIO (e.g. compress:2)"
+        ))
+    };
+    match s.trim() {
+        "random" => Ok(DataPattern::Random),
+        "zero" | "zeros" => Ok(DataPattern::Zero),
+        other => match other.strip_prefix("compress:") {
+            Some(r) => Ok(DataPattern::Compress {
+                ratio: r.parse().map_err(|_| bad())?,
+            }),
+            None => Err(bad()),
+        },
+    }
+}
+
+pub fn parse_engine(s: &str) -> Result<EngineKind, SpecError> {
+    match s.trim() {
+        "io_uring" | "iouring" | "uring" => Ok(EngineKind::IoUring),
+        "psync" | "sync" => Ok(EngineKind::Psync),
+        "null" => Ok(EngineKind::Null),
+        other => Err(SpecError(format!(
+            "--engine {other} is not known; use io_uring, psync or null"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rw_modes() {
+        assert_eq!(parse_rw("randrw").unwrap(), (50, 100));
+        assert_eq!(parse_rw("write").unwrap(), (0, 0));
+        assert!(parse_rw("trim").is_err());
+    }
+
+    #[test]
+    fn bs_mix() {
+        let m = parse_bs("4k:60,8k:30,64k:10").unwrap();
+        assert_eq!(m.len(), 3);
+        assert_eq!(m[2], BsWeight { bytes: 65536, weight: 10 });
+        assert_eq!(parse_bs("1m").unwrap(), vec![BsWeight { bytes: 1 << 20, weight: 1 }]);
+        assert!(parse_bs("4k,8k").is_err());
+        assert!(parse_bs("4k:x").is_err());
+        assert!(parse_bs("").is_err());
+    }
+
+    #[test]
+    fn distributions() {
+        assert_eq!(parse_distribution("zipf:1.2").unwrap(), Distribution::Zipf { theta: 1.2 });
+        assert_eq!(
+            parse_distribution("hotspot:90/10").unwrap(),
+            Distribution::Hotspot { io_pct: 90.0, space_pct: 10.0 }
+        );
+        assert!(parse_distribution("pareto:1").is_err());
+    }
+
+    fn base() -> WorkloadSpec {
+        WorkloadSpec {
+            name: "t".into(),
+            targets: vec![TargetSpec { path: "/x".into(), offset: 0, range: None, size: None }],
+            rw: "randread".into(),
+            read_pct: 100,
+            random_pct: 100,
+            bs: vec![BsWeight { bytes: 4096, weight: 1 }],
+            align: 4096,
+            jobs: 1,
+            qd: 1,
+            distribution: Distribution::Uniform,
+            duration_s: Some(1.0),
+            io_size: None,
+            ops: None,
+            warmup_s: 0.0,
+            interval_s: 1.0,
+            rate_iops: None,
+            direct: true,
+            sync: SyncMode::None,
+            fsync_every: 0,
+            data: DataPattern::Random,
+            dedupe_pct: 0,
+            engine: EngineKind::IoUring,
+            seed: 1,
+            hit_area: 0,
+            read_hit_pct: 0,
+            write_hit_pct: 0,
+            on_error: OnError::Stop,
+            prefill: Prefill::Auto,
+            destroy_data_on: vec![],
+            stall_threshold_s: 1.0,
+        }
+    }
+
+    #[test]
+    fn validation_catches_impossible_parameters() {
+        assert!(base().validate().is_ok());
+        let cases: Vec<(Box<dyn Fn(&mut WorkloadSpec)>, &str)> = vec![
+            (Box::new(|s| s.read_pct = 101), "read-pct"),
+            (Box::new(|s| s.qd = 0), "--qd"),
+            (Box::new(|s| s.targets.clear()), "no target"),
+            (Box::new(|s| s.distribution = Distribution::Zipf { theta: 1.0 }), "zipf"),
+            (Box::new(|s| s.targets[0].size = Some(512)), "smaller than the block size"),
+            (Box::new(|s| { s.engine = EngineKind::Psync; s.qd = 8 }), "psync"),
+            (Box::new(|s| s.duration_s = None), "no end"),
+        ];
+        for (f, needle) in cases {
+            let mut s = base();
+            f(&mut s);
+            let err = s.validate().unwrap_err().0;
+            assert!(err.contains(needle), "{err:?} lacks {needle:?}");
+            assert!(!err.contains('\n'));
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! Regular-file targets: create a missing file, decide whether iolab owns an
+//! existing one, extend it, and keep the prefill record.
+//!
+//! Ownership lives in the file itself, as the extended attribute
+//! `user.iolab.owner`, so it survives between runs and a file iolab did not
+//! create is never overwritten, extended or deleted unless the user named
+//! it with `--destroy-data-on`. On file systems without user xattrs a file
+//! iolab creates is owned for the run that created it only.
+
+use crate::prepare::{canonical, invalid, map_io, named_in};
+use crate::sys::{self, OWNER_VALUE, XATTR_OWNER, XATTR_PREFILLED};
+use crate::{geometry, Kind, PrepareOptions, Refusal, TargetError, TargetInfo};
+use std::fs::{self, Metadata, OpenOptions};
+use std::io;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::Path;
+
+/// Create the missing file `path` with `size` bytes (sparse) and mark it as
+/// iolab's.
+pub fn create(path: &Path, size: u64, opts: &PrepareOptions) -> Result<TargetInfo, TargetError> {
+    let f = match OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o644)
+        .custom_flags(libc::O_CLOEXEC)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return appeared(path, opts),
+        Err(e) => return Err(map_io(path, e, "create")),
+    };
+    if let Err(e) = f.set_len(size) {
+        drop(f);
+        let _ = fs::remove_file(path);
+        return Err(set_len_error(path, size, e));
+    }
+    // Without xattr support the file is still ours for this run (`created`).
+    let _ = sys::fset_xattr(&f, XATTR_OWNER, OWNER_VALUE);
+    let meta = f.metadata().map_err(|e| map_io(path, e, "access"))?;
+    let g = geometry::of_file(path, meta.dev());
+    Ok(TargetInfo {
+        path: path.to_path_buf(),
+        canonical: canonical(path),
+        kind: Kind::File,
+        size,
+        logical_block_size: g.logical,
+        physical_block_size: g.physical,
+        dio_mem_align: g.dio_mem_align,
+        dio_offset_align: g.dio_offset_align,
+        created: true,
+        owned: true,
+        prefilled_bytes: 0,
+        rdev: None,
+    })
+}
+
+/// A failed set_len, said in terms of --size.
+fn set_len_error(path: &Path, size: u64, e: io::Error) -> TargetError {
+    match e.raw_os_error() {
+        Some(libc::EACCES) | Some(libc::EPERM) => map_io(path, e, "extend"),
+        _ => TargetError::Io {
+            path: path.to_path_buf(),
+            source: io::Error::new(
+                e.kind(),
+                format!("cannot make it {size} bytes long ({e}); give a smaller --size"),
+            ),
+        },
+    }
+}
+
+/// O_EXCL found something at `path` that `stat` did not: a dangling
+/// symbolic link, or a file created meanwhile by someone else.
+fn appeared(path: &Path, opts: &PrepareOptions) -> Result<TargetInfo, TargetError> {
+    match fs::metadata(path) {
+        Ok(meta) => crate::prepare::existing(path, &meta, opts),
+        Err(_) => Err(TargetError::NotFileOrDevice {
+            path: path.to_path_buf(),
+            what: "a symbolic link to a missing file".to_string(),
+        }),
+    }
+}
+
+/// Whether the file at `path` carries iolab's ownership mark.
+fn is_owned(path: &Path) -> Result<bool, TargetError> {
+    sys::get_xattr(path, XATTR_OWNER)
+        .map(|v| v.is_some())
+        .map_err(|e| map_io(path, e, "read"))
+}
+
+/// The prefill record of an owned file, clamped to its length.
+fn prefilled(path: &Path, len: u64) -> u64 {
+    sys::get_xattr(path, XATTR_PREFILLED)
+        .ok()
+        .flatten()
+        .and_then(|v| String::from_utf8(v).ok())
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .map_or(0, |b| b.min(len))
+}
+
+/// Prepare the existing regular file `path`.
+pub fn existing(
+    path: &Path,
+    meta: &Metadata,
+    opts: &PrepareOptions,
+) -> Result<TargetInfo, TargetError> {
+    let canonical = canonical(path);
+    let owned = is_owned(path)?;
+    let len = meta.len();
+    let size = match opts.size {
+        Some(s) => s,
+        None if len == 0 => {
+            return Err(invalid(
+                path,
+                "the file is empty (0 bytes); give --size for the region iolab should use",
+            ))
+        }
+        None => len,
+    };
+    let extend = size > len;
+    if !owned && (opts.write || extend) && !named_in(&canonical, &opts.destroy_data_on) {
+        let mut reason = "it is a regular file iolab did not create".to_string();
+        if extend {
+            reason.push_str(&format!(
+                ", and --size {size} would extend it beyond its {len} bytes"
+            ));
+        }
+        return Err(TargetError::Refused {
+            path: path.to_path_buf(),
+            reasons: vec![Refusal(reason)],
+        });
+    }
+    if extend {
+        let f = OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_CLOEXEC)
+            .open(path)
+            .map_err(|e| map_io(path, e, "extend"))?;
+        f.set_len(size).map_err(|e| set_len_error(path, size, e))?;
+    }
+    let g = geometry::of_file(path, meta.dev());
+    Ok(TargetInfo {
+        path: path.to_path_buf(),
+        canonical,
+        kind: Kind::File,
+        size,
+        logical_block_size: g.logical,
+        physical_block_size: g.physical,
+        dio_mem_align: g.dio_mem_align,
+        dio_offset_align: g.dio_offset_align,
+        created: false,
+        owned,
+        prefilled_bytes: if owned {
+            prefilled(path, size.max(len))
+        } else {
+            0
+        },
+        rdev: None,
+    })
+}
+
+/// Record the prefill of an owned file; file systems without user xattrs
+/// are ignored (the record is then lost at the end of the run).
+pub fn mark_prefilled(info: &TargetInfo, bytes: u64) -> io::Result<()> {
+    if info.kind != Kind::File || !info.owned {
+        return Ok(());
+    }
+    match sys::set_xattr(&info.path, XATTR_PREFILLED, bytes.to_string().as_bytes()) {
+        Err(e) if sys::is_xattr_unsupported(&e) => Ok(()),
+        r => r,
+    }
+}
+
+/// Unlink a file created by `prepare`; a file already gone is fine.
+pub fn remove_created(info: &TargetInfo) -> io::Result<()> {
+    if info.kind != Kind::File || !info.created {
+        return Ok(());
+    }
+    match fs::remove_file(&info.path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        r => r,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(write: bool, size: Option<u64>) -> PrepareOptions {
+        PrepareOptions {
+            write,
+            size,
+            destroy_data_on: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn created_then_reopened_is_owned_with_its_prefill() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t");
+        let info = crate::prepare(&p, &opts(true, Some(1 << 20))).unwrap();
+        assert!(info.created && info.owned);
+        if sys::get_xattr(&p, XATTR_OWNER).unwrap().is_none() {
+            eprintln!("SKIP rest: no user xattrs on the temp file system");
+            return;
+        }
+        mark_prefilled(&info, 65536).unwrap();
+        let again = crate::prepare(&p, &opts(true, None)).unwrap();
+        assert!(!again.created && again.owned);
+        assert_eq!(again.prefilled_bytes, 65536);
+        assert_eq!(again.size, 1 << 20);
+    }
+
+    #[test]
+    fn owned_file_may_be_extended_and_keeps_its_prefill() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t");
+        let info = crate::prepare(&p, &opts(true, Some(4096))).unwrap();
+        if sys::get_xattr(&p, XATTR_OWNER).unwrap().is_none() {
+            return;
+        }
+        mark_prefilled(&info, 4096).unwrap();
+        let big = crate::prepare(&p, &opts(false, Some(8192))).unwrap();
+        assert_eq!(big.size, 8192);
+        assert_eq!(fs::metadata(&p).unwrap().len(), 8192);
+        assert_eq!(big.prefilled_bytes, 4096);
+        // A smaller --size uses a prefix and never truncates.
+        let small = crate::prepare(&p, &opts(true, Some(1024))).unwrap();
+        assert_eq!(small.size, 1024);
+        assert_eq!(fs::metadata(&p).unwrap().len(), 8192);
+    }
+
+    #[test]
+    fn garbage_prefill_record_reads_as_zero() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t");
+        crate::prepare(&p, &opts(true, Some(4096))).unwrap();
+        if sys::set_xattr(&p, XATTR_PREFILLED, b"lots").is_err() {
+            return;
+        }
+        assert_eq!(prefilled(&p, 4096), 0);
+        sys::set_xattr(&p, XATTR_PREFILLED, b"999999").unwrap();
+        assert_eq!(prefilled(&p, 4096), 4096);
+    }
+
+    #[test]
+    fn mark_prefilled_ignores_files_iolab_does_not_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t");
+        fs::write(&p, b"data").unwrap();
+        let info = crate::prepare(&p, &opts(false, None)).unwrap();
+        assert!(!info.owned);
+        mark_prefilled(&info, 4).unwrap();
+        assert_eq!(sys::get_xattr(&p, XATTR_PREFILLED).unwrap(), None);
+    }
+}

@@ -1,0 +1,155 @@
+//! Targets: the regular files and block devices iolab does I/O to.
+//!
+//! This crate answers three questions before any I/O happens: what is this
+//! path (file or block device, its size and block geometry, the alignment
+//! O_DIRECT needs), may iolab write to it (the safety checks), and how to
+//! open it. iolab never writes to a block device that is mounted, has
+//! partitions or holders, is active swap or carries a known signature, and
+//! never overwrites or deletes a regular file it did not create, unless the
+//! user named that path with `--destroy-data-on`.
+
+mod device;
+mod file;
+mod geometry;
+mod open;
+mod prepare;
+mod safety;
+mod signature;
+mod sys;
+
+use std::fs::File;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// What a target is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    File,
+    BlockDevice,
+}
+
+/// Everything iolab needs to know about a target before opening it.
+#[derive(Debug, Clone)]
+pub struct TargetInfo {
+    /// The path as the user gave it.
+    pub path: PathBuf,
+    /// The path with links resolved (used to match `--destroy-data-on`).
+    pub canonical: PathBuf,
+    pub kind: Kind,
+    /// Usable size in bytes: the device size, or the file size after
+    /// creation or extension.
+    pub size: u64,
+    /// Logical block size of the device (or of the device under the file
+    /// system for files); 512 when unknown.
+    pub logical_block_size: u32,
+    /// Physical block size; equal to the logical size when unknown.
+    pub physical_block_size: u32,
+    /// statx STATX_DIOALIGN: required buffer alignment for O_DIRECT, 0 when
+    /// the kernel or file system does not say.
+    pub dio_mem_align: u32,
+    /// statx STATX_DIOALIGN: required offset and length alignment for
+    /// O_DIRECT, 0 when unknown (and O_DIRECT may be unsupported).
+    pub dio_offset_align: u32,
+    /// iolab created this file during this call to `prepare`.
+    pub created: bool,
+    /// The file carries iolab's ownership mark (created now or by an earlier
+    /// run), so iolab may write and delete it.
+    pub owned: bool,
+    /// Bytes of the file recorded as written once end to end by iolab (the
+    /// prefill); 0 when none or unknown.
+    pub prefilled_bytes: u64,
+    /// Major and minor number of a block device.
+    pub rdev: Option<(u32, u32)>,
+}
+
+/// What the caller intends to do with a target.
+#[derive(Debug, Clone, Default)]
+pub struct PrepareOptions {
+    /// The workload or its prefill writes to the target.
+    pub write: bool,
+    /// `--size`: create a missing file at this size, extend a smaller file
+    /// iolab owns, or limit the region used on a larger file or device.
+    pub size: Option<u64>,
+    /// Paths the user named with `--destroy-data-on`.
+    pub destroy_data_on: Vec<PathBuf>,
+}
+
+/// One reason a write to a block device or file was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal(pub String);
+
+/// A known on-disk signature found on a device.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Signature {
+    /// e.g. "ext4", "xfs", "btrfs", "swap", "gpt", "dos partition table",
+    /// "LVM2 physical volume", "zfs_member", "linux_raid_member".
+    pub name: String,
+    /// Byte offset of the magic that identified it.
+    pub offset: u64,
+}
+
+/// Errors preparing or opening a target. Each displays as one line that says
+/// what is wrong and what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum TargetError {
+    #[error("target {path} does not exist; check the path, or give --size to have iolab create a file there")]
+    NotFound { path: PathBuf },
+    #[error("no permission to {action} {path}; run as root or choose a target you may {action}")]
+    Permission { path: PathBuf, action: &'static str },
+    #[error("target {path} is {what}, not a regular file or block device; name a file or a block device")]
+    NotFileOrDevice { path: PathBuf, what: String },
+    #[error("refusing to write to {path}: {}; if its data may be destroyed, name it with --destroy-data-on {path}", .reasons.iter().map(|r| r.0.as_str()).collect::<Vec<_>>().join("; "))]
+    Refused {
+        path: PathBuf,
+        reasons: Vec<Refusal>,
+    },
+    #[error("{path} does not support O_DIRECT; run without --direct (buffered I/O)")]
+    DirectUnsupported { path: PathBuf },
+    #[error("--size {size} is larger than {path} ({actual} bytes); give a smaller --size")]
+    TooSmall {
+        path: PathBuf,
+        size: u64,
+        actual: u64,
+    },
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: io::Error },
+}
+
+/// Resolve `path`, create or extend a file if asked, gather its geometry and
+/// apply the write-safety checks. Nothing is written to an existing device
+/// or to a file iolab does not own.
+pub fn prepare(path: &Path, opts: &PrepareOptions) -> Result<TargetInfo, TargetError> {
+    prepare::prepare(path, opts)
+}
+
+/// Open a prepared target for I/O with the given flags.
+pub fn open(
+    info: &TargetInfo,
+    write: bool,
+    direct: bool,
+    dsync: bool,
+) -> Result<File, TargetError> {
+    open::open(info, write, direct, dsync)
+}
+
+/// Record that the first `bytes` of an owned file were written end to end.
+pub fn mark_prefilled(info: &TargetInfo, bytes: u64) -> io::Result<()> {
+    file::mark_prefilled(info, bytes)
+}
+
+/// Remove a file iolab created (does nothing for anything else).
+pub fn remove_created(info: &TargetInfo) -> io::Result<()> {
+    file::remove_created(info)
+}
+
+/// Why writing to the block device at `dev` would destroy data: mounted
+/// (with where), partitions, holders, active swap, signatures.
+pub fn write_refusals(dev: &Path) -> io::Result<Vec<Refusal>> {
+    safety::write_refusals(dev)
+}
+
+/// Signatures on the start (and, for md 0.90/1.0, the end) of a device or
+/// file of `size` bytes.
+pub fn detect_signatures(f: &File, size: u64) -> io::Result<Vec<Signature>> {
+    signature::detect(f, size)
+}
