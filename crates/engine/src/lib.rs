@@ -17,3 +17,4 @@ mod worker;
 pub use raw::*;
 pub use runner::{io_uring_available, run_workload, Observer, Quiet, RunError};
 pub use worker::{Timeline, GAP_RECORD_NS};
+pub use iolab_target::TargetError;

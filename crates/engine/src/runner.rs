@@ -55,6 +55,7 @@ struct Prepared {
     file: File,
     region_start: u64,
     region_len: u64,
+    prefill: bool,
     prefill_secs: f64,
 }
 
@@ -125,7 +126,8 @@ fn prepare_targets(spec: &WorkloadSpec, notes: &mut Vec<String>) -> Result<Vec<P
                 )));
             }
         }
-        let file = iolab_target::open(&info, spec.writes() || spec.prefill_always(), spec.direct, spec.sync == SyncMode::Dsync)?;
+        let prefill = wants_prefill(&info, t.offset + region_len, spec);
+        let file = iolab_target::open(&info, spec.writes() || prefill, spec.direct, spec.sync == SyncMode::Dsync)?;
         if info.created {
             notes.push(format!("created {} ({} bytes)", t.path, info.size));
         }
@@ -134,6 +136,7 @@ fn prepare_targets(spec: &WorkloadSpec, notes: &mut Vec<String>) -> Result<Vec<P
             file,
             region_start: t.offset,
             region_len,
+            prefill,
             prefill_secs: 0.0,
         });
     }
@@ -190,13 +193,14 @@ fn prefill_one(
     Ok(())
 }
 
-fn needs_prefill(p: &Prepared, spec: &WorkloadSpec) -> bool {
+fn wants_prefill(info: &TargetInfo, region_end: u64, spec: &WorkloadSpec) -> bool {
+    if spec.engine == EngineKind::Null {
+        return false;
+    }
     match spec.prefill {
         iolab_spec::Prefill::Never => false,
         iolab_spec::Prefill::Always => true,
-        iolab_spec::Prefill::Auto => {
-            p.info.kind == Kind::File && p.info.owned && p.info.prefilled_bytes < p.region_start + p.region_len
-        }
+        iolab_spec::Prefill::Auto => info.kind == Kind::File && info.owned && info.prefilled_bytes < region_end,
     }
 }
 
@@ -266,7 +270,7 @@ pub fn run_workload(spec: &WorkloadSpec, obs: &mut dyn Observer, stop: Arc<Atomi
     // Prefill.
     let mut prefill_error: Option<IoErrorRec> = None;
     for p in targets.iter_mut() {
-        if spec.engine != EngineKind::Null && needs_prefill(p, &spec) {
+        if p.prefill {
             obs.note(&format!(
                 "prefilling {} ({} bytes) so reads do not hit never-written blocks",
                 p.info.path.display(),
@@ -466,21 +470,25 @@ pub fn run_workload(spec: &WorkloadSpec, obs: &mut dyn Observer, stop: Arc<Atomi
         return Err(RunError::Setup(e));
     }
 
-    let mut col = Collector::new(spec.jobs, tl, rate_mode);
+    let mut col = Collector::new(spec.jobs, tl, rate_mode, cpu_start);
     let mut cpu_marks: BTreeMap<u32, CpuTime> = BTreeMap::new();
     let mut cpu_warm = if tl.warmup_ns == 0 { Some(cpu_start) } else { None };
     let mut next_mark: u32 = 0;
     let mut finals: Vec<Option<Box<WorkerFinal>>> = (0..spec.jobs).map(|_| None).collect();
-    loop {
+    let mark = |cpu_marks: &mut BTreeMap<u32, CpuTime>, next_mark: &mut u32, cpu_warm: &mut Option<CpuTime>| {
         let now = t0.elapsed().as_nanos() as u64;
-        while now >= tl.end(next_mark) {
+        while now >= tl.end(*next_mark) {
             let c = process_cpu();
-            if tl.end(next_mark) == tl.warmup_ns && cpu_warm.is_none() {
-                cpu_warm = Some(c);
+            if tl.end(*next_mark) == tl.warmup_ns && cpu_warm.is_none() {
+                *cpu_warm = Some(c);
             }
-            cpu_marks.insert(next_mark, c);
-            next_mark += 1;
+            cpu_marks.insert(*next_mark, c);
+            *next_mark += 1;
         }
+        now
+    };
+    loop {
+        let now = mark(&mut cpu_marks, &mut next_mark, &mut cpu_warm);
         let wait = tl.end(next_mark).saturating_sub(now);
         match rx.recv_timeout(Duration::from_nanos(wait.clamp(1_000_000, 250_000_000))) {
             Ok(WorkerMsg::Interval { worker, snap }) => col.add(worker, snap),
@@ -491,7 +499,7 @@ pub fn run_workload(spec: &WorkloadSpec, obs: &mut dyn Observer, stop: Arc<Atomi
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
-        let now = t0.elapsed().as_nanos() as u64;
+        let now = mark(&mut cpu_marks, &mut next_mark, &mut cpu_warm);
         col.finalize_ready(now, &cpu_marks, &spec, obs, false);
     }
     for h in handles {
@@ -553,6 +561,7 @@ struct Collector {
     jobs: u32,
     tl: Timeline,
     svc: bool,
+    cpu_start: CpuTime,
     reported: Vec<i64>,
     done: Vec<bool>,
     pending: BTreeMap<u32, IntervalRaw>,
@@ -563,11 +572,12 @@ struct Collector {
 }
 
 impl Collector {
-    fn new(jobs: u32, tl: Timeline, svc: bool) -> Self {
+    fn new(jobs: u32, tl: Timeline, svc: bool, cpu_start: CpuTime) -> Self {
         Collector {
             jobs,
             tl,
             svc,
+            cpu_start,
             reported: vec![-1; jobs as usize],
             done: vec![false; jobs as usize],
             pending: BTreeMap::new(),
@@ -652,15 +662,34 @@ impl Collector {
             iv.workers_late = (0..self.jobs as usize)
                 .filter(|&w| !self.done[w] && self.reported[w] < k as i64)
                 .count() as u32;
-            if let (Some(a), Some(b)) = (k.checked_sub(1).and_then(|p| cpu.get(&p)).or(Some(&CpuTime::default())), cpu.get(&k)) {
-                if k > 0 || cpu.contains_key(&0) {
-                    iv.cpu = Some(b.since(*a));
+            let before = match k.checked_sub(1) {
+                Some(p) => cpu.get(&p).copied(),
+                None => Some(self.cpu_start),
+            };
+            if let (Some(a), Some(b)) = (before, cpu.get(&k)) {
+                iv.cpu = Some(b.since(a));
+            }
+            // The drain after the last boundary is a sliver of an interval:
+            // fold it into the interval before, so no line shows a rate
+            // computed over a few microseconds.
+            if (at_end || self.done.iter().all(|&d| d)) && !iv.warmup && iv.end_ns - iv.start_ns < self.tl.interval_ns / 10 {
+                if let Some(prev) = self.intervals.last_mut().filter(|p| !p.warmup) {
+                    merge_snap_iv(prev, &iv);
+                    prev.end_ns = iv.end_ns;
+                    continue;
                 }
             }
             obs.interval(spec, &iv);
             self.intervals.push(iv);
         }
     }
+}
+
+fn merge_snap_iv(iv: &mut IntervalRaw, o: &IntervalRaw) {
+    iv.read.merge(&o.read);
+    iv.write.merge(&o.write);
+    iv.errors += o.errors;
+    iv.fsyncs += o.fsyncs;
 }
 
 fn merge_snap(iv: &mut IntervalRaw, s: &Snapshot) {

@@ -248,6 +248,12 @@ impl FaultFs {
         Ok(())
     }
 
+    /// The daemon's process id while it runs: SIGSTOP on it makes every I/O
+    /// wait (a hung path), SIGCONT lets it go on.
+    pub fn daemon_pid(&self) -> Option<u32> {
+        self.child.as_ref().map(|c| c.id())
+    }
+
     /// Attach a loop device to disk.img (`losetup -f --show --direct-io=off`),
     /// detached when the returned guard drops.
     pub fn attach_loop(&self) -> Result<FaultLoop, String> {

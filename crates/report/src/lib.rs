@@ -14,3 +14,8 @@ pub use errno::errno_name;
 pub use host::host_info;
 pub use json::{load_document, write_document, LoadError};
 pub use model::*;
+
+/// The current time as RFC 3339 with milliseconds, for document stamps.
+pub fn model_time_now() -> String {
+    build::rfc3339(std::time::SystemTime::now())
+}

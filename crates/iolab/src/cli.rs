@@ -1,0 +1,80 @@
+//! Command-line definition and dispatch. Errors in the arguments become one
+//! line on stderr and exit code 2.
+
+use clap::{Parser, Subcommand};
+use iolab_jobfile::WorkloadOptions;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Exit codes: 0 success; 1 the run completed but found I/O errors or
+/// could not finish; 2 bad input or could not start; 130 interrupted.
+pub const EXIT_BAD_INPUT: u8 = 2;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "iolab",
+    version,
+    about = "Storage characterisation, tuning and data integrity: fio/vdbench-class workloads on io_uring with honest latency and versioned results.",
+    after_help = "With no command, iolab runs its default job: a quick characterisation of the current directory's storage (see `iolab run --help`)."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub cmd: Option<Cmd>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Run workloads from flags or a TOML job file (docs/jobfile.md); with no target, the default job
+    Run(RunArgs),
+}
+
+#[derive(clap::Args, Debug, Default)]
+pub struct RunArgs {
+    /// A TOML job file: [global] defaults and [[workload]] entries run in order; flags override it
+    #[arg(value_name = "JOBFILE")]
+    pub jobfile: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub opts: WorkloadOptions,
+
+    /// Write the result document (docs/results.md) here; updated after every run
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub json: Option<PathBuf>,
+
+    /// No interval lines, only the summary
+    #[arg(long, short = 'q', help_heading = "Output")]
+    pub quiet: bool,
+}
+
+/// One line from a clap error: its first line plus its tip, if any.
+fn one_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("invalid arguments").to_string();
+    let tip = text
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("tip:"))
+        .map(|t| format!("; {}", t.trim_start_matches("tip:").trim()))
+        .unwrap_or_default();
+    format!("{first}{tip}; see 'iolab run --help'")
+}
+
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind::*;
+            if matches!(e.kind(), DisplayHelp | DisplayVersion | DisplayHelpOnMissingArgumentOrSubcommand) {
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("iolab: {}", one_line(&e).trim_start_matches("error: "));
+            return ExitCode::from(EXIT_BAD_INPUT);
+        }
+    };
+    match cli.cmd {
+        None => crate::run::run_command(RunArgs::default()),
+        Some(Cmd::Run(args)) => crate::run::run_command(args),
+    }
+}

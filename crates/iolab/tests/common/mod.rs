@@ -1,0 +1,70 @@
+//! Helpers for the end-to-end tests: run the real binary, read its result
+//! document.
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::Output;
+
+pub fn iolab() -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::cargo_bin("iolab").unwrap();
+    c.timeout(std::time::Duration::from_secs(120));
+    c
+}
+
+/// Run `iolab run ARGS --json OUT -q` and return (output, document).
+pub fn run_json(args: &[&str], dir: &Path) -> (Output, Value) {
+    let json = dir.join(format!("r-{}.json", fastish_id()));
+    let out = iolab()
+        .arg("run")
+        .args(args)
+        .arg("--json")
+        .arg(&json)
+        .arg("-q")
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let text = std::fs::read_to_string(&json).unwrap_or_else(|e| {
+        panic!(
+            "no result document ({e}); stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out, serde_json::from_str(&text).unwrap())
+}
+
+fn fastish_id() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed) ^ ((std::process::id() as u64) << 20)
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn u(v: &Value, path: &str) -> u64 {
+    ptr(v, path).as_u64().unwrap_or_else(|| panic!("{path} is not an integer: {}", ptr(v, path)))
+}
+
+pub fn f(v: &Value, path: &str) -> f64 {
+    ptr(v, path).as_f64().unwrap_or_else(|| panic!("{path} is not a number: {}", ptr(v, path)))
+}
+
+pub fn ptr<'a>(v: &'a Value, path: &str) -> &'a Value {
+    let p = format!("/{}", path.replace('.', "/"));
+    v.pointer(&p).unwrap_or_else(|| panic!("{path} missing in result document"))
+}
+
+/// Assert a one-line error and exit code 2.
+pub fn assert_bad_input(o: &Output, needle: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "exit code; stderr: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err}");
+    assert!(err.contains(needle), "{err:?} lacks {needle:?}");
+    assert!(!err.contains("panicked"), "{err}");
+}

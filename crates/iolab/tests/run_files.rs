@@ -1,0 +1,246 @@
+//! End-to-end runs of the real binary on regular files: the result
+//! document, engine parity, end conditions, rate, warm-up, Ctrl-C, the
+//! default job and the refusal to overwrite files iolab did not create.
+
+mod common;
+use common::*;
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+#[test]
+fn randrw_on_a_file_writes_a_full_result_document() {
+    let d = tmp();
+    let (out, doc) = run_json(
+        &["--target", "f.dat", "--size", "32m", "--rw", "randrw", "--bs", "4k", "--qd", "8",
+          "--duration", "2s", "--interval", "500ms", "--direct"],
+        d.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(u(&doc, "schema_version"), 1);
+    for k in ["tool_version", "host/hostname", "host/kernel", "started_at"] {
+        assert!(ptr(&doc, k).as_str().is_some_and(|s| !s.is_empty()), "{k}");
+    }
+    assert!(u(&doc, "host/cpus") >= 1);
+    assert!(u(&doc, "host/memory_bytes") > 1 << 20);
+    let r = &ptr(&doc, "runs")[0];
+    assert_eq!(ptr(r, "spec/read_pct"), 50);
+    let (rops, wops) = (u(r, "summary/read/ops"), u(r, "summary/write/ops"));
+    assert!(rops > 100 && wops > 100, "{rops} {wops}");
+    assert_eq!(u(r, "summary/total/ops"), rops + wops);
+    assert_eq!(u(r, "summary/read/bytes"), rops * 4096);
+    let secs = f(r, "measured_s");
+    assert!((1.9..2.6).contains(&secs), "{secs}");
+    let iops = f(r, "summary/total/iops");
+    assert!((iops - (rops + wops) as f64 / secs).abs() / iops < 1e-6);
+    let mbps = f(r, "summary/total/mbps");
+    assert!((mbps - iops * 4096.0 / 1e6).abs() / mbps < 1e-6);
+    for dir in ["read", "write", "total"] {
+        let l = |k: &str| f(r, &format!("summary/{dir}/lat_us/{k}"));
+        let seq = [l("min"), l("p50"), l("p90"), l("p99"), l("p99_9"), l("p99_99"), l("max")];
+        assert!(seq.windows(2).all(|w| w[0] <= w[1]), "{dir}: {seq:?}");
+        assert!(l("min") <= l("mean") && l("mean") <= l("max"));
+        assert!(l("min") > 0.0);
+    }
+    assert!(f(r, "summary/cpu/usec_per_io") > 0.0);
+    assert!(f(r, "summary/cpu/user_pct") + f(r, "summary/cpu/sys_pct") > 0.0);
+    // Summary and time series come from the same snapshots.
+    let ivs = ptr(r, "intervals").as_array().unwrap();
+    assert!((4..=6).contains(&ivs.len()), "{} intervals", ivs.len());
+    let sum: u64 = ivs.iter().map(|iv| u(iv, "total/ops")).sum();
+    assert_eq!(sum, rops + wops);
+    assert!(ptr(r, "stalls/longest_gap_ms").as_f64().unwrap() > 0.0);
+    assert!(ptr(r, "stalls/zero_intervals").as_array().unwrap().is_empty());
+    assert!(ptr(r, "errors").as_array().unwrap().is_empty());
+    assert_eq!(ptr(r, "complete"), true);
+    assert_eq!(ptr(&doc, "complete"), true);
+}
+
+#[test]
+fn null_psync_and_io_uring_do_the_same_io() {
+    let d = tmp();
+    let mut counts = Vec::new();
+    for engine in ["null", "psync", "io_uring"] {
+        let qd = if engine == "psync" { "1" } else { "16" };
+        let (out, doc) = run_json(
+            &["--target", "f.dat", "--size", "16m", "--rw", "randrw", "--read-pct", "70",
+              "--bs", "4k:50,8k:30,64k:20", "--ops", "20000", "--jobs", "2", "--qd", qd, "--engine", engine],
+            d.path(),
+        );
+        assert!(out.status.success(), "{engine}: {}", stderr(&out));
+        let r = &ptr(&doc, "runs")[0];
+        assert_eq!(ptr(r, "effective/engine"), engine);
+        counts.push((
+            u(r, "summary/read/ops"),
+            u(r, "summary/write/ops"),
+            u(r, "summary/read/bytes"),
+            u(r, "summary/write/bytes"),
+        ));
+    }
+    assert_eq!(counts[0].0 + counts[0].1, 20000);
+    assert!(counts.iter().all(|c| *c == counts[0]), "{counts:?}");
+    // 70 % reads, within sampling error.
+    let share = counts[0].0 as f64 / 20000.0;
+    assert!((share - 0.7).abs() < 0.02, "{share}");
+}
+
+#[test]
+fn io_size_ends_the_run_and_warmup_is_excluded() {
+    let d = tmp();
+    let (out, doc) = run_json(
+        &["--target", "f.dat", "--size", "8m", "--rw", "write", "--bs", "64k", "--io-size", "32m"],
+        d.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = &ptr(&doc, "runs")[0];
+    assert_eq!(u(r, "summary/write/bytes"), 32 << 20);
+    assert_eq!(u(r, "summary/write/ops"), 512);
+
+    let (out, doc) = run_json(
+        &["--target", "f.dat", "--rw", "randread", "--duration", "1s", "--warmup", "1s", "--interval", "250ms"],
+        d.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = &ptr(&doc, "runs")[0];
+    let ivs = ptr(r, "intervals").as_array().unwrap();
+    let warm: Vec<_> = ivs.iter().filter(|iv| iv["warmup"] == true).collect();
+    assert_eq!(warm.len(), 4);
+    assert!(warm.iter().all(|iv| iv["end_s"].as_f64().unwrap() <= 1.0 + 1e-9));
+    let measured: u64 = ivs.iter().filter(|iv| iv["warmup"] == false).map(|iv| u(iv, "total/ops")).sum();
+    let warm_ops: u64 = warm.iter().map(|iv| u(iv, "total/ops")).sum();
+    assert!(warm_ops > 0);
+    assert_eq!(u(r, "summary/total/ops"), measured);
+    assert!((f(r, "warmup_s") - 1.0).abs() < 1e-9);
+}
+
+#[test]
+fn rate_is_held_and_latency_reported_twice() {
+    let d = tmp();
+    let (out, doc) = run_json(
+        &["--target", "f.dat", "--size", "8m", "--rw", "randread", "--rate", "2000", "--qd", "4",
+          "--duration", "2s"],
+        d.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = &ptr(&doc, "runs")[0];
+    let achieved = f(r, "summary/rate/achieved_iops");
+    assert_eq!(f(r, "summary/rate/requested_iops"), 2000.0);
+    assert!((achieved - 2000.0).abs() < 100.0, "{achieved}");
+    let resp = f(r, "summary/total/lat_us/mean");
+    let svc = f(r, "summary/total/svc_lat_us/mean");
+    assert!(resp >= svc, "response {resp} < service {svc}");
+    assert!(stdout(&out).contains("requested 2000 IOPS"));
+}
+
+#[test]
+fn a_file_iolab_did_not_create_is_never_overwritten() {
+    let d = tmp();
+    let p = d.path().join("precious.db");
+    let content: Vec<u8> = (0..(1 << 20)).map(|i| (i * 7 % 251) as u8).collect();
+    std::fs::write(&p, &content).unwrap();
+    let out = iolab()
+        .args(["run", "--target", p.to_str().unwrap(), "--rw", "randwrite", "--duration", "1s"])
+        .output()
+        .unwrap();
+    assert_bad_input(&out, "--destroy-data-on");
+    assert_eq!(std::fs::read(&p).unwrap(), content);
+    // Reading it is fine and leaves it alone.
+    let (out, _) = run_json(&["--target", p.to_str().unwrap(), "--rw", "randread", "--ops", "1000"], d.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&p).unwrap(), content);
+    // Named, it may be written.
+    let (out, doc) = run_json(
+        &["--target", p.to_str().unwrap(), "--rw", "randwrite", "--ops", "100",
+          "--destroy-data-on", p.to_str().unwrap()],
+        d.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(u(&ptr(&doc, "runs")[0], "summary/write/ops"), 100);
+    assert_ne!(std::fs::read(&p).unwrap(), content);
+}
+
+#[test]
+fn files_iolab_created_are_reused_without_a_second_prefill() {
+    let d = tmp();
+    let (out, doc) = run_json(&["--target", "f.dat", "--size", "8m", "--rw", "randwrite", "--ops", "100"], d.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let t = &ptr(&doc, "runs")[0]["targets"][0];
+    assert_eq!(t["created"], true);
+    assert_eq!(u(t, "prefilled_bytes"), 8 << 20);
+    let (out, doc) = run_json(&["--target", "f.dat", "--rw", "randwrite", "--ops", "100"], d.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let t = &ptr(&doc, "runs")[0]["targets"][0];
+    assert_eq!(t["created"], false);
+    assert_eq!(u(t, "prefilled_bytes"), 0, "prefilled again");
+}
+
+#[test]
+fn job_file_workloads_run_in_order_and_flags_override() {
+    let d = tmp();
+    let job = d.path().join("job.toml");
+    std::fs::write(
+        &job,
+        "[global]\ntarget = 'f.dat'\nsize = '8m'\nops = 500\n\n[[workload]]\nname = 'w'\nrw = 'write'\nbs = '64k'\n\n[[workload]]\nname = 'r'\nrw = 'randread'\nqd = 4\n",
+    )
+    .unwrap();
+    let (out, doc) = run_json(&[job.to_str().unwrap(), "--qd", "2"], d.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let runs = ptr(&doc, "runs").as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[0]["name"], "w");
+    assert_eq!(runs[1]["name"], "r");
+    assert_eq!(u(&runs[0], "summary/write/ops"), 500);
+    assert_eq!(u(&runs[1], "summary/read/ops"), 500);
+    assert_eq!(u(&runs[1], "spec/qd"), 2);
+}
+
+#[test]
+fn ctrl_c_keeps_what_was_measured() {
+    let d = tmp();
+    let json = d.path().join("r.json");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"))
+        .args(["run", "--target", "f.dat", "--size", "8m", "--rw", "randread", "--duration", "30s", "-q", "--json"])
+        .arg(&json)
+        .current_dir(d.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["complete"], false);
+    let r = &doc["runs"][0];
+    assert_eq!(r["complete"], false);
+    assert_eq!(r["incomplete_reason"], "interrupted");
+    assert!(u(r, "summary/read/ops") > 0);
+    assert!(f(r, "measured_s") < 10.0);
+}
+
+#[test]
+fn default_job_characterises_the_current_directory_and_cleans_up() {
+    let d = tmp();
+    let out = iolab()
+        .args(["run", "--duration", "500ms", "-q"])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("iolab-result.json")).unwrap()).unwrap();
+    let names: Vec<&str> = doc["runs"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["seq-write-1m", "seq-read-1m", "rand-read-4k-qd32", "rand-write-4k-qd32"]);
+    for r in doc["runs"].as_array().unwrap() {
+        assert!(u(r, "summary/total/ops") > 0, "{}", r["name"]);
+    }
+    assert_eq!(u(&doc["runs"][2], "spec/qd"), 32);
+    let left: Vec<_> = std::fs::read_dir(d.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, ["iolab-result.json"]);
+}
