@@ -38,6 +38,9 @@ pub enum RunError {
 
 /// Receives progress while a workload runs.
 pub trait Observer {
+    /// The targets passed their checks and the run begins (prefill first,
+    /// if any).
+    fn started(&mut self, _spec: &WorkloadSpec) {}
     /// A note about the run before it starts (fallbacks, prefill, ...).
     fn note(&mut self, _msg: &str) {}
     /// An interval finished (all workers merged, or some late).
@@ -64,7 +67,24 @@ pub fn io_uring_available() -> bool {
     io_uring::IoUring::new(2).is_ok()
 }
 
+/// Prepare every target; on any error, remove the files this call created,
+/// so bad input leaves nothing behind.
 fn prepare_targets(spec: &WorkloadSpec, notes: &mut Vec<String>) -> Result<Vec<Prepared>, RunError> {
+    let mut created: Vec<TargetInfo> = Vec::new();
+    let r = prepare_targets_inner(spec, notes, &mut created);
+    if r.is_err() {
+        for info in &created {
+            let _ = iolab_target::remove_created(info);
+        }
+    }
+    r
+}
+
+fn prepare_targets_inner(
+    spec: &WorkloadSpec,
+    notes: &mut Vec<String>,
+    created: &mut Vec<TargetInfo>,
+) -> Result<Vec<Prepared>, RunError> {
     let mut out = Vec::new();
     let destroy: Vec<PathBuf> = spec.destroy_data_on.iter().map(PathBuf::from).collect();
     for t in &spec.targets {
@@ -74,6 +94,9 @@ fn prepare_targets(spec: &WorkloadSpec, notes: &mut Vec<String>) -> Result<Vec<P
             destroy_data_on: destroy.clone(),
         };
         let info = iolab_target::prepare(Path::new(&t.path), &opts)?;
+        if info.created {
+            created.push(info.clone());
+        }
         if t.offset >= info.size {
             return Err(RunError::Setup(format!(
                 "--offset {} is past the end of {} ({} bytes); give a smaller offset",
@@ -263,6 +286,7 @@ pub fn run_workload(spec: &WorkloadSpec, obs: &mut dyn Observer, stop: Arc<Atomi
     }
     let started_at = SystemTime::now();
     let mut targets = prepare_targets(&spec, &mut notes)?;
+    obs.started(&spec);
     for n in &notes {
         obs.note(n);
     }

@@ -32,6 +32,11 @@ impl Term {
 }
 
 impl Observer for Term {
+    fn started(&mut self, spec: &WorkloadSpec) {
+        self.clear_progress();
+        println!("{}", terminal::run_heading(spec));
+    }
+
     fn note(&mut self, msg: &str) {
         self.clear_progress();
         eprintln!("iolab: {msg}");
@@ -157,7 +162,6 @@ pub fn run_command(args: RunArgs) -> ExitCode {
         term.run_no = i + 1;
         term.header_done = false;
         term.planned_s = spec.warmup_s + spec.duration_s.unwrap_or(0.0);
-        println!("{}", terminal::run_heading(&spec));
         let mut spec = spec;
         let raw = match iolab_engine::run_workload(&spec, &mut term, stop.clone()) {
             Err(iolab_engine::RunError::Target(terr)) if temp_file.is_some() && is_direct_unsupported(&terr) => {

@@ -90,3 +90,16 @@ fn help_and_version_succeed() {
     }
     assert!(iolab().arg("--version").output().unwrap().status.success());
 }
+
+#[test]
+fn bad_input_leaves_no_file_behind() {
+    let d = tempfile::tempdir().unwrap();
+    let o = iolab()
+        .args(["run", "--target", "f", "--size", "1m", "--bs", "1000", "--direct"])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert_bad_input(&o, "logical block size");
+    assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+    assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
+}
