@@ -45,7 +45,14 @@ impl DataGen {
 
     /// Make the first `len` bytes of `buf` unique for this write.
     #[inline]
-    pub fn prepare_write(&self, buf: &mut [u8], len: usize, offset: u64, seq: u64, rng: &mut fastrand::Rng) {
+    pub fn prepare_write(
+        &self,
+        buf: &mut [u8],
+        len: usize,
+        offset: u64,
+        seq: u64,
+        rng: &mut fastrand::Rng,
+    ) {
         if matches!(self.pattern, DataPattern::Zero) {
             return;
         }

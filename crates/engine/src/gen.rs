@@ -120,7 +120,8 @@ impl IoGen {
                             .clamp(1, miss_blocks.max(1)),
                     },
                 };
-                let cursor = miss_start + align_down(r.stream_start.min(miss_len.saturating_sub(max_bs)), align);
+                let cursor = miss_start
+                    + align_down(r.stream_start.min(miss_len.saturating_sub(max_bs)), align);
                 RegionState {
                     hit_blocks: blocks(r.hit_len.min(r.len)),
                     hit_cursor: r.start,
@@ -179,8 +180,12 @@ impl IoGen {
 
     /// The next I/O. No allocation.
     #[inline]
-    pub fn next(&mut self) -> IoPlan {
-        let dir = if self.chance(self.read_pct) { Dir::Read } else { Dir::Write };
+    pub fn next_io(&mut self) -> IoPlan {
+        let dir = if self.chance(self.read_pct) {
+            Dir::Read
+        } else {
+            Dir::Write
+        };
         let len = self.pick_bs();
         let ri = self.next_region;
         self.next_region += 1;
@@ -300,7 +305,11 @@ impl Zipf {
             4_294_967_291,
             67_280_421_310_721,
         ];
-        let prime = PRIMES.iter().copied().find(|p| n % p != 0).unwrap_or(1);
+        let prime = PRIMES
+            .iter()
+            .copied()
+            .find(|p| !n.is_multiple_of(*p))
+            .unwrap_or(1);
         let zetan = zeta(n, theta);
         let zeta2 = zeta(2, theta);
         Zipf {
@@ -375,7 +384,7 @@ mod tests {
             let c = cfg(50, random_pct, vec![(4096, 60), (8192, 30), (65536, 10)], 4096);
             let mut g = IoGen::new(&c, vec![region(start, len)], seed);
             for _ in 0..2000 {
-                let io = g.next();
+                let io = g.next_io();
                 prop_assert!(io.offset >= start);
                 prop_assert!(io.offset + io.len as u64 <= start + len);
                 prop_assert_eq!(io.offset % 4096, 0);
@@ -387,7 +396,7 @@ mod tests {
     fn sequential_is_contiguous_and_wraps() {
         let c = cfg(100, 0, vec![(4096, 1)], 4096);
         let mut g = IoGen::new(&c, vec![region(8192, 4 * 4096)], 1);
-        let offs: Vec<u64> = (0..6).map(|_| g.next().offset).collect();
+        let offs: Vec<u64> = (0..6).map(|_| g.next_io().offset).collect();
         assert_eq!(offs, vec![8192, 12288, 16384, 20480, 8192, 12288]);
     }
 
@@ -398,7 +407,7 @@ mod tests {
         let n = 200_000;
         let (mut reads, mut b4, mut b64) = (0, 0, 0);
         for _ in 0..n {
-            let io = g.next();
+            let io = g.next_io();
             reads += (io.dir == Dir::Read) as u32;
             b4 += (io.len == 4096) as u32;
             b64 += (io.len == 65536) as u32;
@@ -415,7 +424,7 @@ mod tests {
         let mut g = IoGen::new(&c, vec![region(0, 64 * 4096)], 3);
         let mut hist = [0u32; 64];
         for _ in 0..64_000 {
-            hist[(g.next().offset / 4096) as usize] += 1;
+            hist[(g.next_io().offset / 4096) as usize] += 1;
         }
         for h in hist {
             assert!((800..1200).contains(&h), "{hist:?}");
@@ -426,11 +435,11 @@ mod tests {
     fn random_pct_is_the_jump_chance() {
         let c = cfg(100, 20, vec![(4096, 1)], 4096);
         let mut g = IoGen::new(&c, vec![region(0, 1 << 30)], 5);
-        let mut prev = g.next();
+        let mut prev = g.next_io();
         let mut jumps = 0;
         let n = 100_000;
         for _ in 0..n {
-            let io = g.next();
+            let io = g.next_io();
             if io.offset != prev.offset + 4096 {
                 jumps += 1;
             }
@@ -448,17 +457,20 @@ mod tests {
         r.hit_len = 1 << 20;
         let mut g = IoGen::new(&c, vec![r], 9);
         let n = 100_000;
-        let hits = (0..n).filter(|_| g.next().offset < 1 << 20).count();
+        let hits = (0..n).filter(|_| g.next_io().offset < 1 << 20).count();
         assert!((hits as f64 / n as f64 - 0.30).abs() < 0.01);
     }
 
     #[test]
     fn hotspot_shape() {
         let mut c = cfg(100, 100, vec![(4096, 1)], 4096);
-        c.distribution = Distribution::Hotspot { io_pct: 90.0, space_pct: 10.0 };
+        c.distribution = Distribution::Hotspot {
+            io_pct: 90.0,
+            space_pct: 10.0,
+        };
         let mut g = IoGen::new(&c, vec![region(0, 1000 * 4096)], 11);
         let n = 100_000;
-        let hot = (0..n).filter(|_| g.next().offset < 100 * 4096).count();
+        let hot = (0..n).filter(|_| g.next_io().offset < 100 * 4096).count();
         assert!((hot as f64 / n as f64 - 0.90).abs() < 0.01);
     }
 
@@ -501,7 +513,7 @@ mod tests {
         let mut a = IoGen::new(&c, vec![region(0, 1 << 30)], 42);
         let mut b = IoGen::new(&c, vec![region(0, 1 << 30)], 42);
         for _ in 0..1000 {
-            assert_eq!(a.next(), b.next());
+            assert_eq!(a.next_io(), b.next_io());
         }
     }
 }

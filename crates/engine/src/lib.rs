@@ -14,7 +14,7 @@ mod raw;
 mod runner;
 mod worker;
 
+pub use iolab_target::TargetError;
 pub use raw::*;
 pub use runner::{io_uring_available, run_workload, Observer, Quiet, RunError};
 pub use worker::{Timeline, GAP_RECORD_NS};
-pub use iolab_target::TargetError;

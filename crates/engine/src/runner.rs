@@ -69,7 +69,10 @@ pub fn io_uring_available() -> bool {
 
 /// Prepare every target; on any error, remove the files this call created,
 /// so bad input leaves nothing behind.
-fn prepare_targets(spec: &WorkloadSpec, notes: &mut Vec<String>) -> Result<Vec<Prepared>, RunError> {
+fn prepare_targets(
+    spec: &WorkloadSpec,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Prepared>, RunError> {
     let mut created: Vec<TargetInfo> = Vec::new();
     let r = prepare_targets_inner(spec, notes, &mut created);
     if r.is_err() {
@@ -128,21 +131,23 @@ fn prepare_targets_inner(
             )));
         }
         if spec.direct && spec.engine != EngineKind::Null {
-            let lbs = (info.dio_offset_align.max(if info.kind == Kind::BlockDevice {
-                info.logical_block_size
-            } else {
-                0
-            }))
+            let lbs = (info
+                .dio_offset_align
+                .max(if info.kind == Kind::BlockDevice {
+                    info.logical_block_size
+                } else {
+                    0
+                }))
             .max(512) as u64;
             for b in &spec.bs {
-                if b.bytes % lbs != 0 {
+                if !b.bytes.is_multiple_of(lbs) {
                     return Err(RunError::Setup(format!(
                         "--bs {} is not a multiple of {}'s logical block size {lbs} needed with O_DIRECT; use a multiple of {lbs} or drop --direct",
                         b.bytes, t.path
                     )));
                 }
             }
-            if spec.align % lbs != 0 || t.offset % lbs != 0 {
+            if !spec.align.is_multiple_of(lbs) || !t.offset.is_multiple_of(lbs) {
                 return Err(RunError::Setup(format!(
                     "--align and --offset must be multiples of {}'s logical block size {lbs} with O_DIRECT",
                     t.path
@@ -150,7 +155,12 @@ fn prepare_targets_inner(
             }
         }
         let prefill = wants_prefill(&info, t.offset + region_len, spec);
-        let file = iolab_target::open(&info, spec.writes() || prefill, spec.direct, spec.sync == SyncMode::Dsync)?;
+        let file = iolab_target::open(
+            &info,
+            spec.writes() || prefill,
+            spec.direct,
+            spec.sync == SyncMode::Dsync,
+        )?;
         if info.created {
             notes.push(format!("created {} ({} bytes)", t.path, info.size));
         }
@@ -174,7 +184,8 @@ fn prefill_one(
     stop: &AtomicBool,
 ) -> Result<(), (u64, i32)> {
     let chunk = (1usize << 20).max(spec.max_bs() as usize);
-    let mut pool = BufferPool::new(1, chunk).map_err(|e| (0, e.raw_os_error().unwrap_or(libc::ENOMEM)))?;
+    let mut pool =
+        BufferPool::new(1, chunk).map_err(|e| (0, e.raw_os_error().unwrap_or(libc::ENOMEM)))?;
     let data = DataGen::new(spec.data, 0);
     let mut rng = fastrand::Rng::with_seed(spec.seed ^ 0xf111);
     data.fill_base(pool.slot_mut(0), &mut rng);
@@ -190,13 +201,22 @@ fn prefill_one(
             return Err((off, libc::EINTR));
         }
         let len = ((end - off) as usize).min(chunk);
-        let len = if spec.direct { len.div_ceil(512) * 512 } else { len };
+        let len = if spec.direct {
+            len.div_ceil(512) * 512
+        } else {
+            len
+        };
         seq += 1;
         data.prepare_write(pool.slot_mut(0), len, off, seq, &mut rng);
         // SAFETY: the pool's slot 0 holds at least `chunk` >= len bytes.
         let r = unsafe { libc::pwrite(fd, pool.ptr(0) as *const libc::c_void, len, off as i64) };
         if r < 0 {
-            return Err((off, std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO)));
+            return Err((
+                off,
+                std::io::Error::last_os_error()
+                    .raw_os_error()
+                    .unwrap_or(libc::EIO),
+            ));
         }
         if r == 0 {
             return Err((off, libc::EIO));
@@ -223,7 +243,9 @@ fn wants_prefill(info: &TargetInfo, region_end: u64, spec: &WorkloadSpec) -> boo
     match spec.prefill {
         iolab_spec::Prefill::Never => false,
         iolab_spec::Prefill::Always => true,
-        iolab_spec::Prefill::Auto => info.kind == Kind::File && info.owned && info.prefilled_bytes < region_end,
+        iolab_spec::Prefill::Auto => {
+            info.kind == Kind::File && info.owned && info.prefilled_bytes < region_end
+        }
     }
 }
 
@@ -270,7 +292,11 @@ fn split(total: Option<u64>, jobs: u32, w: u32) -> Option<u64> {
 /// Run one workload to its end (or until `stop` is set) and return what
 /// it measured. Errors before the first I/O are `RunError`s; errors during
 /// the run are data in the result.
-pub fn run_workload(spec: &WorkloadSpec, obs: &mut dyn Observer, stop: Arc<AtomicBool>) -> Result<RawRun, RunError> {
+pub fn run_workload(
+    spec: &WorkloadSpec,
+    obs: &mut dyn Observer,
+    stop: Arc<AtomicBool>,
+) -> Result<RawRun, RunError> {
     spec.validate()?;
     let mut spec = spec.clone();
     let mut notes = Vec::new();
@@ -318,13 +344,21 @@ pub fn run_workload(spec: &WorkloadSpec, obs: &mut dyn Observer, stop: Arc<Atomi
         .iter()
         .map(|p| TargetRaw {
             path: p.info.path.to_string_lossy().into_owned(),
-            kind: if p.info.kind == Kind::BlockDevice { "block_device" } else { "file" },
+            kind: if p.info.kind == Kind::BlockDevice {
+                "block_device"
+            } else {
+                "file"
+            },
             size: p.info.size,
             region_start: p.region_start,
             region_len: p.region_len,
             logical_block_size: p.info.logical_block_size,
             created: p.info.created,
-            prefilled_bytes: if p.prefill_secs > 0.0 { p.region_len } else { 0 },
+            prefilled_bytes: if p.prefill_secs > 0.0 {
+                p.region_len
+            } else {
+                0
+            },
             prefill_secs: p.prefill_secs,
         })
         .collect();
@@ -373,7 +407,10 @@ pub fn run_workload(spec: &WorkloadSpec, obs: &mut dyn Observer, stop: Arc<Atomi
     let (tx, rx) = mpsc::channel::<WorkerMsg>();
     let (setup_tx, setup_rx) = mpsc::channel::<Result<crate::engines::UringSetup, String>>();
     let fds: Vec<i32> = targets.iter().map(|p| p.file.as_raw_fd()).collect();
-    let paths: Vec<String> = targets.iter().map(|p| p.info.path.to_string_lossy().into_owned()).collect();
+    let paths: Vec<String> = targets
+        .iter()
+        .map(|p| p.info.path.to_string_lossy().into_owned())
+        .collect();
     let gen_cfg = GenConfig {
         read_pct: spec.read_pct,
         random_pct: spec.random_pct,
@@ -395,7 +432,11 @@ pub fn run_workload(spec: &WorkloadSpec, obs: &mut dyn Observer, stop: Arc<Atomi
             .map(|(local, &(ti, k, n))| {
                 let p = &targets[ti];
                 let hit_len = spec.hit_area;
-                let miss_len = if hit_len > 0 && hit_len < p.region_len { p.region_len - hit_len } else { p.region_len };
+                let miss_len = if hit_len > 0 && hit_len < p.region_len {
+                    p.region_len - hit_len
+                } else {
+                    p.region_len
+                };
                 Region {
                     target: local as u32,
                     start: p.region_start,
@@ -441,16 +482,18 @@ pub fn run_workload(spec: &WorkloadSpec, obs: &mut dyn Observer, stop: Arc<Atomi
                     }
                 };
                 match engine {
-                    EngineKind::IoUring => match UringEngine::new(qd as u32 * 2, my_fds, &pool.iovecs()) {
-                        Ok((eng, setup)) => {
-                            let _ = setup_tx.send(Ok(setup));
-                            drop(setup_tx);
-                            worker::run(ctx, eng, pool);
+                    EngineKind::IoUring => {
+                        match UringEngine::new(qd as u32 * 2, my_fds, &pool.iovecs()) {
+                            Ok((eng, setup)) => {
+                                let _ = setup_tx.send(Ok(setup));
+                                drop(setup_tx);
+                                worker::run(ctx, eng, pool);
+                            }
+                            Err(e) => {
+                                let _ = setup_tx.send(Err(format!("setting up io_uring: {e}")));
+                            }
                         }
-                        Err(e) => {
-                            let _ = setup_tx.send(Err(format!("setting up io_uring: {e}")));
-                        }
-                    },
+                    }
                     EngineKind::Psync => {
                         let _ = setup_tx.send(Ok(Default::default()));
                         drop(setup_tx);
@@ -496,10 +539,16 @@ pub fn run_workload(spec: &WorkloadSpec, obs: &mut dyn Observer, stop: Arc<Atomi
 
     let mut col = Collector::new(spec.jobs, tl, rate_mode, cpu_start);
     let mut cpu_marks: BTreeMap<u32, CpuTime> = BTreeMap::new();
-    let mut cpu_warm = if tl.warmup_ns == 0 { Some(cpu_start) } else { None };
+    let mut cpu_warm = if tl.warmup_ns == 0 {
+        Some(cpu_start)
+    } else {
+        None
+    };
     let mut next_mark: u32 = 0;
     let mut finals: Vec<Option<Box<WorkerFinal>>> = (0..spec.jobs).map(|_| None).collect();
-    let mark = |cpu_marks: &mut BTreeMap<u32, CpuTime>, next_mark: &mut u32, cpu_warm: &mut Option<CpuTime>| {
+    let mark = |cpu_marks: &mut BTreeMap<u32, CpuTime>,
+                next_mark: &mut u32,
+                cpu_warm: &mut Option<CpuTime>| {
         let now = t0.elapsed().as_nanos() as u64;
         while now >= tl.end(*next_mark) {
             let c = process_cpu();
@@ -536,7 +585,10 @@ pub fn run_workload(spec: &WorkloadSpec, obs: &mut dyn Observer, stop: Arc<Atomi
     let finals: Vec<Box<WorkerFinal>> = finals.into_iter().flatten().collect();
     let end_ns = finals.iter().map(|f| f.end_ns).max().unwrap_or(now);
     let measured_ns = end_ns.saturating_sub(tl.warmup_ns);
-    let mut errors: Vec<IoErrorRec> = finals.iter().flat_map(|f| f.errors.iter().cloned()).collect();
+    let mut errors: Vec<IoErrorRec> = finals
+        .iter()
+        .flat_map(|f| f.errors.iter().cloned())
+        .collect();
     errors.sort_by_key(|e| e.time_ns);
     let mut counts: BTreeMap<i32, u64> = BTreeMap::new();
     for f in &finals {
@@ -546,7 +598,12 @@ pub fn run_workload(spec: &WorkloadSpec, obs: &mut dyn Observer, stop: Arc<Atomi
     }
     let errors_total = finals.iter().map(|f| f.errors_total).sum();
     let fatal: Vec<String> = finals.iter().filter_map(|f| f.fatal.clone()).collect();
-    let stalls = stall_analysis(&finals, &col.intervals, spec.stall_threshold_s, tl.warmup_ns);
+    let stalls = stall_analysis(
+        &finals,
+        &col.intervals,
+        spec.stall_threshold_s,
+        tl.warmup_ns,
+    );
     let interrupted = stop.load(Ordering::Relaxed);
     let incomplete_reason = if !fatal.is_empty() {
         Some(format!("engine error: {}", fatal[0]))
@@ -646,7 +703,11 @@ impl Collector {
         merge_snap(&mut iv, &s);
         // A final, partial snapshot ends early.
         if s.end_ns < self.tl.end(k) {
-            iv.end_ns = if iv.end_ns == self.tl.end(k) { s.end_ns } else { iv.end_ns.max(s.end_ns) };
+            iv.end_ns = if iv.end_ns == self.tl.end(k) {
+                s.end_ns
+            } else {
+                iv.end_ns.max(s.end_ns)
+            };
         }
         self.pending.insert(k, iv);
     }
@@ -696,7 +757,10 @@ impl Collector {
             // The drain after the last boundary is a sliver of an interval:
             // fold it into the interval before, so no line shows a rate
             // computed over a few microseconds.
-            if (at_end || self.done.iter().all(|&d| d)) && !iv.warmup && iv.end_ns - iv.start_ns < self.tl.interval_ns / 10 {
+            if (at_end || self.done.iter().all(|&d| d))
+                && !iv.warmup
+                && iv.end_ns - iv.start_ns < self.tl.interval_ns / 10
+            {
                 if let Some(prev) = self.intervals.last_mut().filter(|p| !p.warmup) {
                     merge_snap_iv(prev, &iv);
                     prev.end_ns = iv.end_ns;
@@ -725,7 +789,12 @@ fn merge_snap(iv: &mut IntervalRaw, s: &Snapshot) {
 
 /// Global stalls: a time no worker completed anything while I/O was
 /// outstanding is the intersection of every worker's gaps.
-fn stall_analysis(finals: &[Box<WorkerFinal>], intervals: &[IntervalRaw], threshold_s: f64, warmup_ns: u64) -> StallsRaw {
+fn stall_analysis(
+    finals: &[Box<WorkerFinal>],
+    intervals: &[IntervalRaw],
+    threshold_s: f64,
+    warmup_ns: u64,
+) -> StallsRaw {
     let zero_intervals = intervals
         .iter()
         .filter(|iv| !iv.warmup && iv.read.ops + iv.write.ops == 0 && iv.end_ns > iv.start_ns)
@@ -750,12 +819,27 @@ fn stall_analysis(finals: &[Box<WorkerFinal>], intervals: &[IntervalRaw], thresh
     } else if let Some(g) = common.iter().max_by_key(|g| g.len()) {
         (Some(*g), true)
     } else {
-        (finals.iter().filter_map(|f| f.longest_gap).min_by_key(|g| g.len()), false)
+        (
+            finals
+                .iter()
+                .filter_map(|f| f.longest_gap)
+                .min_by_key(|g| g.len()),
+            false,
+        )
     };
     let events = if finals.len() == 1 {
-        finals[0].gaps.iter().copied().filter(|g| g.len() >= threshold).collect()
+        finals[0]
+            .gaps
+            .iter()
+            .copied()
+            .filter(|g| g.len() >= threshold)
+            .collect()
     } else {
-        common.iter().copied().filter(|g| g.len() >= threshold).collect()
+        common
+            .iter()
+            .copied()
+            .filter(|g| g.len() >= threshold)
+            .collect()
     };
     StallsRaw {
         longest,
@@ -772,7 +856,10 @@ fn intersect(a: &[Gap], b: &[Gap]) -> Vec<Gap> {
         let s = a[i].start_ns.max(b[j].start_ns);
         let e = a[i].end_ns.min(b[j].end_ns);
         if s < e {
-            out.push(Gap { start_ns: s, end_ns: e });
+            out.push(Gap {
+                start_ns: s,
+                end_ns: e,
+            });
         }
         if a[i].end_ns < b[j].end_ns {
             i += 1;
@@ -805,14 +892,41 @@ mod tests {
 
     #[test]
     fn gap_intersection() {
-        let a = [Gap { start_ns: 0, end_ns: 10 }, Gap { start_ns: 20, end_ns: 40 }];
-        let b = [Gap { start_ns: 5, end_ns: 25 }, Gap { start_ns: 30, end_ns: 35 }];
+        let a = [
+            Gap {
+                start_ns: 0,
+                end_ns: 10,
+            },
+            Gap {
+                start_ns: 20,
+                end_ns: 40,
+            },
+        ];
+        let b = [
+            Gap {
+                start_ns: 5,
+                end_ns: 25,
+            },
+            Gap {
+                start_ns: 30,
+                end_ns: 35,
+            },
+        ];
         assert_eq!(
             intersect(&a, &b),
             vec![
-                Gap { start_ns: 5, end_ns: 10 },
-                Gap { start_ns: 20, end_ns: 25 },
-                Gap { start_ns: 30, end_ns: 35 }
+                Gap {
+                    start_ns: 5,
+                    end_ns: 10
+                },
+                Gap {
+                    start_ns: 20,
+                    end_ns: 25
+                },
+                Gap {
+                    start_ns: 30,
+                    end_ns: 35
+                }
             ]
         );
     }

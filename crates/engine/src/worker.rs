@@ -5,11 +5,11 @@
 //! it. Clock reads are per batch (one after each reap), not per I/O; the
 //! only allocation is per interval (the snapshot sent to the collector).
 
+use crate::buffers::BufferPool;
 use crate::data::DataGen;
 use crate::engines::{Cqe, Engine, OpKind, Sqe};
 use crate::gen::{Dir, IoGen};
 use crate::raw::{DirStats, Gap, IoErrorRec};
-use crate::buffers::BufferPool;
 use iolab_spec::OnError;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
@@ -256,7 +256,7 @@ pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
             } else {
                 now
             };
-            let plan = c.gen.next();
+            let plan = c.gen.next_io();
             if measuring {
                 if let Some(b) = budget_ops.as_mut() {
                     if *b == 0 {
@@ -374,7 +374,15 @@ pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
             if s.op == 2 {
                 snap.fsyncs += 1;
                 if cq.res < 0 {
-                    record_error(&c, &mut errors, &mut errno_counts, &mut errors_total, &s, -cq.res, now);
+                    record_error(
+                        &c,
+                        &mut errors,
+                        &mut errno_counts,
+                        &mut errors_total,
+                        &s,
+                        -cq.res,
+                        now,
+                    );
                     snap.errors += 1;
                     if c.on_error == OnError::Stop {
                         stopping = true;
@@ -385,7 +393,11 @@ pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
             }
             inflight_bytes -= s.len as u64;
             if cq.res == s.len as i32 {
-                let d = if s.op == 0 { &mut snap.read } else { &mut snap.write };
+                let d = if s.op == 0 {
+                    &mut snap.read
+                } else {
+                    &mut snap.write
+                };
                 d.ops += 1;
                 d.bytes += s.len as u64;
                 d.lat.record(now.saturating_sub(s.due_ns));
@@ -394,7 +406,15 @@ pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
                 }
             } else {
                 let errno = if cq.res < 0 { -cq.res } else { 0 };
-                record_error(&c, &mut errors, &mut errno_counts, &mut errors_total, &s, errno, now);
+                record_error(
+                    &c,
+                    &mut errors,
+                    &mut errno_counts,
+                    &mut errors_total,
+                    &s,
+                    errno,
+                    now,
+                );
                 snap.errors += 1;
                 if c.on_error == OnError::Stop {
                     stopping = true;
@@ -455,7 +475,11 @@ fn record_error(
     counts[(errno as usize).min(255)] += 1;
     if errors.len() < MAX_ERROR_RECORDS {
         errors.push(IoErrorRec {
-            target: c.target_paths.get(s.target as usize).cloned().unwrap_or_default(),
+            target: c
+                .target_paths
+                .get(s.target as usize)
+                .cloned()
+                .unwrap_or_default(),
             offset: s.offset,
             len: s.len,
             op: match s.op {

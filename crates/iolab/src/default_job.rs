@@ -28,7 +28,8 @@ fn available(dir: &Path) -> Option<u64> {
 /// The default job's temporary file and workloads, with `over` applied on
 /// top of each (so `iolab run --duration 2s` shortens it).
 pub fn default_job(over: &WorkloadOptions) -> Result<(PathBuf, Vec<WorkloadOptions>), String> {
-    let dir = std::env::current_dir().map_err(|e| format!("cannot find the current directory: {e}"))?;
+    let dir =
+        std::env::current_dir().map_err(|e| format!("cannot find the current directory: {e}"))?;
     let avail = available(&dir).unwrap_or(DEFAULT_SIZE * 2);
     let size = DEFAULT_SIZE.min(avail / 2 / (1 << 20) * (1 << 20));
     if size < MIN_SIZE {
@@ -36,7 +37,7 @@ pub fn default_job(over: &WorkloadOptions) -> Result<(PathBuf, Vec<WorkloadOptio
             "only {} MiB free under {}; the default job needs at least {} MiB, or give --target",
             avail >> 20,
             dir.display(),
-            MIN_SIZE * 2 >> 20
+            (MIN_SIZE * 2) >> 20
         ));
     }
     let path = dir.join(format!(".iolab-default-{}.tmp", std::process::id()));
@@ -62,5 +63,10 @@ pub fn default_job(over: &WorkloadOptions) -> Result<(PathBuf, Vec<WorkloadOptio
     ];
     let mut over = over.clone();
     over.target.clear();
-    Ok((path, list.iter().map(|w| base.overlay(w).overlay(&over)).collect()))
+    Ok((
+        path,
+        list.iter()
+            .map(|w| base.overlay(w).overlay(&over))
+            .collect(),
+    ))
 }

@@ -6,7 +6,9 @@ use crate::cli::{RunArgs, EXIT_BAD_INPUT};
 use crate::default_job::default_job;
 use iolab_engine::{IntervalRaw, Observer};
 use iolab_jobfile::{load_job_file, resolve, WorkloadOptions};
-use iolab_report::{build_run, host_info, interval_record, terminal, write_document, ResultDoc, SCHEMA_VERSION};
+use iolab_report::{
+    build_run, host_info, interval_record, terminal, write_document, ResultDoc, SCHEMA_VERSION,
+};
 use iolab_spec::WorkloadSpec;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -90,14 +92,20 @@ pub fn run_command(args: RunArgs) -> ExitCode {
             Ok(j) => j,
             Err(e) => return bad_input(&e.0),
         };
-        job.workloads().iter().map(|w| w.overlay(&args.opts)).collect()
+        job.workloads()
+            .iter()
+            .map(|w| w.overlay(&args.opts))
+            .collect()
     } else if !args.opts.target.is_empty() {
         vec![args.opts.clone()]
     } else {
         match default_job(&args.opts) {
             Ok((path, mut ws)) => {
                 if path.exists() {
-                    return bad_input(&format!("{} already exists; remove it or give --target", path.display()));
+                    return bad_input(&format!(
+                        "{} already exists; remove it or give --target",
+                        path.display()
+                    ));
                 }
                 for w in ws.iter_mut() {
                     w.destroy_data_on.push(path.to_string_lossy().into_owned());
@@ -114,7 +122,11 @@ pub fn run_command(args: RunArgs) -> ExitCode {
         match resolve(w, i) {
             Ok(s) => specs.push(s),
             Err(e) => {
-                let which = if workloads.len() > 1 { format!("workload {}: ", i + 1) } else { String::new() };
+                let which = if workloads.len() > 1 {
+                    format!("workload {}: ", i + 1)
+                } else {
+                    String::new()
+                };
                 return bad_input(&format!("{which}{}", e.0));
             }
         }
@@ -164,8 +176,12 @@ pub fn run_command(args: RunArgs) -> ExitCode {
         term.planned_s = spec.warmup_s + spec.duration_s.unwrap_or(0.0);
         let mut spec = spec;
         let raw = match iolab_engine::run_workload(&spec, &mut term, stop.clone()) {
-            Err(iolab_engine::RunError::Target(terr)) if temp_file.is_some() && is_direct_unsupported(&terr) => {
-                term.note("this file system does not support O_DIRECT; the default job runs buffered");
+            Err(iolab_engine::RunError::Target(terr))
+                if temp_file.is_some() && is_direct_unsupported(&terr) =>
+            {
+                term.note(
+                    "this file system does not support O_DIRECT; the default job runs buffered",
+                );
                 spec.direct = false;
                 iolab_engine::run_workload(&spec, &mut term, stop.clone())
             }
@@ -195,7 +211,11 @@ pub fn run_command(args: RunArgs) -> ExitCode {
             exit = exit.max(1);
         }
     }
-    let interrupted = stop.load(Ordering::Relaxed) && doc.runs.iter().any(|r| r.incomplete_reason.as_deref() == Some("interrupted"));
+    let interrupted = stop.load(Ordering::Relaxed)
+        && doc
+            .runs
+            .iter()
+            .any(|r| r.incomplete_reason.as_deref() == Some("interrupted"));
     doc.finished_at = Some(iolab_report::model_time_now());
     if interrupted || doc.runs.len() < n {
         doc.complete = false;

@@ -5,7 +5,12 @@ use common::*;
 
 fn run(args: &[&str]) -> std::process::Output {
     let d = tempfile::tempdir().unwrap();
-    iolab().arg("run").args(args).current_dir(d.path()).output().unwrap()
+    iolab()
+        .arg("run")
+        .args(args)
+        .current_dir(d.path())
+        .output()
+        .unwrap()
 }
 
 #[test]
@@ -17,15 +22,44 @@ fn unknown_flag() {
 
 #[test]
 fn impossible_parameters() {
-    assert_bad_input(&run(&["--target", "f", "--size", "1m", "--read-pct", "150"]), "--read-pct 150");
-    assert_bad_input(&run(&["--target", "f", "--size", "2k", "--bs", "4k"]), "smaller than the block size");
-    assert_bad_input(&run(&["--target", "f", "--size", "1m", "--bs", "4q"]), "--bs");
-    assert_bad_input(&run(&["--target", "f", "--size", "1m", "--duration", "soon"]), "--duration");
-    assert_bad_input(&run(&["--target", "f", "--size", "1m", "--rw", "trim"]), "--rw trim");
-    assert_bad_input(&run(&["--target", "f", "--size", "1m", "--qd", "0"]), "--qd");
-    assert_bad_input(&run(&["--target", "f", "--size", "1m", "--distribution", "zipf:1"]), "zipf");
-    assert_bad_input(&run(&["--target", "f", "--size", "1m", "--engine", "psync", "--qd", "8"]), "psync");
-    assert_bad_input(&run(&["--target", "f", "--size", "1m", "--hit-area", "2m"]), "--hit-area");
+    assert_bad_input(
+        &run(&["--target", "f", "--size", "1m", "--read-pct", "150"]),
+        "--read-pct 150",
+    );
+    assert_bad_input(
+        &run(&["--target", "f", "--size", "2k", "--bs", "4k"]),
+        "smaller than the block size",
+    );
+    assert_bad_input(
+        &run(&["--target", "f", "--size", "1m", "--bs", "4q"]),
+        "--bs",
+    );
+    assert_bad_input(
+        &run(&["--target", "f", "--size", "1m", "--duration", "soon"]),
+        "--duration",
+    );
+    assert_bad_input(
+        &run(&["--target", "f", "--size", "1m", "--rw", "trim"]),
+        "--rw trim",
+    );
+    assert_bad_input(
+        &run(&["--target", "f", "--size", "1m", "--qd", "0"]),
+        "--qd",
+    );
+    assert_bad_input(
+        &run(&["--target", "f", "--size", "1m", "--distribution", "zipf:1"]),
+        "zipf",
+    );
+    assert_bad_input(
+        &run(&[
+            "--target", "f", "--size", "1m", "--engine", "psync", "--qd", "8",
+        ]),
+        "psync",
+    );
+    assert_bad_input(
+        &run(&["--target", "f", "--size", "1m", "--hit-area", "2m"]),
+        "--hit-area",
+    );
 }
 
 #[test]
@@ -38,9 +72,18 @@ fn block_size_not_a_multiple_of_the_logical_block_size_with_o_direct() {
 
 #[test]
 fn missing_target_and_device() {
-    assert_bad_input(&run(&["--target", "/nonexistent/dir/f", "--rw", "read"]), "does not exist");
-    assert_bad_input(&run(&["--target", "/dev/iolab-no-such-disk", "--rw", "read"]), "does not exist");
-    assert_bad_input(&run(&["--target", "/tmp", "--rw", "read"]), "not a regular file or block device");
+    assert_bad_input(
+        &run(&["--target", "/nonexistent/dir/f", "--rw", "read"]),
+        "does not exist",
+    );
+    assert_bad_input(
+        &run(&["--target", "/dev/iolab-no-such-disk", "--rw", "read"]),
+        "does not exist",
+    );
+    assert_bad_input(
+        &run(&["--target", "/tmp", "--rw", "read"]),
+        "not a regular file or block device",
+    );
 }
 
 #[test]
@@ -52,12 +95,24 @@ fn no_permission() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path().join("secret");
     std::fs::write(&p, vec![0u8; 1 << 20]).unwrap();
-    std::fs::set_permissions(d.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(
+        d.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
     std::fs::set_permissions(&p, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
     let o = std::process::Command::new("setpriv")
         .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
         .arg(assert_cmd::cargo::cargo_bin("iolab"))
-        .args(["run", "--target", p.to_str().unwrap(), "--rw", "read", "--ops", "10"])
+        .args([
+            "run",
+            "--target",
+            p.to_str().unwrap(),
+            "--rw",
+            "read",
+            "--ops",
+            "10",
+        ])
         .current_dir("/")
         .output()
         .unwrap();
@@ -68,11 +123,19 @@ fn no_permission() {
 fn bad_job_files() {
     let d = tempfile::tempdir().unwrap();
     let j = d.path().join("j.toml");
-    std::fs::write(&j, "[global]\ntarget = 'f'\nsize = '1m'\n\n[[workload]]\nrw = 'read'\nblocksize = '4k'\n").unwrap();
+    std::fs::write(
+        &j,
+        "[global]\ntarget = 'f'\nsize = '1m'\n\n[[workload]]\nrw = 'read'\nblocksize = '4k'\n",
+    )
+    .unwrap();
     assert_bad_input(&run(&[j.to_str().unwrap()]), "line 7");
     std::fs::write(&j, "[global\n").unwrap();
     assert_bad_input(&run(&[j.to_str().unwrap()]), "job file");
-    std::fs::write(&j, "[[workload]]\ntarget='f'\nsize='1m'\n[[workload]]\ntarget='f'\nread_pct=101\n").unwrap();
+    std::fs::write(
+        &j,
+        "[[workload]]\ntarget='f'\nsize='1m'\n[[workload]]\ntarget='f'\nread_pct=101\n",
+    )
+    .unwrap();
     assert_bad_input(&run(&[j.to_str().unwrap()]), "workload 2");
     assert_bad_input(&run(&["/nonexistent/job.toml"]), "cannot read job file");
 }
@@ -82,10 +145,33 @@ fn help_and_version_succeed() {
     let o = iolab().args(["run", "--help"]).output().unwrap();
     assert!(o.status.success());
     let h = stdout(&o);
-    for flag in ["--target", "--rw", "--read-pct", "--random-pct", "--bs", "--jobs", "--qd", "--seed",
-                 "--duration", "--io-size", "--ops", "--warmup", "--interval", "--rate", "--direct",
-                 "--sync", "--fsync-every", "--data", "--dedupe", "--engine", "--hit-area",
-                 "--destroy-data-on", "--on-error", "--no-prefill", "--json"] {
+    for flag in [
+        "--target",
+        "--rw",
+        "--read-pct",
+        "--random-pct",
+        "--bs",
+        "--jobs",
+        "--qd",
+        "--seed",
+        "--duration",
+        "--io-size",
+        "--ops",
+        "--warmup",
+        "--interval",
+        "--rate",
+        "--direct",
+        "--sync",
+        "--fsync-every",
+        "--data",
+        "--dedupe",
+        "--engine",
+        "--hit-area",
+        "--destroy-data-on",
+        "--on-error",
+        "--no-prefill",
+        "--json",
+    ] {
         assert!(h.contains(flag), "help lacks {flag}");
     }
     assert!(iolab().arg("--version").output().unwrap().status.success());
@@ -95,7 +181,9 @@ fn help_and_version_succeed() {
 fn bad_input_leaves_no_file_behind() {
     let d = tempfile::tempdir().unwrap();
     let o = iolab()
-        .args(["run", "--target", "f", "--size", "1m", "--bs", "1000", "--direct"])
+        .args([
+            "run", "--target", "f", "--size", "1m", "--bs", "1000", "--direct",
+        ])
         .current_dir(d.path())
         .output()
         .unwrap();

@@ -14,12 +14,11 @@ fn sha(path: &std::path::Path) -> Vec<u8> {
     use std::hash::{Hash, Hasher};
     let data = std::fs::read(path).unwrap();
     data.chunks(1 << 16)
-        .map(|c| {
+        .flat_map(|c| {
             let mut h = std::collections::hash_map::DefaultHasher::new();
             c.hash(&mut h);
             h.finish().to_le_bytes()
         })
-        .flatten()
         .collect()
 }
 
@@ -32,13 +31,28 @@ fn o_direct_counts_match_the_devices_diskstats() {
     for (rw, ops) in [("randread", 20_000u64), ("randwrite", 10_000)] {
         let before = diskstats(&dev.name()).unwrap();
         let (out, doc) = run_json(
-            &["--target", dev.path_str(), "--rw", rw, "--bs", "4k", "--qd", "16", "--ops", &ops.to_string()],
+            &[
+                "--target",
+                dev.path_str(),
+                "--rw",
+                rw,
+                "--bs",
+                "4k",
+                "--qd",
+                "16",
+                "--ops",
+                &ops.to_string(),
+            ],
             d.path(),
         );
         let after = diskstats(&dev.name()).unwrap();
         assert!(out.status.success(), "{}", stderr(&out));
         let r = &ptr(&doc, "runs")[0];
-        assert_eq!(ptr(r, "spec/direct"), true, "O_DIRECT is the default for block devices");
+        assert_eq!(
+            ptr(r, "spec/direct"),
+            true,
+            "O_DIRECT is the default for block devices"
+        );
         let (ios, sectors) = if rw == "randread" {
             (after.0 - before.0, after.1 - before.1)
         } else {
@@ -48,8 +62,15 @@ fn o_direct_counts_match_the_devices_diskstats() {
         let bytes = u(r, "summary/total/bytes");
         assert_eq!(mine, ops);
         let within = |a: u64, b: u64| (a as f64 - b as f64).abs() <= b as f64 * 0.01;
-        assert!(within(ios, mine), "{rw}: device saw {ios} I/Os, iolab {mine}");
-        assert!(within(sectors * 512, bytes), "{rw}: device saw {} bytes, iolab {bytes}", sectors * 512);
+        assert!(
+            within(ios, mine),
+            "{rw}: device saw {ios} I/Os, iolab {mine}"
+        );
+        assert!(
+            within(sectors * 512, bytes),
+            "{rw}: device saw {} bytes, iolab {bytes}",
+            sectors * 512
+        );
     }
 }
 
@@ -59,8 +80,21 @@ fn zram_runs_and_prefill_writes_the_device_when_asked() {
     let z = Zram::new(128 << 20).unwrap();
     let d = tempfile::tempdir().unwrap();
     let (out, doc) = run_json(
-        &["--target", z.path_str(), "--prefill", "--destroy-data-on", z.path_str(), "--rw", "randread",
-          "--bs", "4k", "--qd", "32", "--duration", "1s"],
+        &[
+            "--target",
+            z.path_str(),
+            "--prefill",
+            "--destroy-data-on",
+            z.path_str(),
+            "--rw",
+            "randread",
+            "--bs",
+            "4k",
+            "--qd",
+            "32",
+            "--duration",
+            "1s",
+        ],
         d.path(),
     );
     assert!(out.status.success(), "{}", stderr(&out));
@@ -82,13 +116,24 @@ fn zram_runs_and_prefill_writes_the_device_when_asked() {
 fn a_device_with_a_file_system_is_refused_and_untouched() {
     require_root!();
     let dev = LoopDevice::new(64 << 20, false).unwrap();
-    let mk = Command::new("mkfs.ext4").args(["-q", "-F", dev.path_str()]).status().unwrap();
+    let mk = Command::new("mkfs.ext4")
+        .args(["-q", "-F", dev.path_str()])
+        .status()
+        .unwrap();
     assert!(mk.success());
     let before = sha(&dev.path);
     let d = tempfile::tempdir().unwrap();
     for rw in ["randwrite", "write", "randrw"] {
         let o = iolab()
-            .args(["run", "--target", dev.path_str(), "--rw", rw, "--duration", "1s"])
+            .args([
+                "run",
+                "--target",
+                dev.path_str(),
+                "--rw",
+                rw,
+                "--duration",
+                "1s",
+            ])
             .current_dir(d.path())
             .output()
             .unwrap();
@@ -96,19 +141,47 @@ fn a_device_with_a_file_system_is_refused_and_untouched() {
         assert!(stderr(&o).contains(&format!("--destroy-data-on {}", dev.path_str())));
     }
     let o = iolab()
-        .args(["run", "--target", dev.path_str(), "--rw", "read", "--prefill", "--duration", "1s"])
+        .args([
+            "run",
+            "--target",
+            dev.path_str(),
+            "--rw",
+            "read",
+            "--prefill",
+            "--duration",
+            "1s",
+        ])
         .current_dir(d.path())
         .output()
         .unwrap();
     assert_bad_input(&o, "ext4");
     assert_eq!(sha(&dev.path), before, "a refused device changed");
     // Reading it is allowed and changes nothing.
-    let (out, _) = run_json(&["--target", dev.path_str(), "--rw", "randread", "--ops", "2000"], d.path());
+    let (out, _) = run_json(
+        &[
+            "--target",
+            dev.path_str(),
+            "--rw",
+            "randread",
+            "--ops",
+            "2000",
+        ],
+        d.path(),
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(sha(&dev.path), before);
     // Named, it is written.
     let (out, _) = run_json(
-        &["--target", dev.path_str(), "--rw", "randwrite", "--ops", "2000", "--destroy-data-on", dev.path_str()],
+        &[
+            "--target",
+            dev.path_str(),
+            "--rw",
+            "randwrite",
+            "--ops",
+            "2000",
+            "--destroy-data-on",
+            dev.path_str(),
+        ],
         d.path(),
     );
     assert!(out.status.success(), "{}", stderr(&out));
@@ -121,7 +194,15 @@ fn a_mounted_device_is_refused() {
     let fs = MountedFs::new("ext4", 64 << 20).unwrap();
     let d = tempfile::tempdir().unwrap();
     let o = iolab()
-        .args(["run", "--target", fs.dev.path_str(), "--rw", "write", "--duration", "1s"])
+        .args([
+            "run",
+            "--target",
+            fs.dev.path_str(),
+            "--rw",
+            "write",
+            "--duration",
+            "1s",
+        ])
         .current_dir(d.path())
         .output()
         .unwrap();
@@ -135,8 +216,19 @@ fn enospc_on_a_small_tmpfs_is_counted_with_its_offset() {
     let f = t.path().join("big.dat");
     let d = tempfile::tempdir().unwrap();
     let (out, doc) = run_json(
-        &["--target", f.to_str().unwrap(), "--size", "64m", "--no-prefill", "--rw", "write", "--bs", "1m",
-          "--duration", "5s"],
+        &[
+            "--target",
+            f.to_str().unwrap(),
+            "--size",
+            "64m",
+            "--no-prefill",
+            "--rw",
+            "write",
+            "--bs",
+            "1m",
+            "--duration",
+            "5s",
+        ],
         d.path(),
     );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
@@ -150,12 +242,17 @@ fn enospc_on_a_small_tmpfs_is_counted_with_its_offset() {
     let written = u(r, "summary/write/ops");
     assert_eq!(written << 20, off, "writes before the error");
     assert_eq!(r["complete"], false);
-    assert!(r["incomplete_reason"].as_str().unwrap().contains("--on-error stop"));
+    assert!(r["incomplete_reason"]
+        .as_str()
+        .unwrap()
+        .contains("--on-error stop"));
     assert!(stdout(&out).contains("ENOSPC"));
 }
 
 fn faultfs_loop(size: u64) -> Option<(iolab_faultfs::FaultFs, iolab_faultfs::FaultLoop)> {
-    let fs = iolab_faultfs::FaultFs::start(size).map_err(|e| eprintln!("faultfs: {e}")).ok()?;
+    let fs = iolab_faultfs::FaultFs::start(size)
+        .map_err(|e| eprintln!("faultfs: {e}"))
+        .ok()?;
     let lo = fs.attach_loop().ok()?;
     Some((fs, lo))
 }
@@ -171,8 +268,20 @@ fn eio_mid_run_is_counted_and_the_run_goes_on_with_continue() {
         let dir = d.path().to_path_buf();
         std::thread::spawn(move || {
             run_json(
-                &["--target", &dev, "--rw", "randread", "--bs", "4k", "--qd", "4", "--duration", "3s",
-                  "--on-error", "continue"],
+                &[
+                    "--target",
+                    &dev,
+                    "--rw",
+                    "randread",
+                    "--bs",
+                    "4k",
+                    "--qd",
+                    "4",
+                    "--duration",
+                    "3s",
+                    "--on-error",
+                    "continue",
+                ],
                 &dir,
             )
         })
@@ -193,7 +302,10 @@ fn eio_mid_run_is_counted_and_the_run_goes_on_with_continue() {
         assert!((1.0..2.5).contains(&t), "error at {t} s");
     }
     assert_eq!(u(r, "error_counts/0/count"), u(r, "errors_total"));
-    assert!(u(r, "summary/read/ops") > 100, "reads outside the failed range went on");
+    assert!(
+        u(r, "summary/read/ops") > 100,
+        "reads outside the failed range went on"
+    );
     assert!(f(r, "measured_s") > 2.9, "continue runs to the end");
 }
 
@@ -206,7 +318,21 @@ fn a_vanished_device_stops_the_run_and_keeps_the_results() {
     let bg = {
         let dir = d.path().to_path_buf();
         std::thread::spawn(move || {
-            run_json(&["--target", &dev, "--rw", "randread", "--bs", "4k", "--qd", "8", "--duration", "20s"], &dir)
+            run_json(
+                &[
+                    "--target",
+                    &dev,
+                    "--rw",
+                    "randread",
+                    "--bs",
+                    "4k",
+                    "--qd",
+                    "8",
+                    "--duration",
+                    "20s",
+                ],
+                &dir,
+            )
         })
     };
     std::thread::sleep(std::time::Duration::from_millis(1000));
@@ -233,8 +359,22 @@ fn a_hung_path_shows_as_a_stall_with_its_start_and_end() {
         let dir = d.path().to_path_buf();
         std::thread::spawn(move || {
             run_json(
-                &["--target", &dev, "--rw", "randread", "--bs", "4k", "--qd", "4", "--duration", "4s",
-                  "--interval", "500ms", "--stall-threshold", "500ms"],
+                &[
+                    "--target",
+                    &dev,
+                    "--rw",
+                    "randread",
+                    "--bs",
+                    "4k",
+                    "--qd",
+                    "4",
+                    "--duration",
+                    "4s",
+                    "--interval",
+                    "500ms",
+                    "--stall-threshold",
+                    "500ms",
+                ],
                 &dir,
             )
         })

@@ -13,8 +13,23 @@ fn tmp() -> tempfile::TempDir {
 fn randrw_on_a_file_writes_a_full_result_document() {
     let d = tmp();
     let (out, doc) = run_json(
-        &["--target", "f.dat", "--size", "32m", "--rw", "randrw", "--bs", "4k", "--qd", "8",
-          "--duration", "2s", "--interval", "500ms", "--direct"],
+        &[
+            "--target",
+            "f.dat",
+            "--size",
+            "32m",
+            "--rw",
+            "randrw",
+            "--bs",
+            "4k",
+            "--qd",
+            "8",
+            "--duration",
+            "2s",
+            "--interval",
+            "500ms",
+            "--direct",
+        ],
         d.path(),
     );
     assert!(out.status.success(), "{}", stderr(&out));
@@ -38,7 +53,15 @@ fn randrw_on_a_file_writes_a_full_result_document() {
     assert!((mbps - iops * 4096.0 / 1e6).abs() / mbps < 1e-6);
     for dir in ["read", "write", "total"] {
         let l = |k: &str| f(r, &format!("summary/{dir}/lat_us/{k}"));
-        let seq = [l("min"), l("p50"), l("p90"), l("p99"), l("p99_9"), l("p99_99"), l("max")];
+        let seq = [
+            l("min"),
+            l("p50"),
+            l("p90"),
+            l("p99"),
+            l("p99_9"),
+            l("p99_99"),
+            l("max"),
+        ];
         assert!(seq.windows(2).all(|w| w[0] <= w[1]), "{dir}: {seq:?}");
         assert!(l("min") <= l("mean") && l("mean") <= l("max"));
         assert!(l("min") > 0.0);
@@ -51,7 +74,10 @@ fn randrw_on_a_file_writes_a_full_result_document() {
     let sum: u64 = ivs.iter().map(|iv| u(iv, "total/ops")).sum();
     assert_eq!(sum, rops + wops);
     assert!(ptr(r, "stalls/longest_gap_ms").as_f64().unwrap() > 0.0);
-    assert!(ptr(r, "stalls/zero_intervals").as_array().unwrap().is_empty());
+    assert!(ptr(r, "stalls/zero_intervals")
+        .as_array()
+        .unwrap()
+        .is_empty());
     assert!(ptr(r, "errors").as_array().unwrap().is_empty());
     assert_eq!(ptr(r, "complete"), true);
     assert_eq!(ptr(&doc, "complete"), true);
@@ -64,8 +90,26 @@ fn null_psync_and_io_uring_do_the_same_io() {
     for engine in ["null", "psync", "io_uring"] {
         let qd = if engine == "psync" { "1" } else { "16" };
         let (out, doc) = run_json(
-            &["--target", "f.dat", "--size", "16m", "--rw", "randrw", "--read-pct", "70",
-              "--bs", "4k:50,8k:30,64k:20", "--ops", "20000", "--jobs", "2", "--qd", qd, "--engine", engine],
+            &[
+                "--target",
+                "f.dat",
+                "--size",
+                "16m",
+                "--rw",
+                "randrw",
+                "--read-pct",
+                "70",
+                "--bs",
+                "4k:50,8k:30,64k:20",
+                "--ops",
+                "20000",
+                "--jobs",
+                "2",
+                "--qd",
+                qd,
+                "--engine",
+                engine,
+            ],
             d.path(),
         );
         assert!(out.status.success(), "{engine}: {}", stderr(&out));
@@ -89,7 +133,18 @@ fn null_psync_and_io_uring_do_the_same_io() {
 fn io_size_ends_the_run_and_warmup_is_excluded() {
     let d = tmp();
     let (out, doc) = run_json(
-        &["--target", "f.dat", "--size", "8m", "--rw", "write", "--bs", "64k", "--io-size", "32m"],
+        &[
+            "--target",
+            "f.dat",
+            "--size",
+            "8m",
+            "--rw",
+            "write",
+            "--bs",
+            "64k",
+            "--io-size",
+            "32m",
+        ],
         d.path(),
     );
     assert!(out.status.success(), "{}", stderr(&out));
@@ -98,7 +153,18 @@ fn io_size_ends_the_run_and_warmup_is_excluded() {
     assert_eq!(u(r, "summary/write/ops"), 512);
 
     let (out, doc) = run_json(
-        &["--target", "f.dat", "--rw", "randread", "--duration", "1s", "--warmup", "1s", "--interval", "250ms"],
+        &[
+            "--target",
+            "f.dat",
+            "--rw",
+            "randread",
+            "--duration",
+            "1s",
+            "--warmup",
+            "1s",
+            "--interval",
+            "250ms",
+        ],
         d.path(),
     );
     assert!(out.status.success(), "{}", stderr(&out));
@@ -106,8 +172,14 @@ fn io_size_ends_the_run_and_warmup_is_excluded() {
     let ivs = ptr(r, "intervals").as_array().unwrap();
     let warm: Vec<_> = ivs.iter().filter(|iv| iv["warmup"] == true).collect();
     assert_eq!(warm.len(), 4);
-    assert!(warm.iter().all(|iv| iv["end_s"].as_f64().unwrap() <= 1.0 + 1e-9));
-    let measured: u64 = ivs.iter().filter(|iv| iv["warmup"] == false).map(|iv| u(iv, "total/ops")).sum();
+    assert!(warm
+        .iter()
+        .all(|iv| iv["end_s"].as_f64().unwrap() <= 1.0 + 1e-9));
+    let measured: u64 = ivs
+        .iter()
+        .filter(|iv| iv["warmup"] == false)
+        .map(|iv| u(iv, "total/ops"))
+        .sum();
     let warm_ops: u64 = warm.iter().map(|iv| u(iv, "total/ops")).sum();
     assert!(warm_ops > 0);
     assert_eq!(u(r, "summary/total/ops"), measured);
@@ -118,8 +190,20 @@ fn io_size_ends_the_run_and_warmup_is_excluded() {
 fn rate_is_held_and_latency_reported_twice() {
     let d = tmp();
     let (out, doc) = run_json(
-        &["--target", "f.dat", "--size", "8m", "--rw", "randread", "--rate", "2000", "--qd", "4",
-          "--duration", "2s"],
+        &[
+            "--target",
+            "f.dat",
+            "--size",
+            "8m",
+            "--rw",
+            "randread",
+            "--rate",
+            "2000",
+            "--qd",
+            "4",
+            "--duration",
+            "2s",
+        ],
         d.path(),
     );
     assert!(out.status.success(), "{}", stderr(&out));
@@ -140,19 +224,45 @@ fn a_file_iolab_did_not_create_is_never_overwritten() {
     let content: Vec<u8> = (0..(1 << 20)).map(|i| (i * 7 % 251) as u8).collect();
     std::fs::write(&p, &content).unwrap();
     let out = iolab()
-        .args(["run", "--target", p.to_str().unwrap(), "--rw", "randwrite", "--duration", "1s"])
+        .args([
+            "run",
+            "--target",
+            p.to_str().unwrap(),
+            "--rw",
+            "randwrite",
+            "--duration",
+            "1s",
+        ])
         .output()
         .unwrap();
     assert_bad_input(&out, "--destroy-data-on");
     assert_eq!(std::fs::read(&p).unwrap(), content);
     // Reading it is fine and leaves it alone.
-    let (out, _) = run_json(&["--target", p.to_str().unwrap(), "--rw", "randread", "--ops", "1000"], d.path());
+    let (out, _) = run_json(
+        &[
+            "--target",
+            p.to_str().unwrap(),
+            "--rw",
+            "randread",
+            "--ops",
+            "1000",
+        ],
+        d.path(),
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(std::fs::read(&p).unwrap(), content);
     // Named, it may be written.
     let (out, doc) = run_json(
-        &["--target", p.to_str().unwrap(), "--rw", "randwrite", "--ops", "100",
-          "--destroy-data-on", p.to_str().unwrap()],
+        &[
+            "--target",
+            p.to_str().unwrap(),
+            "--rw",
+            "randwrite",
+            "--ops",
+            "100",
+            "--destroy-data-on",
+            p.to_str().unwrap(),
+        ],
         d.path(),
     );
     assert!(out.status.success(), "{}", stderr(&out));
@@ -163,12 +273,27 @@ fn a_file_iolab_did_not_create_is_never_overwritten() {
 #[test]
 fn files_iolab_created_are_reused_without_a_second_prefill() {
     let d = tmp();
-    let (out, doc) = run_json(&["--target", "f.dat", "--size", "8m", "--rw", "randwrite", "--ops", "100"], d.path());
+    let (out, doc) = run_json(
+        &[
+            "--target",
+            "f.dat",
+            "--size",
+            "8m",
+            "--rw",
+            "randwrite",
+            "--ops",
+            "100",
+        ],
+        d.path(),
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let t = &ptr(&doc, "runs")[0]["targets"][0];
     assert_eq!(t["created"], true);
     assert_eq!(u(t, "prefilled_bytes"), 8 << 20);
-    let (out, doc) = run_json(&["--target", "f.dat", "--rw", "randwrite", "--ops", "100"], d.path());
+    let (out, doc) = run_json(
+        &["--target", "f.dat", "--rw", "randwrite", "--ops", "100"],
+        d.path(),
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let t = &ptr(&doc, "runs")[0]["targets"][0];
     assert_eq!(t["created"], false);
@@ -200,7 +325,19 @@ fn ctrl_c_keeps_what_was_measured() {
     let d = tmp();
     let json = d.path().join("r.json");
     let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"))
-        .args(["run", "--target", "f.dat", "--size", "8m", "--rw", "randread", "--duration", "30s", "-q", "--json"])
+        .args([
+            "run",
+            "--target",
+            "f.dat",
+            "--size",
+            "8m",
+            "--rw",
+            "randread",
+            "--duration",
+            "30s",
+            "-q",
+            "--json",
+        ])
         .arg(&json)
         .current_dir(d.path())
         .stdout(std::process::Stdio::null())
@@ -212,7 +349,8 @@ fn ctrl_c_keeps_what_was_measured() {
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
-    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(doc["complete"], false);
     let r = &doc["runs"][0];
     assert_eq!(r["complete"], false);
@@ -231,9 +369,23 @@ fn default_job_characterises_the_current_directory_and_cleans_up() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(d.path().join("iolab-result.json")).unwrap()).unwrap();
-    let names: Vec<&str> = doc["runs"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["seq-write-1m", "seq-read-1m", "rand-read-4k-qd32", "rand-write-4k-qd32"]);
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("iolab-result.json")).unwrap())
+            .unwrap();
+    let names: Vec<&str> = doc["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "seq-write-1m",
+            "seq-read-1m",
+            "rand-read-4k-qd32",
+            "rand-write-4k-qd32"
+        ]
+    );
     for r in doc["runs"].as_array().unwrap() {
         assert!(u(r, "summary/total/ops") > 0, "{}", r["name"]);
     }

@@ -42,7 +42,12 @@ pub struct WorkloadOptions {
     pub name: Option<String>,
 
     /// A regular file or block device (repeat for several targets)
-    #[arg(long = "target", short = 't', value_name = "PATH", help_heading = "Targets")]
+    #[arg(
+        long = "target",
+        short = 't',
+        value_name = "PATH",
+        help_heading = "Targets"
+    )]
     #[serde(default, deserialize_with = "de_list", alias = "targets")]
     pub target: Vec<String>,
 
@@ -97,12 +102,22 @@ pub struct WorkloadOptions {
     pub rw: Option<String>,
 
     /// Share of I/Os that are reads, 0-100 (overrides the mix of --rw)
-    #[arg(long, alias = "rdpct", value_name = "PCT", help_heading = "Access pattern")]
+    #[arg(
+        long,
+        alias = "rdpct",
+        value_name = "PCT",
+        help_heading = "Access pattern"
+    )]
     #[serde(default, alias = "rdpct")]
     pub read_pct: Option<u32>,
 
     /// Chance, 0-100, that an I/O jumps to a random offset (vdbench seekpct)
-    #[arg(long, alias = "seekpct", value_name = "PCT", help_heading = "Access pattern")]
+    #[arg(
+        long,
+        alias = "seekpct",
+        value_name = "PCT",
+        help_heading = "Access pattern"
+    )]
     #[serde(default, alias = "seekpct")]
     pub random_pct: Option<u32>,
 
@@ -127,22 +142,42 @@ pub struct WorkloadOptions {
     pub seed: Option<u64>,
 
     /// Worker threads
-    #[arg(long, alias = "numjobs", value_name = "N", help_heading = "Concurrency")]
+    #[arg(
+        long,
+        alias = "numjobs",
+        value_name = "N",
+        help_heading = "Concurrency"
+    )]
     #[serde(default, alias = "numjobs")]
     pub jobs: Option<u32>,
 
     /// Outstanding I/Os per worker
-    #[arg(long, alias = "iodepth", value_name = "N", help_heading = "Concurrency")]
+    #[arg(
+        long,
+        alias = "iodepth",
+        value_name = "N",
+        help_heading = "Concurrency"
+    )]
     #[serde(default, alias = "iodepth")]
     pub qd: Option<u32>,
 
     /// io_uring (default), psync or null
-    #[arg(long, alias = "ioengine", value_name = "ENGINE", help_heading = "Concurrency")]
+    #[arg(
+        long,
+        alias = "ioengine",
+        value_name = "ENGINE",
+        help_heading = "Concurrency"
+    )]
     #[serde(default, alias = "ioengine")]
     pub engine: Option<String>,
 
     /// Total I/O rate in IOPS on a fixed schedule (default: unlimited)
-    #[arg(long, alias = "iorate", value_name = "IOPS", help_heading = "Concurrency")]
+    #[arg(
+        long,
+        alias = "iorate",
+        value_name = "IOPS",
+        help_heading = "Concurrency"
+    )]
     #[serde(default, alias = "iorate")]
     pub rate: Option<f64>,
 
@@ -238,9 +273,37 @@ impl WorkloadOptions {
             self,
             o,
             [
-                name, size, offset, range, hit_area, read_hit_pct, write_hit_pct, prefill, rw, read_pct,
-                random_pct, bs, align, distribution, seed, jobs, qd, engine, rate, duration, io_size, ops,
-                warmup, interval, stall_threshold, direct, sync, fsync_every, data, dedupe, on_error
+                name,
+                size,
+                offset,
+                range,
+                hit_area,
+                read_hit_pct,
+                write_hit_pct,
+                prefill,
+                rw,
+                read_pct,
+                random_pct,
+                bs,
+                align,
+                distribution,
+                seed,
+                jobs,
+                qd,
+                engine,
+                rate,
+                duration,
+                io_size,
+                ops,
+                warmup,
+                interval,
+                stall_threshold,
+                direct,
+                sync,
+                fsync_every,
+                data,
+                dedupe,
+                on_error
             ],
             [target, destroy_data_on],
             [no_prefill, buffered]

@@ -33,7 +33,10 @@ impl JobFile {
         if self.workload.is_empty() {
             vec![self.global.clone()]
         } else {
-            self.workload.iter().map(|w| self.global.overlay(w)).collect()
+            self.workload
+                .iter()
+                .map(|w| self.global.overlay(w))
+                .collect()
         }
     }
 }
@@ -42,10 +45,17 @@ pub fn parse_job_text(text: &str, origin: &str) -> Result<JobFile, JobError> {
     toml::from_str::<JobFile>(text).map_err(|e| {
         let line = e
             .span()
-            .map(|s| format!(" line {}:", text[..s.start.min(text.len())].matches('\n').count() + 1))
+            .map(|s| {
+                format!(
+                    " line {}:",
+                    text[..s.start.min(text.len())].matches('\n').count() + 1
+                )
+            })
             .unwrap_or_default();
         let msg = e.message().replace('\n', " ");
-        JobError(format!("job file {origin}:{line} {msg}; see docs/jobfile.md for the keys"))
+        JobError(format!(
+            "job file {origin}:{line} {msg}; see docs/jobfile.md for the keys"
+        ))
     })
 }
 
@@ -77,7 +87,9 @@ fn secs(v: &Option<String>, flag: &str) -> Result<Option<f64>, JobError> {
 
 fn is_block_device(p: &str) -> bool {
     use std::os::unix::fs::FileTypeExt;
-    std::fs::metadata(p).map(|m| m.file_type().is_block_device()).unwrap_or(false)
+    std::fs::metadata(p)
+        .map(|m| m.file_type().is_block_device())
+        .unwrap_or(false)
 }
 
 /// Default seed: fixed, so two runs of the same job do the same I/O.
@@ -117,17 +129,27 @@ pub fn resolve(o: &WorkloadOptions, index: usize) -> Result<WorkloadSpec, JobErr
     }
     let direct = match o.direct {
         Some(d) => d && !o.buffered,
-        None => !o.buffered && !targets.is_empty() && targets.iter().all(|t| is_block_device(&t.path)),
+        None => {
+            !o.buffered && !targets.is_empty() && targets.iter().all(|t| is_block_device(&t.path))
+        }
     };
     let sync = match o.sync.as_deref().unwrap_or("none") {
         "none" => SyncMode::None,
         "dsync" | "o_dsync" => SyncMode::Dsync,
-        other => return Err(JobError(format!("--sync {other} is not known; use none or dsync"))),
+        other => {
+            return Err(JobError(format!(
+                "--sync {other} is not known; use none or dsync"
+            )))
+        }
     };
     let on_error = match o.on_error.as_deref().unwrap_or("stop") {
         "stop" => OnError::Stop,
         "continue" => OnError::Continue,
-        other => return Err(JobError(format!("--on-error {other} is not known; use stop or continue"))),
+        other => {
+            return Err(JobError(format!(
+                "--on-error {other} is not known; use stop or continue"
+            )))
+        }
     };
     let prefill = if o.no_prefill {
         Prefill::Never
@@ -140,7 +162,10 @@ pub fn resolve(o: &WorkloadOptions, index: usize) -> Result<WorkloadSpec, JobErr
     };
     let seed = o.seed.unwrap_or(DEFAULT_SEED).wrapping_add(index as u64);
     let spec = WorkloadSpec {
-        name: o.name.clone().unwrap_or_else(|| format!("{rw}-{}", index + 1)),
+        name: o
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("{rw}-{}", index + 1)),
         targets,
         rw,
         read_pct,
@@ -222,9 +247,16 @@ qd = 32
 
     #[test]
     fn vdbench_and_fio_aliases() {
-        let j = parse_job_text("[global]\ntarget=['/a','/b']\nrdpct=70\nseekpct=100\niodepth=4\nnumjobs=2\n", "t").unwrap();
+        let j = parse_job_text(
+            "[global]\ntarget=['/a','/b']\nrdpct=70\nseekpct=100\niodepth=4\nnumjobs=2\n",
+            "t",
+        )
+        .unwrap();
         let s = resolve(&j.workloads()[0], 0).unwrap();
-        assert_eq!((s.read_pct, s.random_pct, s.qd, s.jobs, s.targets.len()), (70, 100, 4, 2, 2));
+        assert_eq!(
+            (s.read_pct, s.random_pct, s.qd, s.jobs, s.targets.len()),
+            (70, 100, 4, 2, 2)
+        );
     }
 
     #[test]

@@ -33,9 +33,21 @@ fn both(r: &DirStats, w: &DirStats) -> DirStats {
 fn cpu(c: CpuTime, secs: f64, ops: u64) -> Cpu {
     let us = secs * 1e6;
     Cpu {
-        user_pct: if us > 0.0 { c.user_us as f64 / us * 100.0 } else { 0.0 },
-        sys_pct: if us > 0.0 { c.sys_us as f64 / us * 100.0 } else { 0.0 },
-        usec_per_io: if ops > 0 { (c.user_us + c.sys_us) as f64 / ops as f64 } else { 0.0 },
+        user_pct: if us > 0.0 {
+            c.user_us as f64 / us * 100.0
+        } else {
+            0.0
+        },
+        sys_pct: if us > 0.0 {
+            c.sys_us as f64 / us * 100.0
+        } else {
+            0.0
+        },
+        usec_per_io: if ops > 0 {
+            (c.user_us + c.sys_us) as f64 / ops as f64
+        } else {
+            0.0
+        },
     }
 }
 
@@ -79,7 +91,11 @@ pub fn build_run(raw: &RawRun) -> RunResult {
         fsyncs: raw.fsyncs,
         rate: raw.spec.rate_iops.map(|r| Rate {
             requested_iops: r,
-            achieved_iops: if secs > 0.0 { total.ops as f64 / secs } else { 0.0 },
+            achieved_iops: if secs > 0.0 {
+                total.ops as f64 / secs
+            } else {
+                0.0
+            },
         }),
     };
     let s = &raw.stalls;

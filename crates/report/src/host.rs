@@ -3,7 +3,12 @@
 use crate::model::Host;
 
 pub fn host_info() -> Host {
-    let read = |p: &str| std::fs::read_to_string(p).unwrap_or_default().trim().to_string();
+    let read = |p: &str| {
+        std::fs::read_to_string(p)
+            .unwrap_or_default()
+            .trim()
+            .to_string()
+    };
     let memory_bytes = read("/proc/meminfo")
         .lines()
         .find(|l| l.starts_with("MemTotal:"))
@@ -19,7 +24,9 @@ pub fn host_info() -> Host {
         hostname: read("/proc/sys/kernel/hostname"),
         kernel: read("/proc/sys/kernel/osrelease"),
         os,
-        cpus: std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1),
+        cpus: std::thread::available_parallelism()
+            .map(|n| n.get() as u32)
+            .unwrap_or(1),
         memory_bytes,
     }
 }

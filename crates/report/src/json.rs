@@ -29,7 +29,10 @@ pub enum LoadError {
 
 pub fn load_document(path: &Path) -> Result<ResultDoc, LoadError> {
     let p = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|err| LoadError::Read { path: p.clone(), err })?;
+    let text = std::fs::read_to_string(path).map_err(|err| LoadError::Read {
+        path: p.clone(),
+        err,
+    })?;
     let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| LoadError::Parse {
         path: p.clone(),
         err: e.to_string(),

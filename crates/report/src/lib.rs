@@ -2,12 +2,12 @@
 //! into text. Building the document from a raw run is pure computation;
 //! only exporters produce bytes, and only the binary prints them.
 
-pub mod model;
-pub mod terminal;
 mod build;
 mod errno;
 mod host;
 mod json;
+pub mod model;
+pub mod terminal;
 
 pub use build::{build_run, interval_record};
 pub use errno::errno_name;

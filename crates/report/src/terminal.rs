@@ -39,7 +39,9 @@ pub fn run_heading(spec: &WorkloadSpec) -> String {
     match spec.distribution {
         Distribution::Uniform => {}
         Distribution::Zipf { theta } => write!(s, ", zipf:{theta}").unwrap(),
-        Distribution::Hotspot { io_pct, space_pct } => write!(s, ", hotspot:{io_pct}/{space_pct}").unwrap(),
+        Distribution::Hotspot { io_pct, space_pct } => {
+            write!(s, ", hotspot:{io_pct}/{space_pct}").unwrap()
+        }
     }
     match spec.data {
         DataPattern::Random => {}
@@ -85,7 +87,11 @@ fn fmt_us(v: f64) -> String {
 /// One line per interval, vdbench style.
 pub fn interval_line(iv: &Interval) -> String {
     let t = &iv.total;
-    let rpct = if t.ops > 0 { iv.read.ops as f64 * 100.0 / t.ops as f64 } else { 0.0 };
+    let rpct = if t.ops > 0 {
+        iv.read.ops as f64 * 100.0 / t.ops as f64
+    } else {
+        0.0
+    };
     let cpu = iv
         .cpu
         .as_ref()
@@ -146,7 +152,11 @@ pub fn summary(run: &RunResult) -> String {
         "{}: {:.1} s measured{}{}",
         run.name,
         run.measured_s,
-        if run.warmup_s > 0.0 { format!(" after {:.1} s warm-up", run.warmup_s) } else { String::new() },
+        if run.warmup_s > 0.0 {
+            format!(" after {:.1} s warm-up", run.warmup_s)
+        } else {
+            String::new()
+        },
         match &run.incomplete_reason {
             Some(r) => format!("  [INCOMPLETE: {r}]"),
             None => String::new(),
@@ -156,7 +166,19 @@ pub fn summary(run: &RunResult) -> String {
     writeln!(
         s,
         "{:<6} {:>11} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
-        "", "ops", "IOPS", "MB/s", "MiB/s", "min us", "mean us", "p50", "p90", "p99", "p99.9", "p99.99", "max us"
+        "",
+        "ops",
+        "IOPS",
+        "MB/s",
+        "MiB/s",
+        "min us",
+        "mean us",
+        "p50",
+        "p90",
+        "p99",
+        "p99.9",
+        "p99.99",
+        "max us"
     )
     .unwrap();
     if s_.read.ops > 0 || run.spec.read_pct > 0 {
@@ -182,7 +204,11 @@ pub fn summary(run: &RunResult) -> String {
             "rate: requested {:.0} IOPS, achieved {:.0} IOPS ({:.1}%)",
             r.requested_iops,
             r.achieved_iops,
-            if r.requested_iops > 0.0 { r.achieved_iops / r.requested_iops * 100.0 } else { 0.0 }
+            if r.requested_iops > 0.0 {
+                r.achieved_iops / r.requested_iops * 100.0
+            } else {
+                0.0
+            }
         )
         .unwrap();
     }
@@ -204,7 +230,12 @@ pub fn summary(run: &RunResult) -> String {
     if st.zero_intervals.is_empty() {
         stall.push_str("; every interval had completions");
     } else {
-        write!(stall, "; intervals with no completion: {:?}", st.zero_intervals).unwrap();
+        write!(
+            stall,
+            "; intervals with no completion: {:?}",
+            st.zero_intervals
+        )
+        .unwrap();
     }
     writeln!(s, "{stall}").unwrap();
     for e in &st.events {
@@ -226,12 +257,22 @@ pub fn summary(run: &RunResult) -> String {
             writeln!(
                 s,
                 "  {} {} at offset {} ({} bytes) at {:.3} s: {}",
-                e.target, e.op, e.offset, e.len, e.time_s, errno_name(e.errno)
+                e.target,
+                e.op,
+                e.offset,
+                e.len,
+                e.time_s,
+                errno_name(e.errno)
             )
             .unwrap();
         }
         if run.errors.len() > 5 {
-            writeln!(s, "  ... {} more in the result document", run.errors_total - 5).unwrap();
+            writeln!(
+                s,
+                "  ... {} more in the result document",
+                run.errors_total - 5
+            )
+            .unwrap();
         }
     }
     s

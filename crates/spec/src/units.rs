@@ -11,9 +11,13 @@ use std::time::Duration;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum UnitError {
-    #[error("'{0}' is not a size; write bytes or a number with k, m, g, t (1k = 1024), e.g. 4k or 1m")]
+    #[error(
+        "'{0}' is not a size; write bytes or a number with k, m, g, t (1k = 1024), e.g. 4k or 1m"
+    )]
     BadSize(String),
-    #[error("'{0}' is not a duration; write seconds or a number with ms, s, m, h, e.g. 30s or 500ms")]
+    #[error(
+        "'{0}' is not a duration; write seconds or a number with ms, s, m, h, e.g. 30s or 500ms"
+    )]
     BadDuration(String),
 }
 

@@ -40,9 +40,14 @@ pub enum Distribution {
     Uniform,
     /// Zipf over the region's blocks with exponent `theta` (> 0, != 1);
     /// block ranks are scattered over the region by a fixed permutation.
-    Zipf { theta: f64 },
+    Zipf {
+        theta: f64,
+    },
     /// `io_pct` % of random I/O goes to the first `space_pct` % of the region.
-    Hotspot { io_pct: f64, space_pct: f64 },
+    Hotspot {
+        io_pct: f64,
+        space_pct: f64,
+    },
 }
 
 /// What written blocks contain.
@@ -185,16 +190,25 @@ impl WorkloadSpec {
             return e("no target: give --target PATH (a file or a block device)".into());
         }
         if self.read_pct > 100 {
-            return e(format!("--read-pct {} is over 100; give 0 to 100", self.read_pct));
+            return e(format!(
+                "--read-pct {} is over 100; give 0 to 100",
+                self.read_pct
+            ));
         }
         if self.random_pct > 100 {
-            return e(format!("--random-pct {} is over 100; give 0 to 100", self.random_pct));
+            return e(format!(
+                "--random-pct {} is over 100; give 0 to 100",
+                self.random_pct
+            ));
         }
         if self.read_hit_pct > 100 || self.write_hit_pct > 100 {
             return e("--read-hit-pct and --write-hit-pct take 0 to 100".into());
         }
         if self.dedupe_pct > 100 {
-            return e(format!("--dedupe {} is over 100; give 0 to 100", self.dedupe_pct));
+            return e(format!(
+                "--dedupe {} is over 100; give 0 to 100",
+                self.dedupe_pct
+            ));
         }
         if self.bs.is_empty() || self.bs.iter().any(|b| b.bytes == 0) {
             return e("--bs must be at least 1 byte, e.g. --bs 4k".into());
@@ -209,7 +223,10 @@ impl WorkloadSpec {
             return e("--align must be at least 1 byte".into());
         }
         if self.jobs == 0 || self.jobs > 4096 {
-            return e(format!("--jobs {} is out of range; give 1 to 4096", self.jobs));
+            return e(format!(
+                "--jobs {} is out of range; give 1 to 4096",
+                self.jobs
+            ));
         }
         if self.qd == 0 || self.qd > 4096 {
             return e(format!("--qd {} is out of range; give 1 to 4096", self.qd));
@@ -227,14 +244,18 @@ impl WorkloadSpec {
                 }
             }
             Distribution::Hotspot { io_pct, space_pct } => {
-                if !(0.0..=100.0).contains(&io_pct) || !(space_pct > 0.0 && space_pct <= 100.0) {
-                    return e("hotspot:PCT_IO/PCT_SPACE takes percentages, e.g. hotspot:90/10".into());
+                if !((0.0..=100.0).contains(&io_pct) && space_pct > 0.0 && space_pct <= 100.0) {
+                    return e(
+                        "hotspot:PCT_IO/PCT_SPACE takes percentages, e.g. hotspot:90/10".into(),
+                    );
                 }
             }
         }
         if let DataPattern::Compress { ratio } = self.data {
             if !(ratio >= 1.0 && ratio.is_finite()) {
-                return e(format!("compress:{ratio} is not usable; give a ratio of 1 or more, e.g. compress:2"));
+                return e(format!(
+                    "compress:{ratio} is not usable; give a ratio of 1 or more, e.g. compress:2"
+                ));
             }
         }
         if self.duration_s.is_none() && self.io_size.is_none() && self.ops.is_none() {
@@ -243,7 +264,7 @@ impl WorkloadSpec {
         if self.duration_s == Some(0.0) || self.io_size == Some(0) || self.ops == Some(0) {
             return e("--duration, --io-size and --ops must be above 0".into());
         }
-        if !(self.interval_s > 0.0) {
+        if self.interval_s.is_nan() || self.interval_s <= 0.0 {
             return e("--interval must be above 0, e.g. --interval 1s".into());
         }
         if self.engine == EngineKind::Psync && self.qd > 1 {
@@ -395,8 +416,20 @@ mod tests {
     fn bs_mix() {
         let m = parse_bs("4k:60,8k:30,64k:10").unwrap();
         assert_eq!(m.len(), 3);
-        assert_eq!(m[2], BsWeight { bytes: 65536, weight: 10 });
-        assert_eq!(parse_bs("1m").unwrap(), vec![BsWeight { bytes: 1 << 20, weight: 1 }]);
+        assert_eq!(
+            m[2],
+            BsWeight {
+                bytes: 65536,
+                weight: 10
+            }
+        );
+        assert_eq!(
+            parse_bs("1m").unwrap(),
+            vec![BsWeight {
+                bytes: 1 << 20,
+                weight: 1
+            }]
+        );
         assert!(parse_bs("4k,8k").is_err());
         assert!(parse_bs("4k:x").is_err());
         assert!(parse_bs("").is_err());
@@ -404,10 +437,16 @@ mod tests {
 
     #[test]
     fn distributions() {
-        assert_eq!(parse_distribution("zipf:1.2").unwrap(), Distribution::Zipf { theta: 1.2 });
+        assert_eq!(
+            parse_distribution("zipf:1.2").unwrap(),
+            Distribution::Zipf { theta: 1.2 }
+        );
         assert_eq!(
             parse_distribution("hotspot:90/10").unwrap(),
-            Distribution::Hotspot { io_pct: 90.0, space_pct: 10.0 }
+            Distribution::Hotspot {
+                io_pct: 90.0,
+                space_pct: 10.0
+            }
         );
         assert!(parse_distribution("pareto:1").is_err());
     }
@@ -415,11 +454,19 @@ mod tests {
     fn base() -> WorkloadSpec {
         WorkloadSpec {
             name: "t".into(),
-            targets: vec![TargetSpec { path: "/x".into(), offset: 0, range: None, size: None }],
+            targets: vec![TargetSpec {
+                path: "/x".into(),
+                offset: 0,
+                range: None,
+                size: None,
+            }],
             rw: "randread".into(),
             read_pct: 100,
             random_pct: 100,
-            bs: vec![BsWeight { bytes: 4096, weight: 1 }],
+            bs: vec![BsWeight {
+                bytes: 4096,
+                weight: 1,
+            }],
             align: 4096,
             jobs: 1,
             qd: 1,
@@ -450,13 +497,26 @@ mod tests {
     #[test]
     fn validation_catches_impossible_parameters() {
         assert!(base().validate().is_ok());
-        let cases: Vec<(Box<dyn Fn(&mut WorkloadSpec)>, &str)> = vec![
+        type Mutation = Box<dyn Fn(&mut WorkloadSpec)>;
+        let cases: Vec<(Mutation, &str)> = vec![
             (Box::new(|s| s.read_pct = 101), "read-pct"),
             (Box::new(|s| s.qd = 0), "--qd"),
             (Box::new(|s| s.targets.clear()), "no target"),
-            (Box::new(|s| s.distribution = Distribution::Zipf { theta: 1.0 }), "zipf"),
-            (Box::new(|s| s.targets[0].size = Some(512)), "smaller than the block size"),
-            (Box::new(|s| { s.engine = EngineKind::Psync; s.qd = 8 }), "psync"),
+            (
+                Box::new(|s| s.distribution = Distribution::Zipf { theta: 1.0 }),
+                "zipf",
+            ),
+            (
+                Box::new(|s| s.targets[0].size = Some(512)),
+                "smaller than the block size",
+            ),
+            (
+                Box::new(|s| {
+                    s.engine = EngineKind::Psync;
+                    s.qd = 8
+                }),
+                "psync",
+            ),
             (Box::new(|s| s.duration_s = None), "no end"),
         ];
         for (f, needle) in cases {

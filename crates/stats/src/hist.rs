@@ -32,7 +32,13 @@ pub struct LatHist {
 
 impl std::fmt::Debug for LatHist {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "LatHist(n={}, min={}, max={})", self.count(), self.min(), self.max)
+        write!(
+            f,
+            "LatHist(n={}, min={}, max={})",
+            self.count(),
+            self.min(),
+            self.max
+        )
     }
 }
 
@@ -60,7 +66,8 @@ impl LatHist {
         LatHist {
             // Bounds are constants that satisfy hdrhistogram's rules
             // (low >= 1, high >= 2 * low, sigfig <= 5), so this cannot fail.
-            h: Histogram::new_with_bounds(1, MAX_TRACKABLE_NS, SIGFIG).expect("valid constant bounds"),
+            h: Histogram::new_with_bounds(1, MAX_TRACKABLE_NS, SIGFIG)
+                .expect("valid constant bounds"),
             min: u64::MAX,
             max: 0,
             sum: 0,
@@ -159,7 +166,12 @@ impl LatHist {
     pub fn buckets(&self) -> Vec<(u64, u64)> {
         self.h
             .iter_recorded()
-            .map(|v| (self.h.highest_equivalent(v.value_iterated_to()), v.count_at_value()))
+            .map(|v| {
+                (
+                    self.h.highest_equivalent(v.value_iterated_to()),
+                    v.count_at_value(),
+                )
+            })
             .collect()
     }
 
@@ -230,7 +242,9 @@ mod tests {
         h.record(0);
         h.record(u64::MAX);
         assert_eq!(h.count(), 2);
-        assert!(h.quantile(1.0) <= u64::MAX);
+        assert_eq!(h.max(), u64::MAX);
+        assert!(h.quantile(1.0) >= MAX_TRACKABLE_NS / 100 * 99);
+        assert!(h.quantile(0.0) <= 1);
     }
 
     proptest! {

@@ -98,7 +98,11 @@ impl LoopDevice {
         f.set_len(size).map_err(|e| e.to_string())?;
         drop(f);
         let b = backing.to_str().ok_or("non-UTF-8 temp path")?;
-        let dio = if direct_io { "--direct-io=on" } else { "--direct-io=off" };
+        let dio = if direct_io {
+            "--direct-io=on"
+        } else {
+            "--direct-io=off"
+        };
         let path = run("losetup", &["-f", "--show", dio, b])?;
         Ok(LoopDevice {
             path: PathBuf::from(path),
@@ -113,7 +117,11 @@ impl LoopDevice {
 
     /// The device name as in /proc/diskstats and /sys/block (`loop3`).
     pub fn name(&self) -> String {
-        self.path.file_name().unwrap().to_string_lossy().into_owned()
+        self.path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
     }
 }
 
@@ -133,7 +141,10 @@ impl TmpfsMount {
     pub fn new(size: &str) -> Result<Self, String> {
         let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
         let d = dir.path().to_str().ok_or("non-UTF-8 temp path")?;
-        run("mount", &["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs", d])?;
+        run(
+            "mount",
+            &["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs", d],
+        )?;
         Ok(TmpfsMount { dir })
     }
     pub fn path(&self) -> &Path {

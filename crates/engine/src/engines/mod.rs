@@ -46,10 +46,17 @@ pub trait Engine {
     /// Submit queued I/O and wait until at least `wait` completions are
     /// available or `timeout_ns` passes; append completions to `out`
     /// (whose capacity is at least the queue depth, so it never grows).
-    fn submit_and_reap(&mut self, wait: u32, timeout_ns: Option<u64>, out: &mut Vec<Cqe>) -> io::Result<()>;
+    fn submit_and_reap(
+        &mut self,
+        wait: u32,
+        timeout_ns: Option<u64>,
+        out: &mut Vec<Cqe>,
+    ) -> io::Result<()>;
 }
 
 /// -errno of the last OS error, for synchronous engines.
 pub(crate) fn neg_errno() -> i32 {
-    -io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO)
+    -io::Error::last_os_error()
+        .raw_os_error()
+        .unwrap_or(libc::EIO)
 }

@@ -20,13 +20,25 @@ impl NullEngine {
 impl Engine for NullEngine {
     #[inline]
     fn queue(&mut self, sqe: &Sqe) -> io::Result<()> {
-        let res = if sqe.op == OpKind::Fsync { 0 } else { sqe.len as i32 };
-        self.done.push(Cqe { slot: sqe.slot, res });
+        let res = if sqe.op == OpKind::Fsync {
+            0
+        } else {
+            sqe.len as i32
+        };
+        self.done.push(Cqe {
+            slot: sqe.slot,
+            res,
+        });
         Ok(())
     }
 
     #[inline]
-    fn submit_and_reap(&mut self, _wait: u32, _timeout_ns: Option<u64>, out: &mut Vec<Cqe>) -> io::Result<()> {
+    fn submit_and_reap(
+        &mut self,
+        _wait: u32,
+        _timeout_ns: Option<u64>,
+        out: &mut Vec<Cqe>,
+    ) -> io::Result<()> {
         out.extend_from_slice(&self.done);
         self.done.clear();
         Ok(())

@@ -27,18 +27,36 @@ impl Engine for PsyncEngine {
         // pool, exclusively owned by this slot until its completion.
         let r = unsafe {
             match sqe.op {
-                OpKind::Read => libc::pread(fd, sqe.buf as *mut libc::c_void, sqe.len as usize, sqe.offset as i64),
-                OpKind::Write => libc::pwrite(fd, sqe.buf as *const libc::c_void, sqe.len as usize, sqe.offset as i64),
+                OpKind::Read => libc::pread(
+                    fd,
+                    sqe.buf as *mut libc::c_void,
+                    sqe.len as usize,
+                    sqe.offset as i64,
+                ),
+                OpKind::Write => libc::pwrite(
+                    fd,
+                    sqe.buf as *const libc::c_void,
+                    sqe.len as usize,
+                    sqe.offset as i64,
+                ),
                 OpKind::Fsync => libc::fsync(fd) as isize,
             }
         };
         let res = if r < 0 { neg_errno() } else { r as i32 };
-        self.done.push(Cqe { slot: sqe.slot, res });
+        self.done.push(Cqe {
+            slot: sqe.slot,
+            res,
+        });
         Ok(())
     }
 
     #[inline]
-    fn submit_and_reap(&mut self, _wait: u32, _timeout_ns: Option<u64>, out: &mut Vec<Cqe>) -> io::Result<()> {
+    fn submit_and_reap(
+        &mut self,
+        _wait: u32,
+        _timeout_ns: Option<u64>,
+        out: &mut Vec<Cqe>,
+    ) -> io::Result<()> {
         out.extend_from_slice(&self.done);
         self.done.clear();
         Ok(())

@@ -32,7 +32,11 @@ pub struct UringEngine {
 
 impl UringEngine {
     /// Create the ring on the calling thread. `bufs` are the slot iovecs.
-    pub fn new(entries: u32, fds: Vec<RawFd>, bufs: &[libc::iovec]) -> io::Result<(UringEngine, UringSetup)> {
+    pub fn new(
+        entries: u32,
+        fds: Vec<RawFd>,
+        bufs: &[libc::iovec],
+    ) -> io::Result<(UringEngine, UringSetup)> {
         let entries = entries.next_power_of_two().clamp(1, 32768);
         let mut setup = UringSetup::default();
         let ring = match IoUring::builder()
@@ -57,18 +61,18 @@ impl UringEngine {
         let fixed_bufs = match unsafe { ring.submitter().register_buffers(bufs) } {
             Ok(()) => true,
             Err(e) => {
-                setup
-                    .notes
-                    .push(format!("io_uring buffer registration failed ({e}); using unregistered buffers"));
+                setup.notes.push(format!(
+                    "io_uring buffer registration failed ({e}); using unregistered buffers"
+                ));
                 false
             }
         };
         let fixed_files = match ring.submitter().register_files(&fds) {
             Ok(()) => true,
             Err(e) => {
-                setup
-                    .notes
-                    .push(format!("io_uring file registration failed ({e}); using plain descriptors"));
+                setup.notes.push(format!(
+                    "io_uring file registration failed ({e}); using plain descriptors"
+                ));
                 false
             }
         };
@@ -106,14 +110,22 @@ impl UringEngine {
         }
         let e = match (sqe.op, self.fixed_bufs) {
             (OpKind::Read, true) => {
-                with_fd!(|fd| opcode::ReadFixed::new(fd, sqe.buf, sqe.len, idx).offset(sqe.offset).build())
+                with_fd!(|fd| opcode::ReadFixed::new(fd, sqe.buf, sqe.len, idx)
+                    .offset(sqe.offset)
+                    .build())
             }
             (OpKind::Write, true) => {
-                with_fd!(|fd| opcode::WriteFixed::new(fd, sqe.buf, sqe.len, idx).offset(sqe.offset).build())
+                with_fd!(|fd| opcode::WriteFixed::new(fd, sqe.buf, sqe.len, idx)
+                    .offset(sqe.offset)
+                    .build())
             }
-            (OpKind::Read, false) => with_fd!(|fd| opcode::Read::new(fd, sqe.buf, sqe.len).offset(sqe.offset).build()),
+            (OpKind::Read, false) => with_fd!(|fd| opcode::Read::new(fd, sqe.buf, sqe.len)
+                .offset(sqe.offset)
+                .build()),
             (OpKind::Write, false) => {
-                with_fd!(|fd| opcode::Write::new(fd, sqe.buf, sqe.len).offset(sqe.offset).build())
+                with_fd!(|fd| opcode::Write::new(fd, sqe.buf, sqe.len)
+                    .offset(sqe.offset)
+                    .build())
             }
             (OpKind::Fsync, _) => with_fd!(|fd| opcode::Fsync::new(fd).build()),
         };
@@ -139,7 +151,12 @@ impl Engine for UringEngine {
     }
 
     #[inline]
-    fn submit_and_reap(&mut self, wait: u32, timeout_ns: Option<u64>, out: &mut Vec<Cqe>) -> io::Result<()> {
+    fn submit_and_reap(
+        &mut self,
+        wait: u32,
+        timeout_ns: Option<u64>,
+        out: &mut Vec<Cqe>,
+    ) -> io::Result<()> {
         let r = match timeout_ns {
             None => self.ring.submit_and_wait(wait as usize),
             Some(ns) => {
@@ -152,7 +169,11 @@ impl Engine for UringEngine {
         };
         match r {
             Ok(_) => {}
-            Err(e) if matches!(e.raw_os_error(), Some(libc::ETIME) | Some(libc::EINTR) | Some(libc::EBUSY)) => {}
+            Err(e)
+                if matches!(
+                    e.raw_os_error(),
+                    Some(libc::ETIME) | Some(libc::EINTR) | Some(libc::EBUSY)
+                ) => {}
             Err(e) => return Err(e),
         }
         self.pending = 0;

@@ -48,16 +48,21 @@ pub fn stdout(o: &Output) -> String {
 }
 
 pub fn u(v: &Value, path: &str) -> u64 {
-    ptr(v, path).as_u64().unwrap_or_else(|| panic!("{path} is not an integer: {}", ptr(v, path)))
+    ptr(v, path)
+        .as_u64()
+        .unwrap_or_else(|| panic!("{path} is not an integer: {}", ptr(v, path)))
 }
 
 pub fn f(v: &Value, path: &str) -> f64 {
-    ptr(v, path).as_f64().unwrap_or_else(|| panic!("{path} is not a number: {}", ptr(v, path)))
+    ptr(v, path)
+        .as_f64()
+        .unwrap_or_else(|| panic!("{path} is not a number: {}", ptr(v, path)))
 }
 
 pub fn ptr<'a>(v: &'a Value, path: &str) -> &'a Value {
     let p = format!("/{}", path.replace('.', "/"));
-    v.pointer(&p).unwrap_or_else(|| panic!("{path} missing in result document"))
+    v.pointer(&p)
+        .unwrap_or_else(|| panic!("{path} missing in result document"))
 }
 
 /// Assert a one-line error and exit code 2.
