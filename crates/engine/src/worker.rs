@@ -212,7 +212,9 @@ pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
         }
 
         // Issue.
-        while !stopping && !free.is_empty() {
+        // A due fsync is issued even when stopping, so every N writes are
+        // followed by a sync.
+        while (!stopping || fsync_due) && !free.is_empty() {
             if fsync_due {
                 if inflight > 0 {
                     break;
@@ -244,6 +246,9 @@ pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
                 inflight += 1;
                 fsync_due = false;
                 writes_since_fsync = 0;
+                break;
+            }
+            if stopping {
                 break;
             }
             let due = if let Some(p) = c.rate_period_ns {

@@ -388,6 +388,7 @@ fn a_hung_path_shows_as_a_stall_with_its_start_and_end() {
     assert!(out.status.success(), "{}", stderr(&out));
     let r = &ptr(&doc, "runs")[0];
     let gap = f(r, "stalls/longest_gap_ms");
+    assert_eq!(ptr(r, "stalls/exact"), true, "two workers share the gap");
     assert!((1400.0..2200.0).contains(&gap), "longest gap {gap} ms");
     let start = f(r, "stalls/longest_gap_start_s");
     assert!((0.9..1.3).contains(&start), "stall began at {start}");

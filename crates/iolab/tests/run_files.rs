@@ -396,3 +396,95 @@ fn default_job_characterises_the_current_directory_and_cleans_up() {
         .collect();
     assert_eq!(left, ["iolab-result.json"]);
 }
+
+#[test]
+fn fsync_every_and_dsync_are_applied() {
+    let d = tmp();
+    let (out, doc) = run_json(
+        &[
+            "--target",
+            "f.dat",
+            "--size",
+            "8m",
+            "--rw",
+            "randwrite",
+            "--ops",
+            "1000",
+            "--qd",
+            "8",
+            "--fsync-every",
+            "100",
+        ],
+        d.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = &ptr(&doc, "runs")[0];
+    assert_eq!(u(r, "summary/fsyncs"), 10);
+    assert_eq!(u(r, "summary/write/ops"), 1000);
+    let (out, doc) = run_json(
+        &[
+            "--target",
+            "f.dat",
+            "--rw",
+            "randwrite",
+            "--ops",
+            "500",
+            "--sync",
+            "dsync",
+            "--direct",
+        ],
+        d.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(ptr(&doc, "runs/0/spec/sync"), "dsync");
+    assert!(stdout(&out).contains("O_DSYNC") || ptr(&doc, "runs/0/spec/sync") == "dsync");
+}
+
+#[test]
+fn without_io_uring_iolab_says_so_and_falls_back_to_psync() {
+    let d = tmp();
+    let json = d.path().join("r.json");
+    let out = iolab()
+        .env("IOLAB_NO_IO_URING", "1")
+        .args([
+            "run", "--target", "f.dat", "--size", "8m", "--rw", "randread", "--qd", "4", "--ops",
+            "4000", "-q", "--json",
+        ])
+        .arg(&json)
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("io_uring is not available"),
+        "{}",
+        stderr(&out)
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let r = &doc["runs"][0];
+    assert_eq!(r["effective"]["engine"], "psync");
+    assert_eq!(u(r, "effective/jobs"), 4);
+    assert_eq!(u(r, "summary/read/ops"), 4000);
+    assert!(r["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n.as_str().unwrap().contains("psync")));
+}
+
+#[test]
+fn registered_buffers_and_files_are_used_by_io_uring() {
+    let d = tmp();
+    let (out, doc) = run_json(
+        &[
+            "--target", "f.dat", "--size", "8m", "--rw", "randread", "--qd", "8", "--ops", "1000",
+        ],
+        d.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let e = &doc["runs"][0]["effective"];
+    assert_eq!(e["engine"], "io_uring");
+    assert_eq!(e["registered_buffers"], true);
+    assert_eq!(e["registered_files"], true);
+}
