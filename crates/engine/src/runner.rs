@@ -290,6 +290,30 @@ fn assign(jobs: u32, ntargets: usize) -> Vec<Vec<(usize, u64, u64)>> {
         .collect()
 }
 
+/// A worker's regions: for each of its (target, stream k of n) the target's
+/// region, with the sequential stream starting k/n of the way into it, so
+/// n sequential workers on one target are n separate dd-like streams.
+fn worker_regions(mine: &[(usize, u64, u64)], spans: &[(u64, u64)], hit_len: u64) -> Vec<Region> {
+    mine.iter()
+        .enumerate()
+        .map(|(local, &(ti, k, n))| {
+            let (start, len) = spans[ti];
+            let miss_len = if hit_len > 0 && hit_len < len {
+                len - hit_len
+            } else {
+                len
+            };
+            Region {
+                target: local as u32,
+                start,
+                len,
+                hit_len,
+                stream_start: miss_len / n * k,
+            }
+        })
+        .collect()
+}
+
 fn split(total: Option<u64>, jobs: u32, w: u32) -> Option<u64> {
     total.map(|t| t / jobs as u64 + ((w as u64) < t % jobs as u64) as u64)
 }
@@ -430,26 +454,11 @@ pub fn run_workload(
     let mut handles = Vec::new();
     for (w, mine) in assignment.into_iter().enumerate() {
         let w = w as u32;
-        let regions: Vec<Region> = mine
+        let spans: Vec<(u64, u64)> = targets
             .iter()
-            .enumerate()
-            .map(|(local, &(ti, k, n))| {
-                let p = &targets[ti];
-                let hit_len = spec.hit_area;
-                let miss_len = if hit_len > 0 && hit_len < p.region_len {
-                    p.region_len - hit_len
-                } else {
-                    p.region_len
-                };
-                Region {
-                    target: local as u32,
-                    start: p.region_start,
-                    len: p.region_len,
-                    hit_len,
-                    stream_start: miss_len / n * k,
-                }
-            })
+            .map(|p| (p.region_start, p.region_len))
             .collect();
+        let regions = worker_regions(&mine, &spans, spec.hit_area);
         let my_fds: Vec<i32> = mine.iter().map(|&(ti, _, _)| fds[ti]).collect();
         let my_paths: Vec<String> = mine.iter().map(|&(ti, _, _)| paths[ti].clone()).collect();
         let seed = spec.seed ^ (w as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
@@ -886,6 +895,38 @@ mod tests {
         assert_eq!(a[2], vec![(0, 1, 2)]);
         let a = assign(1, 3);
         assert_eq!(a[0], vec![(0, 0, 1), (1, 0, 1), (2, 0, 1)]);
+    }
+
+    #[test]
+    fn sequential_workers_are_separate_streams() {
+        use crate::gen::{GenConfig, IoGen};
+        let spans = [(0u64, 1u64 << 30)];
+        let cfg = GenConfig {
+            read_pct: 100,
+            random_pct: 0,
+            read_hit_pct: 0,
+            write_hit_pct: 0,
+            bs: vec![(1 << 20, 1)],
+            align: 1 << 20,
+            distribution: iolab_spec::Distribution::Uniform,
+        };
+        let firsts: Vec<Vec<u64>> = assign(4, 1)
+            .iter()
+            .enumerate()
+            .map(|(w, mine)| {
+                let mut g = IoGen::new(&cfg, worker_regions(mine, &spans, 0), w as u64);
+                (0..3).map(|_| g.next_io().offset >> 20).collect()
+            })
+            .collect();
+        assert_eq!(
+            firsts,
+            vec![
+                vec![0, 1, 2],
+                vec![256, 257, 258],
+                vec![512, 513, 514],
+                vec![768, 769, 770]
+            ]
+        );
     }
 
     #[test]
