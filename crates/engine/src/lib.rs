@@ -9,11 +9,13 @@ mod buffers;
 mod cpu;
 pub mod data;
 pub mod engines;
+mod errno;
 pub mod gen;
 mod raw;
 mod runner;
 mod worker;
 
+pub use errno::errno_name;
 pub use iolab_target::TargetError;
 pub use raw::*;
 pub use runner::{io_uring_available, run_workload, Observer, Quiet, RunError};

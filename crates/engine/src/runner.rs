@@ -10,6 +10,7 @@ use crate::buffers::BufferPool;
 use crate::cpu::process_cpu;
 use crate::data::DataGen;
 use crate::engines::{NullEngine, PsyncEngine, UringEngine};
+use crate::errno::errno_name;
 use crate::gen::{GenConfig, IoGen, Region};
 use crate::raw::*;
 use crate::worker::{self, Snapshot, Timeline, WorkerCtx, WorkerFinal, WorkerMsg, GAP_RECORD_NS};
@@ -237,7 +238,11 @@ fn prefill_one(
         libc::fsync(fd);
     }
     p.prefill_secs = t.elapsed().as_secs_f64();
-    let _ = iolab_target::mark_prefilled(&p.info, end);
+    // The record means "the first N bytes were written": extend it only
+    // when this region joins what was written before.
+    if p.region_start <= p.info.prefilled_bytes {
+        let _ = iolab_target::mark_prefilled(&p.info, end.max(p.info.prefilled_bytes));
+    }
     Ok(())
 }
 
@@ -398,12 +403,22 @@ pub fn run_workload(
         ..Default::default()
     };
     if let Some(e) = prefill_error {
-        let reason = format!(
-            "prefill of {} failed at offset {}: {}",
-            e.target,
-            e.offset,
-            std::io::Error::from_raw_os_error(e.errno)
-        );
+        let interrupted = stop.load(Ordering::Relaxed) && e.errno == libc::EINTR;
+        let reason = if interrupted {
+            "interrupted".to_string()
+        } else {
+            format!(
+                "prefill of {} failed at offset {}: {}",
+                e.target,
+                e.offset,
+                errno_name(e.errno)
+            )
+        };
+        let (errors, errno_counts, errors_total) = if interrupted {
+            (Vec::new(), Vec::new(), 0)
+        } else {
+            (vec![e.clone()], vec![(e.errno, 1)], 1)
+        };
         return Ok(RawRun {
             effective: effective_base,
             targets: target_raw,
@@ -415,9 +430,9 @@ pub fn run_workload(
             write: DirStats::new(false),
             fsyncs: 0,
             cpu: CpuTime::default(),
-            errno_counts: vec![(e.errno, 1)],
-            errors: vec![e],
-            errors_total: 1,
+            errno_counts,
+            errors,
+            errors_total,
             stalls: StallsRaw::default(),
             complete: false,
             incomplete_reason: Some(reason),
@@ -432,6 +447,9 @@ pub fn run_workload(
         interval_ns: ((spec.interval_s * 1e9) as u64).max(1_000_000),
     };
     let end_ns = spec.duration_s.map(|d| tl.warmup_ns + (d * 1e9) as u64);
+    // Workers stop on this flag: set by a worker that hit an error under
+    // --on-error stop, or by the collector when the user interrupts.
+    let run_stop = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel::<WorkerMsg>();
     let (setup_tx, setup_rx) = mpsc::channel::<Result<crate::engines::UringSetup, String>>();
     let fds: Vec<i32> = targets.iter().map(|p| p.file.as_raw_fd()).collect();
@@ -449,8 +467,10 @@ pub fn run_workload(
         distribution: spec.distribution,
     };
     let assignment = assign(spec.jobs, targets.len());
-    let t0 = Instant::now();
-    let cpu_start = process_cpu();
+    // Workers set up (buffers filled, ring created) before the clock
+    // starts: they wait at the gate, so set-up CPU and time are not
+    // measured.
+    let gate = Arc::new(Gate::default());
     let mut handles = Vec::new();
     for (w, mine) in assignment.into_iter().enumerate() {
         let w = w as u32;
@@ -462,9 +482,9 @@ pub fn run_workload(
         let my_fds: Vec<i32> = mine.iter().map(|&(ti, _, _)| fds[ti]).collect();
         let my_paths: Vec<String> = mine.iter().map(|&(ti, _, _)| paths[ti].clone()).collect();
         let seed = spec.seed ^ (w as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let ctx = WorkerCtx {
+        let mut ctx = WorkerCtx {
             index: w,
-            t0,
+            t0: Instant::now(),
             qd: spec.qd,
             gen: IoGen::new(&gen_cfg, regions, seed),
             data: DataGen::new(spec.data, spec.dedupe_pct),
@@ -477,50 +497,58 @@ pub fn run_workload(
             rate_phase_ns: spec.rate_iops.map(|r| 1e9 * w as f64 / r).unwrap_or(0.0),
             fsync_every: spec.fsync_every,
             on_error: spec.on_error,
-            stop: stop.clone(),
+            stop: run_stop.clone(),
             tx: tx.clone(),
         };
         let engine = spec.engine;
         let qd = spec.qd as usize;
         let max_bs = spec.max_bs() as usize;
         let setup_tx = setup_tx.clone();
-        let h = std::thread::Builder::new()
+        let worker_gate = gate.clone();
+        let spawned = std::thread::Builder::new()
             .name(format!("iolab-w{w}"))
             .spawn(move || {
-                let pool = match BufferPool::new(qd, max_bs) {
+                let mut pool = match BufferPool::new(qd, max_bs) {
                     Ok(p) => p,
                     Err(e) => {
                         let _ = setup_tx.send(Err(format!("allocating I/O buffers: {e}")));
                         return;
                     }
                 };
+                worker::fill_buffers(&mut pool, &ctx.data, w);
+                macro_rules! go {
+                    ($eng:expr, $setup:expr) => {{
+                        let _ = setup_tx.send(Ok($setup));
+                        drop(setup_tx);
+                        if let Some(t0) = worker_gate.wait() {
+                            ctx.t0 = t0;
+                            worker::run(ctx, $eng, pool);
+                        }
+                    }};
+                }
                 match engine {
                     EngineKind::IoUring => {
                         match UringEngine::new(qd as u32 * 2, my_fds, &pool.iovecs()) {
-                            Ok((eng, setup)) => {
-                                let _ = setup_tx.send(Ok(setup));
-                                drop(setup_tx);
-                                worker::run(ctx, eng, pool);
-                            }
+                            Ok((eng, setup)) => go!(eng, setup),
                             Err(e) => {
                                 let _ = setup_tx.send(Err(format!("setting up io_uring: {e}")));
                             }
                         }
                     }
-                    EngineKind::Psync => {
-                        let _ = setup_tx.send(Ok(Default::default()));
-                        drop(setup_tx);
-                        worker::run(ctx, PsyncEngine::new(my_fds, qd), pool)
-                    }
-                    EngineKind::Null => {
-                        let _ = setup_tx.send(Ok(Default::default()));
-                        drop(setup_tx);
-                        worker::run(ctx, NullEngine::new(qd), pool)
-                    }
+                    EngineKind::Psync => go!(PsyncEngine::new(my_fds, qd), Default::default()),
+                    EngineKind::Null => go!(NullEngine::new(qd), Default::default()),
                 }
-            })
-            .map_err(|e| RunError::Setup(format!("starting worker thread: {e}")))?;
-        handles.push(h);
+            });
+        match spawned {
+            Ok(h) => handles.push(h),
+            Err(e) => {
+                gate.open(None);
+                for h in handles {
+                    let _ = h.join();
+                }
+                return Err(RunError::Setup(format!("starting worker thread: {e}")));
+            }
+        }
     }
     drop(tx);
     drop(setup_tx);
@@ -543,13 +571,16 @@ pub fn run_workload(
         }
     }
     if let Some(e) = setup_failed {
-        stop.store(true, Ordering::Relaxed);
+        gate.open(None);
         for h in handles {
             let _ = h.join();
         }
         return Err(RunError::Setup(e));
     }
 
+    let cpu_start = process_cpu();
+    let t0 = Instant::now();
+    gate.open(Some(t0));
     let mut col = Collector::new(spec.jobs, tl, rate_mode, cpu_start);
     let mut cpu_marks: BTreeMap<u32, CpuTime> = BTreeMap::new();
     let mut cpu_warm = if tl.warmup_ns == 0 {
@@ -559,6 +590,7 @@ pub fn run_workload(
     };
     let mut next_mark: u32 = 0;
     let mut finals: Vec<Option<Box<WorkerFinal>>> = (0..spec.jobs).map(|_| None).collect();
+    let mut cpu_end: Option<CpuTime> = None;
     let mark = |cpu_marks: &mut BTreeMap<u32, CpuTime>,
                 next_mark: &mut u32,
                 cpu_warm: &mut Option<CpuTime>| {
@@ -574,6 +606,9 @@ pub fn run_workload(
         now
     };
     loop {
+        if stop.load(Ordering::Relaxed) {
+            run_stop.store(true, Ordering::Relaxed);
+        }
         let now = mark(&mut cpu_marks, &mut next_mark, &mut cpu_warm);
         let wait = tl.end(next_mark).saturating_sub(now);
         match rx.recv_timeout(Duration::from_nanos(wait.clamp(1_000_000, 250_000_000))) {
@@ -581,6 +616,9 @@ pub fn run_workload(
             Ok(WorkerMsg::Done { worker, fin }) => {
                 col.done(worker);
                 finals[worker as usize] = Some(fin);
+                if finals.iter().all(|f| f.is_some()) {
+                    cpu_end = Some(process_cpu());
+                }
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
@@ -591,7 +629,7 @@ pub fn run_workload(
     for h in handles {
         let _ = h.join();
     }
-    let cpu_end = process_cpu();
+    let cpu_end = cpu_end.unwrap_or_else(process_cpu);
     let now = t0.elapsed().as_nanos() as u64;
     col.finalize_ready(now, &cpu_marks, &spec, obs, true);
 
@@ -620,10 +658,10 @@ pub fn run_workload(
     let interrupted = stop.load(Ordering::Relaxed);
     let incomplete_reason = if !fatal.is_empty() {
         Some(format!("engine error: {}", fatal[0]))
-    } else if interrupted && errors_total > 0 && spec.on_error == iolab_spec::OnError::Stop {
-        Some("stopped on the first I/O error (--on-error stop)".to_string())
     } else if interrupted {
         Some("interrupted".to_string())
+    } else if run_stop.load(Ordering::Relaxed) {
+        Some("stopped on the first I/O error (--on-error stop)".to_string())
     } else {
         None
     };
@@ -648,6 +686,30 @@ pub fn run_workload(
         notes,
         spec,
     })
+}
+
+/// Holds workers after set-up until the clock starts (Some(t0)) or the run
+/// is abandoned (None).
+#[derive(Default)]
+struct Gate {
+    state: std::sync::Mutex<Option<Option<Instant>>>,
+    cv: std::sync::Condvar,
+}
+
+impl Gate {
+    fn open(&self, v: Option<Instant>) {
+        *self.state.lock().unwrap_or_else(|e| e.into_inner()) = Some(v);
+        self.cv.notify_all();
+    }
+    fn wait(&self) -> Option<Instant> {
+        let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(v) = *g {
+                return v;
+            }
+            g = self.cv.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
+    }
 }
 
 /// Merges worker snapshots into intervals and the run summary.
@@ -748,7 +810,13 @@ impl Collector {
             if all_done && self.pending.range(k..).next().is_none() {
                 return;
             }
-            let ready = self.all_reported(k) && (have || all_done);
+            // A partial interval (a worker's last) waits until every worker
+            // is done, so the drain can be folded into the interval before.
+            let partial = self
+                .pending
+                .get(&k)
+                .is_some_and(|iv| iv.end_ns < self.tl.end(k));
+            let ready = self.all_reported(k) && (have || all_done) && (!partial || all_done);
             let overdue = now >= self.tl.end(k) + self.tl.interval_ns.max(1_000_000_000);
             if !(ready || overdue || at_end) {
                 return;
@@ -810,7 +878,9 @@ fn stall_analysis(
 ) -> StallsRaw {
     let zero_intervals = intervals
         .iter()
-        .filter(|iv| !iv.warmup && iv.read.ops + iv.write.ops == 0 && iv.end_ns > iv.start_ns)
+        .filter(|iv| {
+            !iv.warmup && iv.read.ops + iv.write.ops + iv.errors == 0 && iv.end_ns > iv.start_ns
+        })
         .map(|iv| iv.index)
         .collect();
     let threshold = (threshold_s * 1e9) as u64;

@@ -148,6 +148,15 @@ fn sleep_until(t0: Instant, due_ns: u64) {
     }
 }
 
+/// Fill every slot with the data pattern's base content (before the clock
+/// starts).
+pub fn fill_buffers(pool: &mut BufferPool, data: &DataGen, index: u32) {
+    let mut rng = fastrand::Rng::with_seed(index as u64 ^ 0x5eed);
+    for s in 0..pool.slots() {
+        data.fill_base(pool.slot_mut(s), &mut rng);
+    }
+}
+
 /// Run the worker to the end; all results go through `ctx.tx`.
 pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
     // SAFETY: prctl(PR_SET_TIMERSLACK) only changes this thread's timer
@@ -160,12 +169,6 @@ pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
     let mut slots = vec![Slot::default(); qd];
     let mut free: Vec<u32> = (0..qd as u32).rev().collect();
     let mut cqes: Vec<Cqe> = Vec::with_capacity(qd * 2 + 8);
-    {
-        let mut rng = fastrand::Rng::with_seed(c.index as u64 ^ 0x5eed);
-        for s in 0..pool.slots() {
-            c.data.fill_base(pool.slot_mut(s), &mut rng);
-        }
-    }
     let tl = c.timeline;
     let mut iv_idx: u32 = 0;
     let mut snap = Box::new(Snapshot::new(0, rate_mode));
@@ -364,11 +367,14 @@ pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
             start_ns: since,
             end_ns: now,
         };
-        if longest_gap.is_none_or(|g| gap.len() > g.len()) {
-            longest_gap = Some(gap);
-        }
-        if gap.len() >= GAP_RECORD_NS {
-            gaps.push(gap);
+        // Gaps count once measuring starts (a gap ending in warm-up does not).
+        if now >= tl.warmup_ns {
+            if longest_gap.is_none_or(|g| gap.len() > g.len()) {
+                longest_gap = Some(gap);
+            }
+            if gap.len() >= GAP_RECORD_NS {
+                gaps.push(gap);
+            }
         }
         last_completion = now;
 

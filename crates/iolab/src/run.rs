@@ -87,6 +87,14 @@ fn bad_input(msg: &str) -> ExitCode {
 pub fn run_command(args: RunArgs) -> ExitCode {
     let mut temp_file: Option<PathBuf> = None;
     let mut json_path = args.json.clone();
+    if let Some(jf) = &args.jobfile {
+        let j = jf.to_string_lossy();
+        if (j == "true" || j == "false") && !jf.exists() {
+            return bad_input(&format!(
+                "'{j}' is not a job file; flags that take true or false need '=' (--direct={j}, --prefill={j}), or use --buffered / --no-prefill"
+            ));
+        }
+    }
     let workloads: Vec<WorkloadOptions> = if let Some(jf) = &args.jobfile {
         let job = match load_job_file(jf) {
             Ok(j) => j,
@@ -204,11 +212,20 @@ pub fn run_command(args: RunArgs) -> ExitCode {
         if !run.complete || run.errors_total > 0 {
             exit = exit.max(1);
         }
+        let error_stop = run.errors_total > 0 && !run.complete && !stop.load(Ordering::Relaxed);
         doc.runs.push(run);
         doc.complete = i + 1 == n && doc.runs.iter().all(|r| r.complete);
         if let Err(e) = save(&doc) {
             eprintln!("iolab: {e}");
             exit = exit.max(1);
+        }
+        if error_stop && i + 1 < n {
+            eprintln!(
+                "iolab: skipping the remaining {} workload{} after the I/O error (--on-error stop); use --on-error continue to run them anyway",
+                n - i - 1,
+                if n - i - 1 == 1 { "" } else { "s" }
+            );
+            break;
         }
     }
     let interrupted = stop.load(Ordering::Relaxed)

@@ -191,3 +191,11 @@ fn bad_input_leaves_no_file_behind() {
     assert!(stdout(&o).is_empty(), "{}", stdout(&o));
     assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
 }
+
+#[test]
+fn boolean_flag_with_a_space_is_explained() {
+    assert_bad_input(
+        &run(&["--target", "f", "--size", "1m", "--direct", "false"]),
+        "--direct=false",
+    );
+}

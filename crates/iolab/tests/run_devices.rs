@@ -400,3 +400,29 @@ fn a_hung_path_shows_as_a_stall_with_its_start_and_end() {
     assert!(f(r, "summary/read/lat_us/max") > 1_400_000.0);
     assert!(stdout(&out).contains("stall"));
 }
+
+#[test]
+fn an_error_stop_skips_the_rest_of_the_job_and_says_so() {
+    require_root!();
+    let (fs, lo) = faultfs_loop(16 << 20).expect("faultfs with a loop device");
+    fs.control("fail-reads EIO").unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let job = d.path().join("j.toml");
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\ntarget = '{}'\nops = 100\n[[workload]]\nname = 'a'\nrw = 'randread'\n[[workload]]\nname = 'b'\nrw = 'randread'\n",
+            lo.path().display()
+        ),
+    )
+    .unwrap();
+    let (out, doc) = run_json(&[job.to_str().unwrap()], d.path());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("skipping the remaining 1 workload"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(doc["runs"].as_array().unwrap().len(), 1);
+    assert_eq!(doc["complete"], false);
+}

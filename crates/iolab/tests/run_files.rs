@@ -488,3 +488,100 @@ fn registered_buffers_and_files_are_used_by_io_uring() {
     assert_eq!(e["registered_buffers"], true);
     assert_eq!(e["registered_files"], true);
 }
+
+#[test]
+fn no_interval_is_a_sliver_and_cpu_is_plausible() {
+    let d = tmp();
+    for extra in [
+        &["--qd", "8"][..],
+        &["--rate", "2000", "--qd", "4"][..],
+        &["--jobs", "2", "--qd", "4"][..],
+    ] {
+        let mut args = vec![
+            "--target",
+            "f.dat",
+            "--size",
+            "16m",
+            "--rw",
+            "randread",
+            "--duration",
+            "2s",
+            "--interval",
+            "500ms",
+        ];
+        args.extend_from_slice(extra);
+        let (out, doc) = run_json(&args, d.path());
+        assert!(out.status.success(), "{}", stderr(&out));
+        let r = &doc["runs"][0];
+        let ivs = r["intervals"].as_array().unwrap();
+        for iv in ivs {
+            let len = f(iv, "end_s") - f(iv, "start_s");
+            assert!(len >= 0.05, "{extra:?}: interval of {len} s: {iv}");
+        }
+        assert!(
+            r["stalls"]["zero_intervals"].as_array().unwrap().is_empty(),
+            "{extra:?}"
+        );
+        let cpu = f(r, "summary/cpu/user_pct") + f(r, "summary/cpu/sys_pct");
+        let workers = u(r, "effective/jobs") as f64;
+        assert!(
+            cpu > 0.0 && cpu <= 100.0 * workers + 60.0,
+            "{extra:?}: CPU {cpu}%"
+        );
+    }
+}
+
+#[test]
+fn prefill_record_only_counts_a_contiguous_start() {
+    let d = tmp();
+    let (out, _) = run_json(
+        &[
+            "--target", "g.dat", "--size", "16m", "--offset", "8m", "--ops", "10",
+        ],
+        d.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    // The first 8 MiB were never written: a later run over the whole file
+    // must prefill it.
+    let (out, doc) = run_json(
+        &["--target", "g.dat", "--rw", "randread", "--ops", "10"],
+        d.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(u(&doc["runs"][0], "targets/0/prefilled_bytes"), 16 << 20);
+}
+
+#[test]
+fn ctrl_c_during_prefill_is_an_interruption_not_an_error() {
+    let d = tmp();
+    let json = d.path().join("r.json");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"))
+        .args([
+            "run",
+            "--target",
+            "big.dat",
+            "--size",
+            "20g",
+            "--rw",
+            "randread",
+            "--duration",
+            "1s",
+            "-q",
+            "--json",
+        ])
+        .arg(&json)
+        .current_dir(d.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["runs"][0]["incomplete_reason"], "interrupted");
+    assert_eq!(u(&doc["runs"][0], "errors_total"), 0);
+}

@@ -52,7 +52,10 @@ pub fn parse_job_text(text: &str, origin: &str) -> Result<JobFile, JobError> {
                 )
             })
             .unwrap_or_default();
-        let msg = e.message().replace('\n', " ");
+        let mut msg = e.message().replace('\n', " ");
+        if msg.contains("expected a sequence") && text.contains("[workload]") {
+            msg.push_str(": write [[workload]] (double brackets) for each workload");
+        }
         JobError(format!(
             "job file {origin}:{line} {msg}; see docs/jobfile.md for the keys"
         ))
@@ -298,5 +301,16 @@ qd = 32
         let m = file.overlay(&cli);
         assert_eq!(m.qd, Some(16));
         assert_eq!(m.direct, Some(false));
+    }
+}
+
+#[cfg(test)]
+mod more_tests {
+    use super::*;
+
+    #[test]
+    fn single_bracket_workload_gets_a_hint() {
+        let e = parse_job_text("[workload]\nrw='read'\n", "t.toml").unwrap_err();
+        assert!(e.0.contains("[[workload]]"), "{e}");
     }
 }

@@ -1,8 +1,8 @@
 //! From a raw run to its record in the result document: rates, percentiles,
 //! CPU shares. Pure computation.
 
-use crate::errno::errno_name;
 use crate::model::*;
+use iolab_engine::errno_name;
 use iolab_engine::{CpuTime, DirStats, IntervalRaw, RawRun};
 use iolab_stats::LatHist;
 use std::time::SystemTime;

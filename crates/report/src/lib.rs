@@ -3,15 +3,14 @@
 //! only exporters produce bytes, and only the binary prints them.
 
 mod build;
-mod errno;
 mod host;
 mod json;
 pub mod model;
 pub mod terminal;
 
 pub use build::{build_run, interval_record};
-pub use errno::errno_name;
 pub use host::host_info;
+pub use iolab_engine::errno_name;
 pub use json::{load_document, write_document, LoadError};
 pub use model::*;
 

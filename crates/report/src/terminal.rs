@@ -2,8 +2,8 @@
 //! runs, and a summary table at the end. Functions return strings; the
 //! binary decides where they go.
 
-use crate::errno::errno_name;
 use crate::model::{DirResult, Interval, RunResult};
+use iolab_engine::errno_name;
 use iolab_spec::{format_bytes, DataPattern, Distribution, SyncMode, WorkloadSpec};
 use std::fmt::Write;
 
@@ -219,32 +219,34 @@ pub fn summary(run: &RunResult) -> String {
     )
     .unwrap();
     let st = &run.stalls;
-    let mut stall = format!(
-        "stalls: longest gap with no completion {}{:.1} ms",
-        if st.exact { "" } else { "at most " },
-        st.longest_gap_ms
-    );
-    if let (Some(a), Some(b)) = (st.longest_gap_start_s, st.longest_gap_end_s) {
-        write!(stall, " (from {a:.3} s to {b:.3} s)").unwrap();
-    }
-    if st.zero_intervals.is_empty() {
-        stall.push_str("; every interval had completions");
-    } else {
-        write!(
-            stall,
-            "; intervals with no completion: {:?}",
-            st.zero_intervals
-        )
-        .unwrap();
-    }
-    writeln!(s, "{stall}").unwrap();
-    for e in &st.events {
-        writeln!(
-            s,
-            "  stall: no completion from {:.3} s to {:.3} s ({:.0} ms)",
-            e.start_s, e.end_s, e.duration_ms
-        )
-        .unwrap();
+    if !run.intervals.is_empty() {
+        let mut stall = format!(
+            "stalls: longest gap with no completion {}{:.1} ms",
+            if st.exact { "" } else { "at most " },
+            st.longest_gap_ms
+        );
+        if let (Some(a), Some(b)) = (st.longest_gap_start_s, st.longest_gap_end_s) {
+            write!(stall, " (from {a:.3} s to {b:.3} s)").unwrap();
+        }
+        if st.zero_intervals.is_empty() {
+            stall.push_str("; every interval had completions");
+        } else {
+            write!(
+                stall,
+                "; intervals with no completion: {:?}",
+                st.zero_intervals
+            )
+            .unwrap();
+        }
+        writeln!(s, "{stall}").unwrap();
+        for e in &st.events {
+            writeln!(
+                s,
+                "  stall: no completion from {:.3} s to {:.3} s ({:.0} ms)",
+                e.start_s, e.end_s, e.duration_ms
+            )
+            .unwrap();
+        }
     }
     if run.errors_total > 0 {
         let counts: Vec<String> = run
@@ -266,11 +268,12 @@ pub fn summary(run: &RunResult) -> String {
             )
             .unwrap();
         }
-        if run.errors.len() > 5 {
+        if run.errors_total > 5 {
             writeln!(
                 s,
-                "  ... {} more in the result document",
-                run.errors_total - 5
+                "  ... {} more (the result document lists the first {} with offsets; all are counted above)",
+                run.errors_total - 5,
+                run.errors.len()
             )
             .unwrap();
         }
