@@ -1,0 +1,26 @@
+//! Every example job file under examples/ parses and resolves, so the
+//! documentation never shows a job iolab would reject.
+
+use iolab_jobfile::{load_job_file, resolve};
+
+#[test]
+fn example_job_files_resolve() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "toml") {
+            continue;
+        }
+        let job = load_job_file(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        let ws = job.workloads();
+        assert!(!ws.is_empty(), "{}", p.display());
+        for (i, w) in ws.iter().enumerate() {
+            let spec =
+                resolve(w, i).unwrap_or_else(|e| panic!("{} workload {}: {e}", p.display(), i + 1));
+            assert!(!spec.targets.is_empty(), "{}: no target", p.display());
+        }
+        n += 1;
+    }
+    assert!(n >= 5, "found {n} example job files");
+}
