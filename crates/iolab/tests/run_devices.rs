@@ -263,29 +263,23 @@ fn eio_mid_run_is_counted_and_the_run_goes_on_with_continue() {
     let (fs, lo) = faultfs_loop(64 << 20).expect("faultfs with a loop device");
     let d = tempfile::tempdir().unwrap();
     let dev = lo.path().to_str().unwrap().to_string();
-    let bg = {
-        let dev = dev.clone();
-        let dir = d.path().to_path_buf();
-        std::thread::spawn(move || {
-            run_json(
-                &[
-                    "--target",
-                    &dev,
-                    "--rw",
-                    "randread",
-                    "--bs",
-                    "4k",
-                    "--qd",
-                    "4",
-                    "--duration",
-                    "3s",
-                    "--on-error",
-                    "continue",
-                ],
-                &dir,
-            )
-        })
-    };
+    let bg = run_json_bg(
+        &[
+            "--target",
+            &dev,
+            "--rw",
+            "randread",
+            "--bs",
+            "4k",
+            "--qd",
+            "4",
+            "--duration",
+            "3s",
+            "--on-error",
+            "continue",
+        ],
+        d.path(),
+    );
     std::thread::sleep(std::time::Duration::from_millis(1200));
     fs.control("fail-range 0 16m EIO").unwrap();
     std::thread::sleep(std::time::Duration::from_millis(800));
@@ -315,26 +309,21 @@ fn a_vanished_device_stops_the_run_and_keeps_the_results() {
     let (mut fs, lo) = faultfs_loop(64 << 20).expect("faultfs with a loop device");
     let d = tempfile::tempdir().unwrap();
     let dev = lo.path().to_str().unwrap().to_string();
-    let bg = {
-        let dir = d.path().to_path_buf();
-        std::thread::spawn(move || {
-            run_json(
-                &[
-                    "--target",
-                    &dev,
-                    "--rw",
-                    "randread",
-                    "--bs",
-                    "4k",
-                    "--qd",
-                    "8",
-                    "--duration",
-                    "20s",
-                ],
-                &dir,
-            )
-        })
-    };
+    let bg = run_json_bg(
+        &[
+            "--target",
+            &dev,
+            "--rw",
+            "randread",
+            "--bs",
+            "4k",
+            "--qd",
+            "8",
+            "--duration",
+            "20s",
+        ],
+        d.path(),
+    );
     std::thread::sleep(std::time::Duration::from_millis(1000));
     fs.vanish().unwrap();
     let (out, doc) = bg.join().unwrap();
@@ -355,30 +344,25 @@ fn a_hung_path_shows_as_a_stall_with_its_start_and_end() {
     let pid = fs.daemon_pid().expect("daemon pid") as i32;
     let d = tempfile::tempdir().unwrap();
     let dev = lo.path().to_str().unwrap().to_string();
-    let bg = {
-        let dir = d.path().to_path_buf();
-        std::thread::spawn(move || {
-            run_json(
-                &[
-                    "--target",
-                    &dev,
-                    "--rw",
-                    "randread",
-                    "--bs",
-                    "4k",
-                    "--qd",
-                    "4",
-                    "--duration",
-                    "4s",
-                    "--interval",
-                    "500ms",
-                    "--stall-threshold",
-                    "500ms",
-                ],
-                &dir,
-            )
-        })
-    };
+    let bg = run_json_bg(
+        &[
+            "--target",
+            &dev,
+            "--rw",
+            "randread",
+            "--bs",
+            "4k",
+            "--qd",
+            "4",
+            "--duration",
+            "4s",
+            "--interval",
+            "500ms",
+            "--stall-threshold",
+            "500ms",
+        ],
+        d.path(),
+    );
     std::thread::sleep(std::time::Duration::from_millis(1000));
     // SAFETY: stopping and continuing our own helper daemon.
     unsafe { libc::kill(pid, libc::SIGSTOP) };

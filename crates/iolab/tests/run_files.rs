@@ -323,10 +323,8 @@ fn job_file_workloads_run_in_order_and_flags_override() {
 #[test]
 fn ctrl_c_keeps_what_was_measured() {
     let d = tmp();
-    let json = d.path().join("r.json");
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"))
-        .args([
-            "run",
+    let (out, doc) = run_interrupted(
+        &[
             "--target",
             "f.dat",
             "--size",
@@ -335,22 +333,11 @@ fn ctrl_c_keeps_what_was_measured() {
             "randread",
             "--duration",
             "30s",
-            "-q",
-            "--json",
-        ])
-        .arg(&json)
-        .current_dir(d.path())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(2500));
-    // SAFETY: signalling our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
+        ],
+        d.path(),
+        2500,
+    );
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(doc["complete"], false);
     let r = &doc["runs"][0];
     assert_eq!(r["complete"], false);
@@ -554,10 +541,8 @@ fn prefill_record_only_counts_a_contiguous_start() {
 #[test]
 fn ctrl_c_during_prefill_is_an_interruption_not_an_error() {
     let d = tmp();
-    let json = d.path().join("r.json");
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"))
-        .args([
-            "run",
+    let (out, doc) = run_interrupted(
+        &[
             "--target",
             "big.dat",
             "--size",
@@ -566,22 +551,11 @@ fn ctrl_c_during_prefill_is_an_interruption_not_an_error() {
             "randread",
             "--duration",
             "1s",
-            "-q",
-            "--json",
-        ])
-        .arg(&json)
-        .current_dir(d.path())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(700));
-    // SAFETY: signalling our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
+        ],
+        d.path(),
+        700,
+    );
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(doc["runs"][0]["incomplete_reason"], "interrupted");
     assert_eq!(u(&doc["runs"][0], "errors_total"), 0);
 }

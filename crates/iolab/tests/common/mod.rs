@@ -73,3 +73,35 @@ pub fn assert_bad_input(o: &Output, needle: &str) {
     assert!(err.contains(needle), "{err:?} lacks {needle:?}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// Start `iolab run ARGS -q --json DIR/r.json` in DIR, send SIGINT after
+/// `ms` milliseconds, and return (output, document).
+pub fn run_interrupted(args: &[&str], dir: &Path, ms: u64) -> (Output, Value) {
+    let json = dir.join("r.json");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"))
+        .arg("run")
+        .args(args)
+        .args(["-q", "--json"])
+        .arg(&json)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(ms));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let doc = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    (out, doc)
+}
+
+/// `run_json` on a background thread, so the test can inject faults meanwhile.
+pub fn run_json_bg(args: &[&str], dir: &Path) -> std::thread::JoinHandle<(Output, Value)> {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let dir = dir.to_path_buf();
+    std::thread::spawn(move || {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        run_json(&a, &dir)
+    })
+}
