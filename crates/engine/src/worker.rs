@@ -382,41 +382,30 @@ pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
             let s = slots[cq.slot as usize];
             free.push(cq.slot);
             inflight -= 1;
-            if s.op == 2 {
+            let failed = if s.op == 2 {
                 snap.fsyncs += 1;
-                if cq.res < 0 {
-                    record_error(
-                        &c,
-                        &mut errors,
-                        &mut errno_counts,
-                        &mut errors_total,
-                        &s,
-                        -cq.res,
-                        now,
-                    );
-                    snap.errors += 1;
-                    if c.on_error == OnError::Stop {
-                        stopping = true;
-                        c.stop.store(true, Ordering::Relaxed);
-                    }
-                }
-                continue;
-            }
-            inflight_bytes -= s.len as u64;
-            if cq.res == s.len as i32 {
-                let d = if s.op == 0 {
-                    &mut snap.read
-                } else {
-                    &mut snap.write
-                };
-                d.ops += 1;
-                d.bytes += s.len as u64;
-                d.lat.record(now.saturating_sub(s.due_ns));
-                if let Some(h) = d.svc.as_mut() {
-                    h.record(now.saturating_sub(s.submit_ns));
-                }
+                (cq.res < 0).then_some(-cq.res)
             } else {
-                let errno = if cq.res < 0 { -cq.res } else { 0 };
+                inflight_bytes -= s.len as u64;
+                if cq.res == s.len as i32 {
+                    let d = if s.op == 0 {
+                        &mut snap.read
+                    } else {
+                        &mut snap.write
+                    };
+                    d.ops += 1;
+                    d.bytes += s.len as u64;
+                    d.lat.record(now.saturating_sub(s.due_ns));
+                    if let Some(h) = d.svc.as_mut() {
+                        h.record(now.saturating_sub(s.submit_ns));
+                    }
+                    None
+                } else {
+                    // A negative result is -errno; a short transfer is errno 0.
+                    Some(if cq.res < 0 { -cq.res } else { 0 })
+                }
+            };
+            if let Some(errno) = failed {
                 record_error(
                     &c,
                     &mut errors,

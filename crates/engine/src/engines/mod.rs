@@ -60,3 +60,11 @@ pub(crate) fn neg_errno() -> i32 {
         .raw_os_error()
         .unwrap_or(libc::EIO)
 }
+
+/// Hand over completions a synchronous engine already has (null, psync):
+/// nothing to submit and nothing to wait for.
+#[inline]
+pub(crate) fn hand_over(done: &mut Vec<Cqe>, out: &mut Vec<Cqe>) {
+    out.extend_from_slice(done);
+    done.clear();
+}

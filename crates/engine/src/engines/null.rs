@@ -2,7 +2,7 @@
 //! run measures iolab's own cost per I/O: offsets, timestamps, latency
 //! recording and accounting all still happen.
 
-use super::{Cqe, Engine, OpKind, Sqe};
+use super::{hand_over, Cqe, Engine, OpKind, Sqe};
 use std::io;
 
 pub struct NullEngine {
@@ -39,8 +39,7 @@ impl Engine for NullEngine {
         _timeout_ns: Option<u64>,
         out: &mut Vec<Cqe>,
     ) -> io::Result<()> {
-        out.extend_from_slice(&self.done);
-        self.done.clear();
+        hand_over(&mut self.done, out);
         Ok(())
     }
 }

@@ -1,7 +1,7 @@
 //! pread/pwrite, one outstanding I/O per worker thread: the baseline every
 //! storage engineer knows (dd, fio `psync`, vdbench threads).
 
-use super::{neg_errno, Cqe, Engine, OpKind, Sqe};
+use super::{hand_over, neg_errno, Cqe, Engine, OpKind, Sqe};
 use std::io;
 use std::os::unix::io::RawFd;
 
@@ -57,8 +57,7 @@ impl Engine for PsyncEngine {
         _timeout_ns: Option<u64>,
         out: &mut Vec<Cqe>,
     ) -> io::Result<()> {
-        out.extend_from_slice(&self.done);
-        self.done.clear();
+        hand_over(&mut self.done, out);
         Ok(())
     }
 }
