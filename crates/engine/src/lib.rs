@@ -13,6 +13,8 @@ mod errno;
 pub mod gen;
 mod raw;
 mod runner;
+mod verify;
+mod verify_setup;
 mod worker;
 
 pub use errno::errno_name;

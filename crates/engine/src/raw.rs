@@ -168,4 +168,48 @@ pub struct RawRun {
     pub complete: bool,
     pub incomplete_reason: Option<String>,
     pub notes: Vec<String>,
+    pub verify: Option<VerifyRunRaw>,
+}
+
+/// One worker's verification results.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyRaw {
+    pub totals: iolab_verify::VerifyTotals,
+    /// Re-reads of completed writes (`--verify-after`).
+    pub reads_after: u64,
+    /// Journal syncs before issuing writes, and the time they took.
+    pub journal_syncs: u64,
+    pub journal_sync_ns: u64,
+}
+
+impl VerifyRaw {
+    pub fn merge(&mut self, o: VerifyRaw) {
+        self.totals.merge(o.totals);
+        self.reads_after += o.reads_after;
+        self.journal_syncs += o.journal_syncs;
+        self.journal_sync_ns += o.journal_sync_ns;
+    }
+}
+
+/// What `--verify` found in a run, all workers merged.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyRunRaw {
+    /// Block size of the generation map.
+    pub block_size: u64,
+    /// The series stamped into every sector (run or journal identity).
+    pub series: u64,
+    pub journal: Option<String>,
+    /// The journal existed before this run (it carried on from it).
+    pub journal_resumed: bool,
+    /// The journal was synced before each batch of writes (the workload
+    /// promised durability: O_DSYNC or --fsync-every).
+    pub journal_sync: bool,
+    /// Blocks left unknown by an abrupt end of the previous run.
+    pub journal_reset_blocks: u64,
+    /// Blocks stamped by the prefill.
+    pub blocks_prefilled: u64,
+    pub after: bool,
+    pub max_errors: u64,
+    pub stopped_on_max_errors: bool,
+    pub w: VerifyRaw,
 }

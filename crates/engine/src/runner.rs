@@ -13,6 +13,8 @@ use crate::engines::{NullEngine, PsyncEngine, UringEngine};
 use crate::errno::errno_name;
 use crate::gen::{GenConfig, IoGen, Region};
 use crate::raw::*;
+use crate::verify::WorkerVerify;
+use crate::verify_setup::{VerifyRun, VerifyTarget};
 use crate::worker::{self, Snapshot, Timeline, WorkerCtx, WorkerFinal, WorkerMsg, GAP_RECORD_NS};
 use iolab_spec::{EngineKind, SyncMode, WorkloadSpec};
 use iolab_target::{Kind, PrepareOptions, TargetError, TargetInfo};
@@ -188,8 +190,13 @@ fn prefill_one(
     spec: &WorkloadSpec,
     obs: &mut dyn Observer,
     stop: &AtomicBool,
+    verify: Option<(&VerifyRun, usize)>,
 ) -> Result<(), (u64, i32)> {
-    let chunk = (1usize << 20).max(spec.max_bs() as usize);
+    let mut chunk = (1usize << 20).max(spec.max_bs() as usize);
+    if let Some((v, _)) = verify {
+        let u = v.shared.unit as usize;
+        chunk = chunk.div_ceil(u) * u;
+    }
     let mut pool =
         BufferPool::new(1, chunk).map_err(|e| (0, e.raw_os_error().unwrap_or(libc::ENOMEM)))?;
     let data = DataGen::new(spec.data, 0);
@@ -213,7 +220,16 @@ fn prefill_one(
             len
         };
         seq += 1;
-        data.prepare_write(pool.slot_mut(0), len, off, seq, &mut rng);
+        match verify {
+            Some((v, t)) => {
+                let wall = SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_nanos() as u64)
+                    .unwrap_or(0);
+                v.prefill_stamp(t, &mut pool.slot_mut(0)[..len], off, wall);
+            }
+            None => data.prepare_write(pool.slot_mut(0), len, off, seq, &mut rng),
+        }
         // SAFETY: the pool's slot 0 holds at least `chunk` >= len bytes.
         let r = unsafe { libc::pwrite(fd, pool.ptr(0) as *const libc::c_void, len, off as i64) };
         if r < 0 {
@@ -234,8 +250,13 @@ fn prefill_one(
         }
     }
     // SAFETY: fsync on an fd we own.
-    unsafe {
-        libc::fsync(fd);
+    if unsafe { libc::fsync(fd) } != 0 {
+        return Err((
+            end,
+            std::io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EIO),
+        ));
     }
     p.prefill_secs = t.elapsed().as_secs_f64();
     // The record means "the first N bytes were written": extend it only
@@ -345,6 +366,21 @@ pub fn run_workload(
     }
     let started_at = SystemTime::now();
     let mut targets = prepare_targets(&spec, &mut notes)?;
+    let mut vrun = if spec.verify {
+        match setup_verify(&spec, &mut targets, &mut notes) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                for p in &targets {
+                    if p.info.created {
+                        let _ = iolab_target::remove_created(&p.info);
+                    }
+                }
+                return Err(e);
+            }
+        }
+    } else {
+        None
+    };
     obs.started(&spec);
     for n in &notes {
         obs.note(n);
@@ -352,14 +388,26 @@ pub fn run_workload(
 
     // Prefill.
     let mut prefill_error: Option<IoErrorRec> = None;
-    for p in targets.iter_mut() {
+    for (ti, p) in targets.iter_mut().enumerate() {
         if p.prefill {
             obs.note(&format!(
-                "prefilling {} ({} bytes) so reads do not hit never-written blocks",
+                "prefilling {} ({} bytes) so reads do not hit never-written blocks{}",
                 p.info.path.display(),
-                p.region_len
+                p.region_len,
+                if vrun.is_some() {
+                    ", every block stamped"
+                } else {
+                    ""
+                }
             ));
-            if let Err((off, errno)) = prefill_one(p, &spec, obs, &stop) {
+            if let Some(v) = vrun.as_ref() {
+                v.prefill_begin(ti, p.region_start, p.region_len);
+            }
+            let r = prefill_one(p, &spec, obs, &stop, vrun.as_ref().map(|v| (v, ti)));
+            if let Some(v) = vrun.as_mut() {
+                v.prefill_end(ti, p.region_start, p.region_len, r.is_ok());
+            }
+            if let Err((off, errno)) = r {
                 prefill_error = Some(IoErrorRec {
                     target: p.info.path.to_string_lossy().into_owned(),
                     offset: off,
@@ -437,6 +485,7 @@ pub fn run_workload(
             complete: false,
             incomplete_reason: Some(reason),
             notes,
+            verify: vrun.map(|v| v.finish(Vec::new(), false).0),
             spec,
         });
     }
@@ -481,6 +530,14 @@ pub fn run_workload(
         let regions = worker_regions(&mine, &spans, spec.hit_area);
         let my_fds: Vec<i32> = mine.iter().map(|&(ti, _, _)| fds[ti]).collect();
         let my_paths: Vec<String> = mine.iter().map(|&(ti, _, _)| paths[ti].clone()).collect();
+        let verify = vrun.as_ref().map(|v| {
+            WorkerVerify::new(
+                v.shared.clone(),
+                mine.iter().map(|&(ti, _, _)| ti).collect(),
+                spec.fsync_every,
+                spec.qd,
+            )
+        });
         let seed = spec.seed ^ (w as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let mut ctx = WorkerCtx {
             index: w,
@@ -499,6 +556,7 @@ pub fn run_workload(
             on_error: spec.on_error,
             stop: run_stop.clone(),
             tx: tx.clone(),
+            verify,
         };
         let engine = spec.engine;
         let qd = spec.qd as usize;
@@ -633,7 +691,19 @@ pub fn run_workload(
     let now = t0.elapsed().as_nanos() as u64;
     col.finalize_ready(now, &cpu_marks, &spec, obs, true);
 
-    let finals: Vec<Box<WorkerFinal>> = finals.into_iter().flatten().collect();
+    let mut finals: Vec<Box<WorkerFinal>> = finals.into_iter().flatten().collect();
+    let verify = vrun.map(|v| {
+        let workers: Vec<VerifyRaw> = finals.iter_mut().filter_map(|f| f.verify.take()).collect();
+        // Completed writes become durable here, so the journal can be
+        // closed cleanly.
+        let synced = !spec.writes() || targets.iter().all(|p| p.file.sync_all().is_ok());
+        let (raw, note) = v.finish(workers, synced);
+        if let Some(n) = note {
+            obs.note(&n);
+            notes.push(n);
+        }
+        raw
+    });
     let end_ns = finals.iter().map(|f| f.end_ns).max().unwrap_or(now);
     let measured_ns = end_ns.saturating_sub(tl.warmup_ns);
     let mut errors: Vec<IoErrorRec> = finals
@@ -660,6 +730,11 @@ pub fn run_workload(
         Some(format!("engine error: {}", fatal[0]))
     } else if interrupted {
         Some("interrupted".to_string())
+    } else if verify.as_ref().is_some_and(|v| v.stopped_on_max_errors) {
+        Some(format!(
+            "stopped after {} data validation findings (--max-errors)",
+            spec.max_errors
+        ))
     } else if run_stop.load(Ordering::Relaxed) {
         Some("stopped on the first I/O error (--on-error stop)".to_string())
     } else {
@@ -684,6 +759,7 @@ pub fn run_workload(
         complete: incomplete_reason.is_none(),
         incomplete_reason,
         notes,
+        verify,
         spec,
     })
 }
@@ -951,6 +1027,56 @@ fn intersect(a: &[Gap], b: &[Gap]) -> Vec<Gap> {
         }
     }
     out
+}
+
+/// Set up `--verify`: maps (journal or memory), and which targets need a
+/// stamped prefill so that every read checks something.
+fn setup_verify(
+    spec: &WorkloadSpec,
+    targets: &mut [Prepared],
+    notes: &mut Vec<String>,
+) -> Result<VerifyRun, RunError> {
+    let vt: Vec<VerifyTarget> = targets
+        .iter()
+        .map(|p| VerifyTarget {
+            path: &p.info.path,
+            size: p.info.size,
+        })
+        .collect();
+    let v = VerifyRun::setup(spec, &vt).map_err(RunError::Setup)?;
+    if v.raw.journal_reset_blocks > 0 {
+        notes.push(format!(
+            "the journal's previous run ended abruptly: {} blocks written without a durability promise are unchecked until written again",
+            v.raw.journal_reset_blocks
+        ));
+    }
+    for (ti, p) in targets.iter_mut().enumerate() {
+        let may = match spec.prefill {
+            iolab_spec::Prefill::Never => false,
+            iolab_spec::Prefill::Always => true,
+            iolab_spec::Prefill::Auto => p.info.kind == Kind::File && p.info.owned,
+        };
+        if spec.reads()
+            && may
+            && !p.prefill
+            && v.region_has_unwritten(ti, p.region_start, p.region_len)
+        {
+            // Stamp the region first, so every read checks something.
+            if !spec.writes() {
+                p.file =
+                    iolab_target::open(&p.info, true, spec.direct, spec.sync == SyncMode::Dsync)?;
+            }
+            p.prefill = true;
+        }
+        if spec.reads() && !p.prefill && v.region_has_unwritten(ti, p.region_start, p.region_len) {
+            notes.push(format!(
+                "reads of blocks of {} not written in this run{} are not checked; --prefill stamps the whole region first",
+                p.info.path.display(),
+                if spec.journal.is_some() { " or its journal" } else { "" }
+            ));
+        }
+    }
+    Ok(v)
 }
 
 #[cfg(test)]

@@ -9,7 +9,8 @@ use crate::buffers::BufferPool;
 use crate::data::DataGen;
 use crate::engines::{Cqe, Engine, OpKind, Sqe};
 use crate::gen::{Dir, IoGen};
-use crate::raw::{DirStats, Gap, IoErrorRec};
+use crate::raw::{DirStats, Gap, IoErrorRec, VerifyRaw};
+use crate::verify::WorkerVerify;
 use iolab_spec::OnError;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
@@ -92,11 +93,19 @@ pub struct WorkerFinal {
     pub longest_gap: Option<Gap>,
     pub end_ns: u64,
     pub fatal: Option<String>,
+    pub verify: Option<VerifyRaw>,
 }
+
+const OP_READ: u8 = 0;
+const OP_WRITE: u8 = 1;
+const OP_FSYNC: u8 = 2;
+/// The re-read of a completed write (`--verify-after`): checked, not
+/// counted as workload I/O.
+const OP_READ_AFTER: u8 = 3;
 
 #[derive(Clone, Copy, Default)]
 struct Slot {
-    op: u8, // 0 read, 1 write, 2 fsync
+    op: u8,
     target: u32,
     len: u32,
     offset: u64,
@@ -127,6 +136,8 @@ pub struct WorkerCtx {
     /// Ctrl-C, or another worker stopping the run on an error.
     pub stop: Arc<AtomicBool>,
     pub tx: Sender<WorkerMsg>,
+    /// `--verify`: lock, stamp and check every I/O.
+    pub verify: Option<WorkerVerify>,
 }
 
 #[inline]
@@ -192,6 +203,16 @@ pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
     let mut fatal: Option<String> = None;
     let mut budget_ops = c.budget_ops;
     let mut budget_bytes = c.budget_bytes;
+    let mut verify = c.verify.take();
+    if let Some(v) = verify.as_mut() {
+        v.start(c.t0);
+    }
+    // I/O planned this pass, queued together after it (so the journal
+    // can be synced once before a batch of writes is issued).
+    let mut batch: Vec<Sqe> = Vec::with_capacity(qd + 1);
+    let mut batch_writes = false;
+    // A planned I/O whose blocks another in-flight I/O holds (--verify).
+    let mut held: Option<(crate::gen::IoPlan, u64)> = None;
     let mut now = now_ns(c.t0);
 
     'run: loop {
@@ -224,25 +245,21 @@ pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
                 }
                 let slot = free.pop().unwrap_or(0);
                 slots[slot as usize] = Slot {
-                    op: 2,
+                    op: OP_FSYNC,
                     target: last_write_target,
                     len: 0,
                     offset: 0,
                     submit_ns: now,
                     due_ns: now,
                 };
-                let sqe = Sqe {
+                batch.push(Sqe {
                     slot,
                     op: OpKind::Fsync,
                     file: last_write_target,
                     offset: 0,
                     len: 0,
                     buf: pool.ptr(slot as usize),
-                };
-                if let Err(e) = eng.queue(&sqe) {
-                    fatal = Some(format!("queueing fsync: {e}"));
-                    break 'run;
-                }
+                });
                 if inflight == 0 {
                     busy_start = now;
                 }
@@ -254,31 +271,43 @@ pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
             if stopping {
                 break;
             }
-            let due = if let Some(p) = c.rate_period_ns {
-                if next_due > now as f64 {
-                    break;
+            let (plan, due) = match held.take() {
+                Some(h) => h,
+                None => {
+                    let due = if let Some(p) = c.rate_period_ns {
+                        if next_due > now as f64 {
+                            break;
+                        }
+                        let d = next_due as u64;
+                        next_due += p;
+                        d
+                    } else {
+                        now
+                    };
+                    let plan = c.gen.next_io();
+                    if measuring {
+                        if let Some(b) = budget_ops.as_mut() {
+                            if *b == 0 {
+                                stopping = true;
+                                break;
+                            }
+                            *b -= 1;
+                        }
+                        if let Some(b) = budget_bytes.as_mut() {
+                            if *b == 0 {
+                                stopping = true;
+                                break;
+                            }
+                            *b = b.saturating_sub(plan.len as u64);
+                        }
+                    }
+                    (plan, due)
                 }
-                let d = next_due as u64;
-                next_due += p;
-                d
-            } else {
-                now
             };
-            let plan = c.gen.next_io();
-            if measuring {
-                if let Some(b) = budget_ops.as_mut() {
-                    if *b == 0 {
-                        stopping = true;
-                        break;
-                    }
-                    *b -= 1;
-                }
-                if let Some(b) = budget_bytes.as_mut() {
-                    if *b == 0 {
-                        stopping = true;
-                        break;
-                    }
-                    *b = b.saturating_sub(plan.len as u64);
+            if let Some(v) = verify.as_ref() {
+                if !v.try_lock(&plan) {
+                    held = Some((plan, due));
+                    break;
                 }
             }
             let slot = free.pop().unwrap_or(0);
@@ -288,7 +317,11 @@ pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
                     write_seq += 1;
                     let len = plan.len as usize;
                     let (buf, rng) = (pool.slot_mut(slot as usize), c.gen.rng());
-                    c.data.prepare_write(buf, len, plan.offset, write_seq, rng);
+                    match verify.as_ref() {
+                        Some(v) => v.stamp(buf, &plan, now),
+                        None => c.data.prepare_write(buf, len, plan.offset, write_seq, rng),
+                    }
+                    batch_writes = true;
                     writes_since_fsync += 1;
                     last_write_target = plan.target;
                     if c.fsync_every > 0 && writes_since_fsync >= c.fsync_every {
@@ -305,28 +338,41 @@ pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
                 submit_ns: now,
                 due_ns: due,
             };
-            let sqe = Sqe {
+            batch.push(Sqe {
                 slot,
                 op,
                 file: plan.target,
                 offset: plan.offset,
                 len: plan.len,
                 buf: pool.ptr(slot as usize),
-            };
-            if let Err(e) = eng.queue(&sqe) {
-                fatal = Some(format!("queueing I/O: {e}"));
-                break 'run;
-            }
+            });
             if inflight == 0 {
                 busy_start = now;
             }
             inflight += 1;
             inflight_bytes += plan.len as u64;
         }
+        if !batch.is_empty() {
+            if let Some(v) = verify.as_mut() {
+                v.before_submit(batch_writes);
+            }
+            batch_writes = false;
+            for sqe in batch.iter() {
+                if let Err(e) = eng.queue(sqe) {
+                    fatal = Some(format!("queueing I/O: {e}"));
+                    break 'run;
+                }
+            }
+            batch.clear();
+        }
 
         if inflight == 0 {
             if stopping {
                 break;
+            }
+            if held.is_some() {
+                // Another worker's I/O holds the blocks of our next one.
+                std::thread::yield_now();
             }
             if rate_mode {
                 let target = (next_due as u64).min(next_b);
@@ -380,15 +426,80 @@ pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
 
         for cq in cqes.iter() {
             let s = slots[cq.slot as usize];
-            free.push(cq.slot);
-            inflight -= 1;
-            let failed = if s.op == 2 {
+            let ok = cq.res == s.len as i32;
+            if s.op == OP_READ_AFTER {
+                free.push(cq.slot);
+                inflight -= 1;
+                if let Some(v) = verify.as_mut() {
+                    if ok {
+                        let data = &pool.slot_mut(cq.slot as usize)[..s.len as usize];
+                        let path = &c.target_paths[s.target as usize];
+                        if v.check_read(data, (s.target, s.offset, s.len), path, true, now) {
+                            stopping = true;
+                            c.stop.store(true, Ordering::Relaxed);
+                        }
+                    } else {
+                        v.unlock(s.target, s.offset, s.len);
+                    }
+                }
+                if !ok {
+                    record_error(
+                        &c,
+                        &mut errors,
+                        &mut errno_counts,
+                        &mut errors_total,
+                        &s,
+                        if cq.res < 0 { -cq.res } else { 0 },
+                        now,
+                    );
+                    snap.errors += 1;
+                }
+                continue;
+            }
+            // A verified write that completed is re-read in the same slot
+            // with --verify-after; its blocks stay locked meanwhile.
+            let reread = ok && s.op == OP_WRITE && verify.as_ref().is_some_and(|v| v.wants_after());
+            if !reread {
+                free.push(cq.slot);
+                inflight -= 1;
+            }
+            let failed = if s.op == OP_FSYNC {
                 snap.fsyncs += 1;
+                if cq.res >= 0 {
+                    if let Some(v) = verify.as_mut() {
+                        v.fsync_done(s.target);
+                    }
+                }
                 (cq.res < 0).then_some(-cq.res)
             } else {
                 inflight_bytes -= s.len as u64;
-                if cq.res == s.len as i32 {
-                    let d = if s.op == 0 {
+                if let Some(v) = verify.as_mut() {
+                    if s.op == OP_WRITE {
+                        v.write_done(s.target, s.offset, s.len, ok, reread);
+                    } else if ok {
+                        let data = &pool.slot_mut(cq.slot as usize)[..s.len as usize];
+                        let path = &c.target_paths[s.target as usize];
+                        if v.check_read(data, (s.target, s.offset, s.len), path, false, now) {
+                            stopping = true;
+                            c.stop.store(true, Ordering::Relaxed);
+                        }
+                    } else {
+                        v.unlock(s.target, s.offset, s.len);
+                    }
+                }
+                if reread {
+                    slots[cq.slot as usize].op = OP_READ_AFTER;
+                    batch.push(Sqe {
+                        slot: cq.slot,
+                        op: OpKind::Read,
+                        file: s.target,
+                        offset: s.offset,
+                        len: s.len,
+                        buf: pool.ptr(cq.slot as usize),
+                    });
+                }
+                if ok {
+                    let d = if s.op == OP_READ {
                         &mut snap.read
                     } else {
                         &mut snap.write
@@ -448,6 +559,12 @@ pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
             longest_gap,
             end_ns: now,
             fatal,
+            verify: verify.map(|v| VerifyRaw {
+                totals: v.totals,
+                reads_after: v.reads_after,
+                journal_syncs: v.journal_syncs,
+                journal_sync_ns: v.journal_sync_ns,
+            }),
         }),
     });
 }
@@ -483,8 +600,8 @@ fn record_error(
             offset: s.offset,
             len: s.len,
             op: match s.op {
-                0 => "read",
-                1 => "write",
+                OP_READ | OP_READ_AFTER => "read",
+                OP_WRITE => "write",
                 _ => "fsync",
             },
             errno,

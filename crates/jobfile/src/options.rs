@@ -245,6 +245,26 @@ pub struct WorkloadOptions {
     #[arg(long, value_name = "POLICY", help_heading = "Errors")]
     #[serde(default)]
     pub on_error: Option<String>,
+
+    /// Stamp every written 512-byte sector and check every read of a written block
+    #[arg(long, help_heading = "Data validation", num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
+    #[serde(default)]
+    pub verify: Option<bool>,
+
+    /// Re-read every write once it completes and check it (implies --verify)
+    #[arg(long, help_heading = "Data validation", num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
+    #[serde(default)]
+    pub verify_after: Option<bool>,
+
+    /// Keep the generation map on stable storage in DIR: later runs carry on from it and `iolab verify --journal DIR` checks after a crash (implies --verify)
+    #[arg(long, value_name = "DIR", help_heading = "Data validation")]
+    #[serde(default)]
+    pub journal: Option<String>,
+
+    /// Stop the run after N data validation findings (default 50; 0 never)
+    #[arg(long, value_name = "N", help_heading = "Data validation")]
+    #[serde(default)]
+    pub max_errors: Option<u64>,
 }
 
 macro_rules! overlay {
@@ -303,7 +323,11 @@ impl WorkloadOptions {
                 fsync_every,
                 data,
                 dedupe,
-                on_error
+                on_error,
+                verify,
+                verify_after,
+                journal,
+                max_errors
             ],
             [target, destroy_data_on],
             [no_prefill, buffered]

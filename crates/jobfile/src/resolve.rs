@@ -198,6 +198,10 @@ pub fn resolve(o: &WorkloadOptions, index: usize) -> Result<WorkloadSpec, JobErr
         prefill,
         destroy_data_on: o.destroy_data_on.clone(),
         stall_threshold_s: secs(&o.stall_threshold, "stall-threshold")?.unwrap_or(1.0),
+        verify: o.verify.unwrap_or(false) || o.verify_after.unwrap_or(false) || o.journal.is_some(),
+        verify_after: o.verify_after.unwrap_or(false),
+        journal: o.journal.clone(),
+        max_errors: o.max_errors.unwrap_or(50),
     };
     spec.validate()?;
     Ok(spec)

@@ -180,5 +180,39 @@ pub fn build_run(raw: &RawRun) -> RunResult {
             write: hist(&raw.write.lat),
         },
         notes: raw.notes.clone(),
+        verify: raw.verify.as_ref().map(verify_result),
+    }
+}
+
+fn verify_result(v: &iolab_engine::VerifyRunRaw) -> VerifyResult {
+    let t = &v.w.totals;
+    let mut by_class = std::collections::BTreeMap::new();
+    for c in iolab_verify::Class::ALL {
+        by_class.insert(
+            c.name().to_string(),
+            t.by_class.get(c.name()).copied().unwrap_or(0),
+        );
+    }
+    VerifyResult {
+        block_size: v.block_size,
+        series: format!("{:016x}", v.series),
+        journal: v.journal.clone(),
+        journal_resumed: v.journal_resumed,
+        journal_sync: v.journal_sync,
+        journal_syncs: v.w.journal_syncs,
+        journal_sync_ms: v.w.journal_sync_ns as f64 / 1e6,
+        journal_crashed: false,
+        blocks_prefilled: v.blocks_prefilled,
+        blocks_checked: t.blocks_checked,
+        blocks_unwritten: t.blocks_unwritten,
+        blocks_old_accepted: t.blocks_old_accepted,
+        reads_after: v.w.reads_after,
+        findings_total: t.findings_total,
+        by_class,
+        findings: t.findings.clone(),
+        max_errors: v.max_errors,
+        stopped_on_max_errors: v.stopped_on_max_errors,
+        read_errors: Vec::new(),
+        bytes_scanned: 0,
     }
 }

@@ -22,6 +22,81 @@ pub struct ResultDoc {
     /// interrupted or failed part-way.
     pub complete: bool,
     pub runs: Vec<RunResult>,
+    /// Data validation over the whole document: the sum of the runs'
+    /// `verify` (`iolab run --verify`), or what `iolab verify` found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyResult>,
+}
+
+/// Data validation results (docs/validation.md).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct VerifyResult {
+    /// Block size of the generation map, bytes.
+    pub block_size: u64,
+    /// Identity stamped into every sector (hex): the run's, or the journal's.
+    pub series: String,
+    pub journal: Option<String>,
+    /// The journal existed before (this run carried on from it).
+    pub journal_resumed: bool,
+    /// The journal was synced before each batch of writes was issued.
+    pub journal_sync: bool,
+    pub journal_syncs: u64,
+    /// Time spent in those syncs (the journal's cost), milliseconds.
+    pub journal_sync_ms: f64,
+    /// `iolab verify` on a journal left open by a crash.
+    pub journal_crashed: bool,
+    pub blocks_prefilled: u64,
+    /// Blocks whose content was checked.
+    pub blocks_checked: u64,
+    /// Blocks read that were never written in this run or its journal.
+    pub blocks_unwritten: u64,
+    /// After a crash, blocks whose last write was not promised durable and
+    /// that held an earlier stamp (accepted).
+    pub blocks_old_accepted: u64,
+    /// Re-reads of completed writes (`--verify-after`).
+    pub reads_after: u64,
+    pub findings_total: u64,
+    /// Findings by class, every class listed.
+    pub by_class: std::collections::BTreeMap<String, u64>,
+    /// The first 1000 findings.
+    pub findings: Vec<iolab_verify::Finding>,
+    pub max_errors: u64,
+    pub stopped_on_max_errors: bool,
+    /// Read errors met by `iolab verify`.
+    #[serde(default)]
+    pub read_errors: Vec<iolab_verify::ReadError>,
+    /// Bytes read by `iolab verify`.
+    #[serde(default)]
+    pub bytes_scanned: u64,
+}
+
+impl VerifyResult {
+    /// Add another run's results (for the document total).
+    pub fn add(&mut self, o: &VerifyResult) {
+        self.block_size = o.block_size;
+        self.series = o.series.clone();
+        self.journal = o.journal.clone();
+        self.journal_resumed |= o.journal_resumed;
+        self.journal_sync |= o.journal_sync;
+        self.journal_syncs += o.journal_syncs;
+        self.journal_sync_ms += o.journal_sync_ms;
+        self.blocks_prefilled += o.blocks_prefilled;
+        self.blocks_checked += o.blocks_checked;
+        self.blocks_unwritten += o.blocks_unwritten;
+        self.blocks_old_accepted += o.blocks_old_accepted;
+        self.reads_after += o.reads_after;
+        self.findings_total += o.findings_total;
+        for (k, v) in &o.by_class {
+            *self.by_class.entry(k.clone()).or_default() += v;
+        }
+        for f in &o.findings {
+            if self.findings.len() < iolab_verify::scan::MAX_FINDING_RECORDS {
+                self.findings.push(f.clone());
+            }
+        }
+        self.max_errors = o.max_errors;
+        self.stopped_on_max_errors |= o.stopped_on_max_errors;
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -52,6 +127,9 @@ pub struct RunResult {
     pub errors_total: u64,
     pub latency_histograms: Histograms,
     pub notes: Vec<String>,
+    /// Data validation (`--verify`); absent without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyResult>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -278,5 +278,135 @@ pub fn summary(run: &RunResult) -> String {
             .unwrap();
         }
     }
+    if let Some(v) = &run.verify {
+        s.push_str(&verify_summary(v));
+    }
+    s
+}
+
+/// The data validation lines of a summary (runs and `iolab verify`).
+pub fn verify_summary(v: &crate::model::VerifyResult) -> String {
+    let mut s = String::new();
+    let mut line = format!(
+        "verify: {} blocks of {} bytes checked, {} finding{}",
+        v.blocks_checked,
+        v.block_size,
+        v.findings_total,
+        if v.findings_total == 1 { "" } else { "s" }
+    );
+    if v.findings_total > 0 {
+        let by: Vec<String> = v
+            .by_class
+            .iter()
+            .filter(|(_, &n)| n > 0)
+            .map(|(k, n)| format!("{n} {k}"))
+            .collect();
+        write!(line, " ({})", by.join(", ")).unwrap();
+    }
+    if v.blocks_unwritten > 0 {
+        write!(
+            line,
+            "; {} never-written blocks read (not checked)",
+            v.blocks_unwritten
+        )
+        .unwrap();
+    }
+    if v.reads_after > 0 {
+        write!(line, "; {} writes re-read", v.reads_after).unwrap();
+    }
+    if v.blocks_old_accepted > 0 {
+        write!(
+            line,
+            "; {} blocks in flight at the crash held their old data (allowed)",
+            v.blocks_old_accepted
+        )
+        .unwrap();
+    }
+    writeln!(s, "{line}").unwrap();
+    if let Some(j) = &v.journal {
+        let mut jl = format!(
+            "journal: {j} ({}series {})",
+            if v.journal_resumed {
+                "carried on, "
+            } else {
+                ""
+            },
+            v.series
+        );
+        if v.journal_sync {
+            write!(
+                jl,
+                "; {} syncs before writes took {:.1} ms",
+                v.journal_syncs, v.journal_sync_ms
+            )
+            .unwrap();
+        }
+        writeln!(s, "{jl}").unwrap();
+    }
+    for f in v.findings.iter().take(10) {
+        writeln!(s, "  {}", finding_line(f)).unwrap();
+    }
+    if v.findings_total > 10 {
+        writeln!(
+            s,
+            "  ... {} more findings (see the result document and the findings log)",
+            v.findings_total - 10
+        )
+        .unwrap();
+    }
+    if v.stopped_on_max_errors {
+        writeln!(
+            s,
+            "  stopped after {} findings (--max-errors)",
+            v.findings_total
+        )
+        .unwrap();
+    }
+    s
+}
+
+/// One finding on one line.
+pub fn finding_line(f: &iolab_verify::Finding) -> String {
+    format!(
+        "{} {} at offset {} (block of {} bytes, sectors {}-{}): {}",
+        f.class.name().to_uppercase(),
+        f.target,
+        f.offset,
+        f.block_size,
+        f.sector_first,
+        f.sector_last,
+        f.summary
+    )
+}
+
+/// A finding as the findings log records it: one line, then the hex
+/// window of expected and found bytes.
+pub fn finding_log_entry(f: &iolab_verify::Finding) -> String {
+    let mut s = format!(
+        "{} {} offset={} block_size={} sectors={}-{} bad_sectors={} expected_gen={} found_gen={} found_offset={} written_at={} first_bad_byte={} detected_by={}{}\n  {}\n",
+        f.class.name(),
+        f.target,
+        f.offset,
+        f.block_size,
+        f.sector_first,
+        f.sector_last,
+        f.sectors_bad,
+        f.expected_gen,
+        f.found_gen.map_or("-".into(), |g| g.to_string()),
+        f.found_offset.map_or("-".into(), |g| g.to_string()),
+        f.found_written_at.as_deref().unwrap_or("-"),
+        f.first_bad_byte.map_or("-".into(), |g| g.to_string()),
+        f.detected_by,
+        f.time_s.map_or(String::new(), |t| format!(" time_s={t:.3}")),
+        f.summary
+    );
+    if let Some(h) = &f.hex {
+        write!(
+            s,
+            "  expected @{:>5}: {}\n  found    @{:>5}: {}\n",
+            h.offset, h.expected, h.offset, h.found
+        )
+        .unwrap();
+    }
     s
 }

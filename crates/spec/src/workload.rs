@@ -163,9 +163,39 @@ pub struct WorkloadSpec {
     /// A gap with I/O outstanding and no completion at least this long is a
     /// stall event.
     pub stall_threshold_s: f64,
+    /// Stamp every written sector and check every read (`--verify`).
+    #[serde(default)]
+    pub verify: bool,
+    /// Re-read every write once it completes (`--verify-after`).
+    #[serde(default)]
+    pub verify_after: bool,
+    /// Journal directory (`--journal DIR`).
+    #[serde(default)]
+    pub journal: Option<String>,
+    /// Stop after this many data validation findings; 0 never.
+    #[serde(default)]
+    pub max_errors: u64,
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
 }
 
 impl WorkloadSpec {
+    /// Block size of the generation map with `--verify`: the largest
+    /// size dividing every block size, the alignment and the offsets.
+    pub fn verify_block_size(&self) -> u64 {
+        let mut g = self.bs.iter().map(|b| b.bytes).fold(self.align, gcd);
+        for t in &self.targets {
+            g = gcd(g, t.offset);
+        }
+        g
+    }
+
     pub fn min_bs(&self) -> u64 {
         self.bs.iter().map(|b| b.bytes).min().unwrap_or(0)
     }
@@ -249,6 +279,21 @@ impl WorkloadSpec {
                         "hotspot:PCT_IO/PCT_SPACE takes percentages, e.g. hotspot:90/10".into(),
                     );
                 }
+            }
+        }
+        if self.verify {
+            if self.engine == EngineKind::Null {
+                return e("--verify needs a real engine: the null engine moves no data; use --engine io_uring or psync".into());
+            }
+            if self.dedupe_pct > 0 {
+                return e("--dedupe cannot be combined with --verify (every verified sector carries a unique stamp); drop one".into());
+            }
+            let mut sizes: Vec<u64> = self.bs.iter().map(|b| b.bytes).collect();
+            sizes.push(self.align);
+            sizes.extend(self.targets.iter().map(|t| t.offset));
+            let g = sizes.iter().copied().filter(|&v| v > 0).fold(0, gcd);
+            if g % 512 != 0 {
+                return e(format!("--verify stamps 512-byte sectors: block sizes, --align and --offset must be multiples of 512 (they share only {g} bytes)"));
             }
         }
         if let DataPattern::Compress { ratio } = self.data {
@@ -491,6 +536,10 @@ mod tests {
             prefill: Prefill::Auto,
             destroy_data_on: vec![],
             stall_threshold_s: 1.0,
+            verify: false,
+            verify_after: false,
+            journal: None,
+            max_errors: 0,
         }
     }
 
