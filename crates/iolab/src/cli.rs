@@ -26,6 +26,8 @@ pub struct Cli {
 pub enum Cmd {
     /// Run workloads from flags or a TOML job file (docs/jobfile.md); with no target, the default job
     Run(RunArgs),
+    /// Read targets written with --verify and check every block (against the journal with --journal), e.g. after a crash (docs/validation.md)
+    Verify(crate::verify_cmd::VerifyArgs),
 }
 
 #[derive(clap::Args, Debug, Default)]
@@ -44,6 +46,10 @@ pub struct RunArgs {
     /// No interval lines, only the summary
     #[arg(long, short = 'q', help_heading = "Output")]
     pub quiet: bool,
+
+    /// Log data validation findings here (default: findings.log in the journal directory, else iolab-findings.log; written only when there are findings)
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub findings_log: Option<PathBuf>,
 }
 
 /// One line from a clap error: its first line plus its tip, if any.
@@ -79,5 +85,6 @@ pub fn main() -> ExitCode {
     match cli.cmd {
         None => crate::run::run_command(RunArgs::default()),
         Some(Cmd::Run(args)) => crate::run::run_command(args),
+        Some(Cmd::Verify(args)) => crate::verify_cmd::verify_command(args),
     }
 }

@@ -4,6 +4,7 @@
 mod cli;
 mod default_job;
 mod run;
+mod verify_cmd;
 
 use std::process::ExitCode;
 

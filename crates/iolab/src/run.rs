@@ -158,7 +158,9 @@ pub fn run_command(args: RunArgs) -> ExitCode {
         command: std::env::args().collect(),
         complete: false,
         runs: Vec::new(),
+        verify: None,
     };
+    let mut findings_log = FindingsLog::new(args.findings_log.clone());
     let save = |doc: &ResultDoc| -> Result<(), String> {
         if let Some(p) = &json_path {
             write_document(p, doc).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
@@ -212,6 +214,15 @@ pub fn run_command(args: RunArgs) -> ExitCode {
         if !run.complete || run.errors_total > 0 {
             exit = exit.max(1);
         }
+        if let Some(v) = &run.verify {
+            if v.findings_total > 0 {
+                exit = exit.max(1);
+            }
+            if let Err(e) = findings_log.append(v, spec.journal.as_deref()) {
+                eprintln!("iolab: {e}");
+            }
+            doc.verify.get_or_insert_with(Default::default).add(v);
+        }
         let error_stop = run.errors_total > 0 && !run.complete && !stop.load(Ordering::Relaxed);
         doc.runs.push(run);
         doc.complete = i + 1 == n && doc.runs.iter().all(|r| r.complete);
@@ -241,6 +252,9 @@ pub fn run_command(args: RunArgs) -> ExitCode {
     if let Some(p) = &json_path {
         eprintln!("iolab: results written to {}", p.display());
     }
+    if let Some(p) = findings_log.written() {
+        eprintln!("iolab: data validation findings logged to {}", p.display());
+    }
     cleanup(&temp_file);
     if interrupted || doc.runs.len() < n && exit == 0 {
         return ExitCode::from(130);
@@ -255,5 +269,59 @@ fn is_direct_unsupported(e: &iolab_engine::TargetError) -> bool {
 fn cleanup(temp: &Option<PathBuf>) {
     if let Some(p) = temp {
         let _ = std::fs::remove_file(p);
+    }
+}
+
+/// The findings log: every finding of every run, with its hex window.
+/// Written only when there are findings: to `--findings-log FILE`, else
+/// `findings.log` in the journal directory, else `iolab-findings.log`.
+pub struct FindingsLog {
+    path: Option<PathBuf>,
+    opened: Option<PathBuf>,
+}
+
+impl FindingsLog {
+    pub fn new(path: Option<PathBuf>) -> Self {
+        FindingsLog { path, opened: None }
+    }
+
+    pub fn append(
+        &mut self,
+        v: &iolab_report::model::VerifyResult,
+        journal: Option<&str>,
+    ) -> Result<(), String> {
+        if v.findings.is_empty() {
+            return Ok(());
+        }
+        let p = self.opened.clone().unwrap_or_else(|| {
+            self.path.clone().unwrap_or_else(|| match journal {
+                Some(j) => PathBuf::from(j).join("findings.log"),
+                None => PathBuf::from("iolab-findings.log"),
+            })
+        });
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&p)
+            .map_err(|e| format!("cannot write the findings log {}: {e}", p.display()))?;
+        let mut text = String::new();
+        for fd in &v.findings {
+            text.push_str(&terminal::finding_log_entry(fd));
+        }
+        if v.findings_total > v.findings.len() as u64 {
+            text.push_str(&format!(
+                "... {} more findings were counted but not recorded\n",
+                v.findings_total - v.findings.len() as u64
+            ));
+        }
+        f.write_all(text.as_bytes())
+            .map_err(|e| format!("cannot write the findings log {}: {e}", p.display()))?;
+        self.opened = Some(p);
+        Ok(())
+    }
+
+    pub fn written(&self) -> Option<&PathBuf> {
+        self.opened.as_ref()
     }
 }
