@@ -26,6 +26,10 @@ pub struct Cli {
 pub enum Cmd {
     /// Run workloads from flags or a TOML job file (docs/jobfile.md); with no target, the default job
     Run(RunArgs),
+    /// Report the devices under the targets (all when none): configuration, partitions, multipath, FC, NVMe, ZFS, and advice (docs/doctor.md)
+    Doctor(crate::doctor::Args),
+    /// Per-LUN host queue depth for a target port, with the arithmetic and how to set it
+    Qdepth(crate::qdepth::Args),
     /// Read targets written with --verify and check every block (against the journal with --journal), e.g. after a crash (docs/validation.md)
     Verify(crate::verify_cmd::VerifyArgs),
 }
@@ -85,6 +89,8 @@ pub fn main() -> ExitCode {
     match cli.cmd {
         None => crate::run::run_command(RunArgs::default()),
         Some(Cmd::Run(args)) => crate::run::run_command(args),
+        Some(Cmd::Doctor(args)) => crate::doctor::run(args),
+        Some(Cmd::Qdepth(args)) => crate::qdepth::run(args),
         Some(Cmd::Verify(args)) => crate::verify_cmd::verify_command(args),
     }
 }

@@ -3,6 +3,8 @@
 
 mod cli;
 mod default_job;
+mod doctor;
+mod qdepth;
 mod run;
 mod verify_cmd;
 

@@ -1,0 +1,55 @@
+//! `iolab doctor`: read-only report of the devices under the targets (all
+//! devices when none is named), with findings that cite their reasons.
+//! The work is in iolab-devices; this parses flags and writes output.
+
+use crate::cli::EXIT_BAD_INPUT;
+use iolab_devices::{doctor, render_text, runner_for, Sysroot};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args, Debug, Default)]
+pub struct Args {
+    /// Files, directories or block devices to look under; all block devices when none is given
+    #[arg(value_name = "TARGET")]
+    pub targets: Vec<String>,
+
+    /// Read sysfs and /proc under this directory instead of / (captured trees; commands are read from DIR/commands)
+    #[arg(long, value_name = "DIR", default_value = "/")]
+    pub sysroot: PathBuf,
+
+    /// Also write the report as a JSON document (docs/doctor.md) to FILE
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}
+
+fn bad_input(msg: &str) -> ExitCode {
+    eprintln!("iolab: {msg}");
+    ExitCode::from(EXIT_BAD_INPUT)
+}
+
+pub fn run(args: Args) -> ExitCode {
+    if !args.sysroot.is_dir() {
+        return bad_input(&format!(
+            "--sysroot {}: not a directory; give the root of a captured sysfs and /proc tree, or leave it out for /",
+            args.sysroot.display()
+        ));
+    }
+    let root = Sysroot::new(&args.sysroot);
+    let runner = runner_for(&root);
+    let report = doctor(&root, runner.as_ref(), &args.targets);
+    print!("{}", render_text(&report));
+    if let Some(path) = &args.json {
+        let mut text = match serde_json::to_string_pretty(&report) {
+            Ok(t) => t,
+            Err(e) => return bad_input(&format!("could not encode the report: {e}")),
+        };
+        text.push('\n');
+        if let Err(e) = std::fs::write(path, text) {
+            return bad_input(&format!(
+                "--json {}: {e}; give a writable path",
+                path.display()
+            ));
+        }
+    }
+    ExitCode::SUCCESS
+}

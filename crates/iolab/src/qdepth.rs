@@ -1,0 +1,72 @@
+//! `iolab qdepth`: the per-LUN host queue depth for a target port, with
+//! the arithmetic and how to set it (studies section 7).
+
+use crate::cli::EXIT_BAD_INPUT;
+use iolab_devices::qdepth::plan;
+use std::process::ExitCode;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Commands the array's target port can queue
+    #[arg(long, value_name = "N", default_value_t = 2048)]
+    pub port_queue: u64,
+
+    /// LUNs each host reaches through the port
+    #[arg(long, value_name = "L")]
+    pub luns: u64,
+
+    /// Hosts (initiators) sharing the port
+    #[arg(long, value_name = "N")]
+    pub hosts: u64,
+
+    /// Active/active two-node cluster: after a failover one port serves both nodes' LUNs, so halve again
+    #[arg(long)]
+    pub cluster: bool,
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let p = match plan(args.port_queue, args.hosts, args.luns, args.cluster) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("iolab: {e}");
+            return ExitCode::from(EXIT_BAD_INPUT);
+        }
+    };
+    println!("per-LUN queue depth: {}", p.per_lun);
+    println!();
+    println!("arithmetic:");
+    for s in &p.steps {
+        println!("  {s}");
+    }
+    if p.per_lun == 0 {
+        println!();
+        println!(
+            "  {} hosts x {} LUNs is more than the port's {} commands: not even one command per LUN.",
+            p.hosts, p.luns, p.port_queue
+        );
+        println!("  Spread the LUNs over more target ports, or use fewer, larger LUNs.");
+        return ExitCode::SUCCESS;
+    }
+    let q = p.per_lun;
+    println!();
+    println!("Linux (per SCSI disk; takes effect at once, lost at reboot):");
+    println!("  echo {q} > /sys/block/sdX/device/queue_depth");
+    println!("  cat /sys/block/sdX/device/queue_depth     # check; the HBA driver may cap it");
+    println!("to keep it, a udev rule, e.g. /etc/udev/rules.d/99-iolab-queue-depth.rules:");
+    println!(
+        "  ACTION==\"add|change\", SUBSYSTEM==\"block\", KERNEL==\"sd*[!0-9]\", ENV{{ID_VENDOR}}==\"VENDOR\", ATTR{{device/queue_depth}}=\"{q}\""
+    );
+    println!(
+        "  (match the array's vendor or model; then: udevadm control --reload && udevadm trigger)"
+    );
+    println!();
+    println!("Solaris (what it was): in /etc/system, set sd:sd_max_throttle={q}");
+    println!(
+        "  (ssd:ssd_max_throttle={q} for FC disks under the ssd driver); takes effect at reboot."
+    );
+    println!();
+    println!(
+        "Prefer the smaller number when in doubt, and redo this when LUNs or hosts are added."
+    );
+    ExitCode::SUCCESS
+}
