@@ -419,6 +419,7 @@ pub fn queue_pressure(device: &str, rows: &[IostatRow], limit: Option<u64>) -> O
     let mean = busy.iter().map(|r| r.aqu_sz).sum::<f64>() / busy.len() as f64;
     let peak = busy.iter().map(|r| r.aqu_sz).fold(0.0, f64::max);
     if pinned * 2 >= busy.len() {
+        // The studies' steps from a limit of 10: 35, then 50.
         let next = [
             (limit as u64 * 7 / 2).max(limit as u64 + 1),
             limit as u64 * 5,
@@ -429,7 +430,7 @@ pub fn queue_pressure(device: &str, rows: &[IostatRow], limit: Option<u64>) -> O
             device,
             format!("aqu-sz at or above 90 % of the queue limit {limit:.0} in {pinned} of {} busy intervals (mean {mean:.1}, peak {peak:.1})", busy.len()),
             "Requests wait in the host for a free slot: the device (or array) could take more, and latency grows in the host queue rather than in storage.",
-            format!("Raise the queue limit step by step (for example {} then {}) in /sys/block/{device}/device/queue_depth (SCSI) or queue/nr_requests, and re-run; stop when throughput no longer improves or the array's port queue would be oversubscribed (iolab qdepth).", next[0].min(limit as u64 * 4), next[1]),
+            format!("Raise the queue limit step by step (for example {} then {}) in /sys/block/{device}/device/queue_depth (SCSI) or queue/nr_requests, and re-run; stop when throughput no longer improves or the array's port queue would be oversubscribed (iolab qdepth).", next[0], next[1]),
         ));
     }
     if peak < 0.25 * limit {

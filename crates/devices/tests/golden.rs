@@ -168,3 +168,104 @@ fn missing_everything_is_notes_not_a_crash() {
     let text = render_text(&r);
     assert!(text.contains("findings: none"));
 }
+
+#[test]
+fn run_time_advice_from_a_zfs_fixture_context() {
+    use iolab_devices::context::{run_findings, target_context};
+    use iolab_devices::diskstats::{DeviceRow, IostatRow};
+    use iolab_devices::inventory::{FcCounters, FcHost};
+    use iolab_devices::WorkloadFacts;
+    let root = Sysroot::new(fixtures().join("zfs"));
+    let runner = runner_for(&root);
+    let ctx = target_context(&root, runner.as_ref(), "/tank/db/file");
+    assert_eq!(
+        ctx.zfs_block,
+        Some(("recordsize".into(), "tank/db".into(), 131072))
+    );
+    assert_eq!(ctx.compression.as_deref(), Some("zfs compression=lz4"));
+    assert!(ctx.thin.is_some());
+    assert_eq!(ctx.devices.len(), 4, "{:?}", ctx.devices);
+    assert_eq!(ctx.devices[0].queue_limit, Some(32));
+    let w = WorkloadFacts {
+        target: "/tank/db/file".into(),
+        reads: true,
+        writes: true,
+        random: true,
+        bs: 8192,
+        zero_data: true,
+        working_set_bytes: 1 << 30,
+        ..Default::default()
+    };
+    // sdd1's queue sat at its limit of 32 in every interval.
+    let rows: Vec<DeviceRow> = (0..4)
+        .map(|_| DeviceRow {
+            device: "sdd1".into(),
+            stats: IostatRow {
+                aqu_sz: 31.5,
+                util_pct: 100.0,
+                ..Default::default()
+            },
+        })
+        .collect();
+    let mut after = ctx.fc_hosts.clone();
+    after.push(FcHost {
+        host: "host9".into(),
+        counters: FcCounters::default(),
+        ..Default::default()
+    });
+    let f = run_findings(&ctx, &w, &rows, &[], &after);
+    let codes: Vec<&str> = f.iter().map(|f| f.code.as_str()).collect();
+    assert_eq!(
+        codes,
+        [
+            "device-queue-at-limit",
+            "read-unwritten-space",
+            "record-size-mismatch",
+            "working-set-in-ram",
+            "zero-data-compressed"
+        ]
+    );
+    assert!(
+        f[2].seen
+            .contains("recordsize 128 KiB of tank/db with random 8 KiB I/O"),
+        "{}",
+        f[2].seen
+    );
+}
+
+#[test]
+fn fc_counters_that_grow_during_a_run() {
+    use iolab_devices::findings::fc_errors_grew;
+    use iolab_devices::inventory::fc_hosts;
+    let root = Sysroot::new(fixtures().join("fc-multipath"));
+    let before = fc_hosts(&root);
+    let mut after = before.clone();
+    after[1].counters.invalid_crc_count = Some(19);
+    let f = fc_errors_grew(&before, &after);
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].device, "host2");
+    assert!(
+        f[0].seen.contains("invalid_crc_count +12 (7 -> 19)"),
+        "{}",
+        f[0].seen
+    );
+    assert!(fc_errors_grew(&before, &before).is_empty());
+}
+
+#[test]
+fn local_lun_queue_depths_over_a_port_queue() {
+    use iolab_devices::findings::local_port_oversubscription;
+    use iolab_devices::inventory::DeviceInfo;
+    let lun = |n: &str, l: u32| DeviceInfo {
+        name: n.into(),
+        scsi_address: Some(format!("1:0:0:{l}")),
+        queue_depth: Some(254),
+        ..Default::default()
+    };
+    let luns: Vec<DeviceInfo> = (0..9).map(|l| lun(&format!("sd{l}"), l)).collect();
+    let f = local_port_oversubscription(&luns, 2048);
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].device, "target 1:0:0");
+    assert!(f[0].fix.contains("at most 227"), "{}", f[0].fix);
+    assert!(local_port_oversubscription(&luns[..8], 2048).is_empty());
+}

@@ -11,13 +11,15 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 2048)]
     pub port_queue: u64,
 
-    /// LUNs each host reaches through the port
+    // --luns and --hosts are checked here rather than by clap, so a missing
+    // one gets a one-line message that names it.
+    /// LUNs each host reaches through the port (required)
     #[arg(long, value_name = "L")]
-    pub luns: u64,
+    pub luns: Option<u64>,
 
-    /// Hosts (initiators) sharing the port
+    /// Hosts (initiators) sharing the port (required)
     #[arg(long, value_name = "N")]
-    pub hosts: u64,
+    pub hosts: Option<u64>,
 
     /// Active/active two-node cluster: after a failover one port serves both nodes' LUNs, so halve again
     #[arg(long)]
@@ -25,7 +27,13 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let p = match plan(args.port_queue, args.hosts, args.luns, args.cluster) {
+    let (Some(luns), Some(hosts)) = (args.luns, args.hosts) else {
+        eprintln!(
+            "iolab: qdepth needs --luns L and --hosts N, e.g. iolab qdepth --port-queue 2048 --luns 4 --hosts 2"
+        );
+        return ExitCode::from(EXIT_BAD_INPUT);
+    };
+    let p = match plan(args.port_queue, hosts, luns, args.cluster) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("iolab: {e}");

@@ -111,6 +111,52 @@ impl LoopDevice {
         })
     }
 
+    /// A loop device whose backing file was first partitioned by `sfdisk`
+    /// with `script` (for example "label: dos\nstart=34, size=4096\n"),
+    /// attached with partition scanning and its partitions added, so
+    /// `/sys/block/loopN/loopNp1` exists.
+    pub fn with_partitions(size: u64, script: &str) -> Result<Self, String> {
+        use std::io::Write;
+        let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let backing = tmp.path().join("backing.img");
+        let f = std::fs::File::create(&backing).map_err(|e| e.to_string())?;
+        f.set_len(size).map_err(|e| e.to_string())?;
+        drop(f);
+        let b = backing.to_str().ok_or("non-UTF-8 temp path")?;
+        let mut child = Command::new("sfdisk")
+            .args(["--no-reread", "--no-tell-kernel", "-q", b])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("sfdisk: {e}"))?;
+        child
+            .stdin
+            .take()
+            .ok_or("sfdisk: no stdin")?
+            .write_all(script.as_bytes())
+            .map_err(|e| format!("sfdisk: {e}"))?;
+        let out = child
+            .wait_with_output()
+            .map_err(|e| format!("sfdisk: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "sfdisk {b}: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        let path = run("losetup", &["-f", "--show", "-P", b])?;
+        let dev = LoopDevice {
+            path: PathBuf::from(path),
+            backing,
+            _dir: tmp,
+        };
+        // Kernels built without the DOS/EFI partition parsers scan nothing:
+        // partx reads the table itself and adds the partitions (BLKPG).
+        run("partx", &["-u", dev.path_str()])?;
+        Ok(dev)
+    }
+
     pub fn path_str(&self) -> &str {
         self.path.to_str().unwrap()
     }
