@@ -13,7 +13,7 @@ use crate::engines::{NullEngine, PsyncEngine, UringEngine};
 use crate::errno::errno_name;
 use crate::gen::{GenConfig, IoGen, Region};
 use crate::raw::*;
-use crate::verify::WorkerVerify;
+use crate::verify::{NoVerify, WorkerVerify};
 use crate::verify_setup::{VerifyRun, VerifyTarget};
 use crate::worker::{self, Snapshot, Timeline, WorkerCtx, WorkerFinal, WorkerMsg, GAP_RECORD_NS};
 use iolab_spec::{EngineKind, SyncMode, WorkloadSpec};
@@ -580,7 +580,10 @@ pub fn run_workload(
                         drop(setup_tx);
                         if let Some(t0) = worker_gate.wait() {
                             ctx.t0 = t0;
-                            worker::run(ctx, $eng, pool);
+                            match ctx.verify.take() {
+                                Some(v) => worker::run(ctx, $eng, pool, v),
+                                None => worker::run(ctx, $eng, pool, NoVerify),
+                            }
                         }
                     }};
                 }

@@ -11,11 +11,70 @@
 //! fails.
 
 use crate::gen::{Dir, IoPlan};
+use crate::raw::VerifyRaw;
 use iolab_verify::map::{GenMap, GEN, LOCK, UNSURE};
 use iolab_verify::{check_block, next_gen, Expect, Outcome, Stamper, VerifyTotals};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
+
+/// What the worker loop calls around each I/O. [`NoVerify`] (no
+/// `--verify`) does nothing and has `ON == false`, so the loop compiles
+/// without any of it; [`WorkerVerify`] locks, stamps and checks.
+pub trait Hooks {
+    const ON: bool;
+    fn start(&mut self, t0: Instant);
+    fn try_lock(&self, p: &IoPlan) -> bool;
+    fn stamp(&self, buf: &mut [u8], p: &IoPlan, now_ns: u64);
+    fn write_done(&mut self, target: u32, offset: u64, len: u32, ok: bool, keep_lock: bool);
+    fn fsync_done(&mut self, target: u32);
+    fn unlock(&self, target: u32, offset: u64, len: u32);
+    fn check_read(
+        &mut self,
+        data: &[u8],
+        io: (u32, u64, u32),
+        path: &str,
+        after: bool,
+        now_ns: u64,
+    ) -> bool;
+    fn before_submit(&mut self, has_writes: bool);
+    fn wants_after(&self) -> bool;
+    fn into_raw(self) -> Option<VerifyRaw>;
+}
+
+/// No `--verify`.
+pub struct NoVerify;
+
+impl Hooks for NoVerify {
+    const ON: bool = false;
+    #[inline(always)]
+    fn start(&mut self, _: Instant) {}
+    #[inline(always)]
+    fn try_lock(&self, _: &IoPlan) -> bool {
+        true
+    }
+    #[inline(always)]
+    fn stamp(&self, _: &mut [u8], _: &IoPlan, _: u64) {}
+    #[inline(always)]
+    fn write_done(&mut self, _: u32, _: u64, _: u32, _: bool, _: bool) {}
+    #[inline(always)]
+    fn fsync_done(&mut self, _: u32) {}
+    #[inline(always)]
+    fn unlock(&self, _: u32, _: u64, _: u32) {}
+    #[inline(always)]
+    fn check_read(&mut self, _: &[u8], _: (u32, u64, u32), _: &str, _: bool, _: u64) -> bool {
+        false
+    }
+    #[inline(always)]
+    fn before_submit(&mut self, _: bool) {}
+    #[inline(always)]
+    fn wants_after(&self) -> bool {
+        false
+    }
+    fn into_raw(self) -> Option<VerifyRaw> {
+        None
+    }
+}
 
 /// What all workers of a verified run share.
 pub struct VerifyShared {
@@ -271,5 +330,58 @@ impl WorkerVerify {
 
     pub fn wants_after(&self) -> bool {
         self.sh.after
+    }
+}
+
+impl Hooks for WorkerVerify {
+    const ON: bool = true;
+    fn start(&mut self, t0: Instant) {
+        WorkerVerify::start(self, t0)
+    }
+    #[inline]
+    fn try_lock(&self, p: &IoPlan) -> bool {
+        WorkerVerify::try_lock(self, p)
+    }
+    #[inline]
+    fn stamp(&self, buf: &mut [u8], p: &IoPlan, now_ns: u64) {
+        WorkerVerify::stamp(self, buf, p, now_ns)
+    }
+    #[inline]
+    fn write_done(&mut self, target: u32, offset: u64, len: u32, ok: bool, keep_lock: bool) {
+        WorkerVerify::write_done(self, target, offset, len, ok, keep_lock)
+    }
+    fn fsync_done(&mut self, target: u32) {
+        WorkerVerify::fsync_done(self, target)
+    }
+    #[inline]
+    fn unlock(&self, target: u32, offset: u64, len: u32) {
+        WorkerVerify::unlock(self, target, offset, len)
+    }
+    #[inline]
+    fn check_read(
+        &mut self,
+        data: &[u8],
+        io: (u32, u64, u32),
+        path: &str,
+        after: bool,
+        now_ns: u64,
+    ) -> bool {
+        WorkerVerify::check_read(self, data, io, path, after, now_ns)
+    }
+    #[inline]
+    fn before_submit(&mut self, has_writes: bool) {
+        WorkerVerify::before_submit(self, has_writes)
+    }
+    #[inline]
+    fn wants_after(&self) -> bool {
+        WorkerVerify::wants_after(self)
+    }
+    fn into_raw(self) -> Option<VerifyRaw> {
+        Some(VerifyRaw {
+            totals: self.totals,
+            reads_after: self.reads_after,
+            journal_syncs: self.journal_syncs,
+            journal_sync_ns: self.journal_sync_ns,
+        })
     }
 }

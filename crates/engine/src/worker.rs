@@ -10,7 +10,7 @@ use crate::data::DataGen;
 use crate::engines::{Cqe, Engine, OpKind, Sqe};
 use crate::gen::{Dir, IoGen};
 use crate::raw::{DirStats, Gap, IoErrorRec, VerifyRaw};
-use crate::verify::WorkerVerify;
+use crate::verify::{Hooks, WorkerVerify};
 use iolab_spec::OnError;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
@@ -136,7 +136,8 @@ pub struct WorkerCtx {
     /// Ctrl-C, or another worker stopping the run on an error.
     pub stop: Arc<AtomicBool>,
     pub tx: Sender<WorkerMsg>,
-    /// `--verify`: lock, stamp and check every I/O.
+    /// `--verify`: lock, stamp and check every I/O (the runner hands it
+    /// to [`run`] as its hooks).
     pub verify: Option<WorkerVerify>,
 }
 
@@ -169,7 +170,10 @@ pub fn fill_buffers(pool: &mut BufferPool, data: &DataGen, index: u32) {
 }
 
 /// Run the worker to the end; all results go through `ctx.tx`.
-pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
+///
+/// `V` is [`crate::verify::NoVerify`] without `--verify`: its hooks are
+/// empty and `V::ON` is false, so the plain loop compiles without them.
+pub fn run<E: Engine, V: Hooks>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool, mut hooks: V) {
     // SAFETY: prctl(PR_SET_TIMERSLACK) only changes this thread's timer
     // slack (1 ns), so rate-limited sleeps wake on time.
     unsafe {
@@ -203,13 +207,22 @@ pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
     let mut fatal: Option<String> = None;
     let mut budget_ops = c.budget_ops;
     let mut budget_bytes = c.budget_bytes;
-    let mut verify = c.verify.take();
-    if let Some(v) = verify.as_mut() {
-        v.start(c.t0);
-    }
-    // I/O planned this pass, queued together after it (so the journal
-    // can be synced once before a batch of writes is issued).
+    hooks.start(c.t0);
+    // With --verify, I/O planned this pass is queued together after it
+    // (so the journal can be synced once before a batch of writes is
+    // issued); without, each I/O goes to the engine at once.
     let mut batch: Vec<Sqe> = Vec::with_capacity(qd + 1);
+    let batching = V::ON;
+    macro_rules! queue {
+        ($sqe:expr) => {
+            if batching {
+                batch.push($sqe);
+                None
+            } else {
+                eng.queue(&$sqe).err()
+            }
+        };
+    }
     let mut batch_writes = false;
     // A planned I/O whose blocks another in-flight I/O holds (--verify).
     let mut held: Option<(crate::gen::IoPlan, u64)> = None;
@@ -252,14 +265,17 @@ pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
                     submit_ns: now,
                     due_ns: now,
                 };
-                batch.push(Sqe {
+                if let Some(e) = queue!(Sqe {
                     slot,
                     op: OpKind::Fsync,
                     file: last_write_target,
                     offset: 0,
                     len: 0,
                     buf: pool.ptr(slot as usize),
-                });
+                }) {
+                    fatal = Some(format!("queueing fsync: {e}"));
+                    break 'run;
+                }
                 if inflight == 0 {
                     busy_start = now;
                 }
@@ -304,11 +320,9 @@ pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
                     (plan, due)
                 }
             };
-            if let Some(v) = verify.as_ref() {
-                if !v.try_lock(&plan) {
-                    held = Some((plan, due));
-                    break;
-                }
+            if V::ON && !hooks.try_lock(&plan) {
+                held = Some((plan, due));
+                break;
             }
             let slot = free.pop().unwrap_or(0);
             let op = match plan.dir {
@@ -317,9 +331,10 @@ pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
                     write_seq += 1;
                     let len = plan.len as usize;
                     let (buf, rng) = (pool.slot_mut(slot as usize), c.gen.rng());
-                    match verify.as_ref() {
-                        Some(v) => v.stamp(buf, &plan, now),
-                        None => c.data.prepare_write(buf, len, plan.offset, write_seq, rng),
+                    if V::ON {
+                        hooks.stamp(buf, &plan, now);
+                    } else {
+                        c.data.prepare_write(buf, len, plan.offset, write_seq, rng);
                     }
                     batch_writes = true;
                     writes_since_fsync += 1;
@@ -338,14 +353,17 @@ pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
                 submit_ns: now,
                 due_ns: due,
             };
-            batch.push(Sqe {
+            if let Some(e) = queue!(Sqe {
                 slot,
                 op,
                 file: plan.target,
                 offset: plan.offset,
                 len: plan.len,
                 buf: pool.ptr(slot as usize),
-            });
+            }) {
+                fatal = Some(format!("queueing I/O: {e}"));
+                break 'run;
+            }
             if inflight == 0 {
                 busy_start = now;
             }
@@ -353,9 +371,7 @@ pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
             inflight_bytes += plan.len as u64;
         }
         if !batch.is_empty() {
-            if let Some(v) = verify.as_mut() {
-                v.before_submit(batch_writes);
-            }
+            hooks.before_submit(batch_writes);
             batch_writes = false;
             for sqe in batch.iter() {
                 if let Err(e) = eng.queue(sqe) {
@@ -427,20 +443,18 @@ pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
         for cq in cqes.iter() {
             let s = slots[cq.slot as usize];
             let ok = cq.res == s.len as i32;
-            if s.op == OP_READ_AFTER {
+            if V::ON && s.op == OP_READ_AFTER {
                 free.push(cq.slot);
                 inflight -= 1;
-                if let Some(v) = verify.as_mut() {
-                    if ok {
-                        let data = &pool.slot_mut(cq.slot as usize)[..s.len as usize];
-                        let path = &c.target_paths[s.target as usize];
-                        if v.check_read(data, (s.target, s.offset, s.len), path, true, now) {
-                            stopping = true;
-                            c.stop.store(true, Ordering::Relaxed);
-                        }
-                    } else {
-                        v.unlock(s.target, s.offset, s.len);
+                if ok {
+                    let data = &pool.slot_mut(cq.slot as usize)[..s.len as usize];
+                    let path = &c.target_paths[s.target as usize];
+                    if hooks.check_read(data, (s.target, s.offset, s.len), path, true, now) {
+                        stopping = true;
+                        c.stop.store(true, Ordering::Relaxed);
                     }
+                } else {
+                    hooks.unlock(s.target, s.offset, s.len);
                 }
                 if !ok {
                     record_error(
@@ -458,33 +472,31 @@ pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
             }
             // A verified write that completed is re-read in the same slot
             // with --verify-after; its blocks stay locked meanwhile.
-            let reread = ok && s.op == OP_WRITE && verify.as_ref().is_some_and(|v| v.wants_after());
+            let reread = V::ON && ok && s.op == OP_WRITE && hooks.wants_after();
             if !reread {
                 free.push(cq.slot);
                 inflight -= 1;
             }
             let failed = if s.op == OP_FSYNC {
                 snap.fsyncs += 1;
-                if cq.res >= 0 {
-                    if let Some(v) = verify.as_mut() {
-                        v.fsync_done(s.target);
-                    }
+                if V::ON && cq.res >= 0 {
+                    hooks.fsync_done(s.target);
                 }
                 (cq.res < 0).then_some(-cq.res)
             } else {
                 inflight_bytes -= s.len as u64;
-                if let Some(v) = verify.as_mut() {
+                if V::ON {
                     if s.op == OP_WRITE {
-                        v.write_done(s.target, s.offset, s.len, ok, reread);
+                        hooks.write_done(s.target, s.offset, s.len, ok, reread);
                     } else if ok {
                         let data = &pool.slot_mut(cq.slot as usize)[..s.len as usize];
                         let path = &c.target_paths[s.target as usize];
-                        if v.check_read(data, (s.target, s.offset, s.len), path, false, now) {
+                        if hooks.check_read(data, (s.target, s.offset, s.len), path, false, now) {
                             stopping = true;
                             c.stop.store(true, Ordering::Relaxed);
                         }
                     } else {
-                        v.unlock(s.target, s.offset, s.len);
+                        hooks.unlock(s.target, s.offset, s.len);
                     }
                 }
                 if reread {
@@ -559,12 +571,7 @@ pub fn run<E: Engine>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool) {
             longest_gap,
             end_ns: now,
             fatal,
-            verify: verify.map(|v| VerifyRaw {
-                totals: v.totals,
-                reads_after: v.reads_after,
-                journal_syncs: v.journal_syncs,
-                journal_sync_ns: v.journal_sync_ns,
-            }),
+            verify: hooks.into_raw(),
         }),
     });
 }
