@@ -22,6 +22,8 @@ pub struct Cli {
     pub cmd: Option<Cmd>,
 }
 
+// Parsed once per process: the size of the largest variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 pub enum Cmd {
     /// Run workloads from flags or a TOML job file (docs/jobfile.md); with no target, the default job
