@@ -111,7 +111,11 @@ pub fn read(
             return None;
         }
         Err(e) => {
-            notes.push(format!("ZFS pools not reported: {e}"));
+            // Without the module, a zpool that cannot be run (not on this
+            // user's PATH, say) just means there is no ZFS to report.
+            if module {
+                notes.push(format!("ZFS pools not reported: {e}"));
+            }
             return None;
         }
     };
