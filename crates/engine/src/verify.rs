@@ -105,7 +105,8 @@ pub struct WorkerVerify {
     local: Vec<usize>,
     unit: u64,
     /// Non-durable writes since this worker's last fsync: (local target,
-    /// first block, blocks, generation).
+    /// first block, blocks, generation of the first block; the others of
+    /// one write may differ and are left unsure, which is only cautious).
     pending: Vec<(u32, usize, u32, u8)>,
     pending_cap: usize,
     pub totals: VerifyTotals,
@@ -228,14 +229,16 @@ impl WorkerVerify {
     pub fn fsync_done(&mut self, target: u32) {
         let sh = &self.sh;
         let local = &self.local;
-        self.pending.retain(|&(t, first, n, _)| {
+        self.pending.retain(|&(t, first, n, gen)| {
             if t != target {
                 return true;
             }
             let m = &sh.maps[local[t as usize]];
             for b in &m.entries()[first..first + n as usize] {
                 let v = b.load(Ordering::Relaxed);
-                if v & (LOCK | UNSURE) == UNSURE {
+                // Only if no write has taken the block since (another
+                // worker's write may be in flight or not yet synced).
+                if v & (LOCK | UNSURE) == UNSURE && v & GEN == gen {
                     let _ = b.compare_exchange(v, v & GEN, Ordering::AcqRel, Ordering::Relaxed);
                 }
             }

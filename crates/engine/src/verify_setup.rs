@@ -44,8 +44,17 @@ impl VerifyRun {
                             .map_err(|e| format!("cannot identify {}: {e}", t.path.display()))
                     })
                     .collect::<Result<Vec<_>, _>>()?;
-                let j = Journal::open_for_run(Path::new(dir), &idents, unit, spec.data, spec.seed)
-                    .map_err(|e| e.0)?;
+                let promised =
+                    spec.writes() && (spec.sync == SyncMode::Dsync || spec.fsync_every > 0);
+                let j = Journal::open_for_run(
+                    Path::new(dir),
+                    &idents,
+                    unit,
+                    spec.data,
+                    spec.seed,
+                    promised,
+                )
+                .map_err(|e| e.0)?;
                 unit = j.header().block_size;
                 let maps = j
                     .index_of

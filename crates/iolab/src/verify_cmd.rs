@@ -113,6 +113,7 @@ pub fn verify_command(args: VerifyArgs) -> ExitCode {
         ..Default::default()
     };
     let t0 = Instant::now();
+    let started_at = iolab_report::model_time_now();
     let progress = |path: &str, done: u64, total: u64| {
         if tty {
             let mib = done as f64 / 1048576.0;
@@ -127,14 +128,15 @@ pub fn verify_command(args: VerifyArgs) -> ExitCode {
     let mut bytes = 0u64;
     match &args.journal {
         Some(dir) => {
-            // Read-only: nothing in the journal is changed.
-            let (h, maps) = match load(dir) {
-                Ok(x) => x,
-                Err(e) => return bad(&e.0),
-            };
+            // Read-only: nothing in the journal is changed. Locked first,
+            // so a run cannot start changing it while it is read.
             let _lock = match share_lock(dir) {
                 Ok(l) => l,
                 Err(e) => return bad(&e),
+            };
+            let (h, maps) = match load(dir) {
+                Ok(x) => x,
+                Err(e) => return bad(&e.0),
             };
             let paths: Vec<PathBuf> = if args.target.is_empty() {
                 h.targets.iter().map(|t| PathBuf::from(&t.path)).collect()
@@ -172,6 +174,9 @@ pub fn verify_command(args: VerifyArgs) -> ExitCode {
             result.journal_crashed = h.crashed();
             if h.crashed() && !args.quiet {
                 eprintln!("iolab: journal {} was not closed (the run crashed or was killed): blocks whose last write was in flight or not yet durable may hold their old data", dir.display());
+                if !h.last_run_durable {
+                    eprintln!("iolab: the last run promised no durability (no --sync dsync or --fsync-every), so its journal was not synced before writes: after a power cut (not after kill -9) a block may hold newer data than the journal knows and show as stale");
+                }
             }
             for (o, &i) in opened.iter().zip(&index) {
                 let map = &maps[i as usize];
@@ -272,14 +277,13 @@ pub fn verify_command(args: VerifyArgs) -> ExitCode {
     }
     let failed = result.findings_total > 0 || !result.read_errors.is_empty();
     if let Some(p) = &args.json {
-        let now = iolab_report::model_time_now();
         let doc = ResultDoc {
             schema_version: SCHEMA_VERSION,
             tool: "iolab".into(),
             tool_version: env!("CARGO_PKG_VERSION").into(),
             host: host_info(),
-            started_at: now.clone(),
-            finished_at: Some(now),
+            started_at,
+            finished_at: Some(iolab_report::model_time_now()),
             command: std::env::args().collect(),
             complete: !result.stopped_on_max_errors,
             runs: Vec::new(),

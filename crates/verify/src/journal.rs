@@ -73,6 +73,11 @@ pub struct JournalHeader {
     pub block_size: u64,
     pub data: DataPattern,
     pub data_seed: u64,
+    /// The last run promised durability (O_DSYNC or --fsync-every), so
+    /// the journal was synced before its writes were issued. Without it,
+    /// the journal can lag the data after a power cut (not after kill -9).
+    #[serde(default)]
+    pub last_run_durable: bool,
     pub targets: Vec<JournalTarget>,
 }
 
@@ -316,6 +321,7 @@ impl Journal {
         block_size: u64,
         data: DataPattern,
         data_seed: u64,
+        durable: bool,
     ) -> Result<Journal, JournalError> {
         let exists = dir.join("journal.json").exists();
         if !exists {
@@ -339,7 +345,7 @@ impl Journal {
                     ))
                 })?;
             }
-            return Self::create(dir, targets, block_size, data, data_seed);
+            return Self::create(dir, targets, block_size, data, data_seed, durable);
         }
         let lock = lock_dir(dir)?;
         let (mut h, _) = load(dir)?;
@@ -389,6 +395,7 @@ impl Journal {
         }
         h.state = "open".into();
         h.runs += 1;
+        h.last_run_durable = durable;
         h.updated_at = rfc3339(now_ns());
         for t in h.targets.iter_mut() {
             t.map_xxh3 = None;
@@ -415,6 +422,7 @@ impl Journal {
         block_size: u64,
         data: DataPattern,
         data_seed: u64,
+        durable: bool,
     ) -> Result<Journal, JournalError> {
         let lock = lock_dir(dir)?;
         let series = new_series();
@@ -460,6 +468,7 @@ impl Journal {
             block_size,
             data,
             data_seed,
+            last_run_durable: durable,
             targets: jt,
         };
         write_header(dir, &h).map_err(|e| jerr(format!("cannot write the journal header: {e}")))?;
@@ -530,8 +539,8 @@ mod tests {
         let t = d.path().join("t");
         std::fs::write(&t, vec![0u8; 65536]).unwrap();
         let jd = d.path().join("j");
-        let j =
-            Journal::open_for_run(&jd, &[ident(&t, 65536)], 4096, DataPattern::Random, 9).unwrap();
+        let j = Journal::open_for_run(&jd, &[ident(&t, 65536)], 4096, DataPattern::Random, 9, true)
+            .unwrap();
         assert!(!j.resumed);
         j.maps()[0].entries()[3].store(UNSURE | 5, Ordering::Relaxed);
         j.maps()[0].entries()[4].store(7, Ordering::Relaxed);
@@ -542,8 +551,8 @@ mod tests {
         assert_eq!(h.series_u64(), series);
         assert_eq!(maps[0].len(), 16);
         assert_eq!((maps[0][3], maps[0][4]), (5, 7));
-        let j =
-            Journal::open_for_run(&jd, &[ident(&t, 65536)], 8192, DataPattern::Random, 1).unwrap();
+        let j = Journal::open_for_run(&jd, &[ident(&t, 65536)], 8192, DataPattern::Random, 1, true)
+            .unwrap();
         assert!(j.resumed);
         assert_eq!(j.series(), series);
         assert_eq!(j.header().runs, 2);
@@ -555,16 +564,16 @@ mod tests {
         let t = d.path().join("t");
         std::fs::write(&t, vec![0u8; 8192]).unwrap();
         let jd = d.path().join("j");
-        let j =
-            Journal::open_for_run(&jd, &[ident(&t, 8192)], 4096, DataPattern::Random, 9).unwrap();
+        let j = Journal::open_for_run(&jd, &[ident(&t, 8192)], 4096, DataPattern::Random, 9, true)
+            .unwrap();
         j.maps()[0].entries()[0].store(LOCK | UNSURE | 5, Ordering::Relaxed);
         j.maps()[0].entries()[1].store(LOCK | 6, Ordering::Relaxed);
         drop(j); // no close: a crash
         let (h, maps) = load(&jd).unwrap();
         assert!(h.crashed());
         assert_eq!(maps[0], vec![UNSURE | 5, 6]);
-        let j =
-            Journal::open_for_run(&jd, &[ident(&t, 8192)], 4096, DataPattern::Random, 9).unwrap();
+        let j = Journal::open_for_run(&jd, &[ident(&t, 8192)], 4096, DataPattern::Random, 9, true)
+            .unwrap();
         assert_eq!(j.reset_unsure, 1);
         assert_eq!(j.maps()[0].snapshot(), vec![0, 6]);
     }
@@ -577,7 +586,7 @@ mod tests {
         std::fs::write(&a, vec![0u8; 8192]).unwrap();
         std::fs::write(&b, vec![0u8; 8192]).unwrap();
         let jd = d.path().join("j");
-        Journal::open_for_run(&jd, &[ident(&a, 8192)], 4096, DataPattern::Random, 9)
+        Journal::open_for_run(&jd, &[ident(&a, 8192)], 4096, DataPattern::Random, 9, true)
             .unwrap()
             .close(true)
             .unwrap();
@@ -597,11 +606,11 @@ mod tests {
             v
         };
         let before = snapshot(&jd);
-        let e = Journal::open_for_run(&jd, &[ident(&b, 8192)], 4096, DataPattern::Random, 9)
+        let e = Journal::open_for_run(&jd, &[ident(&b, 8192)], 4096, DataPattern::Random, 9, true)
             .err()
             .unwrap();
         assert!(e.0.contains("was written for"), "{e}");
-        let e = Journal::open_for_run(&jd, &[ident(&a, 4096)], 4096, DataPattern::Random, 9)
+        let e = Journal::open_for_run(&jd, &[ident(&a, 4096)], 4096, DataPattern::Random, 9, true)
             .err()
             .unwrap();
         assert!(e.0.contains("recorded 8192 bytes"), "{e}");
