@@ -44,6 +44,9 @@ pub trait Observer {
     /// The targets passed their checks and the run begins (prefill first,
     /// if any).
     fn started(&mut self, _spec: &WorkloadSpec) {}
+    /// The run clock started (after prefill and set-up): time 0 of the
+    /// intervals.
+    fn clock_started(&mut self) {}
     /// A note about the run before it starts (fallbacks, prefill, ...).
     fn note(&mut self, _msg: &str) {}
     /// An interval finished (all workers merged, or some late).
@@ -642,6 +645,7 @@ pub fn run_workload(
     let cpu_start = process_cpu();
     let t0 = Instant::now();
     gate.open(Some(t0));
+    obs.clock_started();
     let mut col = Collector::new(spec.jobs, tl, rate_mode, cpu_start);
     let mut cpu_marks: BTreeMap<u32, CpuTime> = BTreeMap::new();
     let mut cpu_warm = if tl.warmup_ns == 0 {

@@ -3,6 +3,7 @@
 
 mod cli;
 mod default_job;
+mod devstats;
 mod doctor;
 mod qdepth;
 mod run;

@@ -23,6 +23,7 @@ struct Term {
     run_no: usize,
     runs: usize,
     planned_s: f64,
+    dev: Option<crate::devstats::DevRun>,
 }
 
 impl Term {
@@ -37,6 +38,13 @@ impl Observer for Term {
     fn started(&mut self, spec: &WorkloadSpec) {
         self.clear_progress();
         println!("{}", terminal::run_heading(spec));
+        self.dev = Some(crate::devstats::DevRun::new(spec));
+    }
+
+    fn clock_started(&mut self) {
+        if let Some(d) = self.dev.as_mut() {
+            d.start();
+        }
     }
 
     fn note(&mut self, msg: &str) {
@@ -45,6 +53,9 @@ impl Observer for Term {
     }
 
     fn interval(&mut self, spec: &WorkloadSpec, iv: &IntervalRaw) {
+        if let Some(d) = self.dev.as_mut() {
+            d.interval(iv);
+        }
         let rec = interval_record(iv);
         if !self.quiet {
             self.clear_progress();
@@ -174,6 +185,7 @@ pub fn run_command(args: RunArgs) -> ExitCode {
         run_no: 0,
         runs: specs.len(),
         planned_s: 0.0,
+        dev: None,
     };
     let mut exit: u8 = 0;
     let n = specs.len();
@@ -209,7 +221,10 @@ pub fn run_command(args: RunArgs) -> ExitCode {
             }
         };
         term.clear_progress();
-        let run = build_run(&raw);
+        let mut run = build_run(&raw);
+        if let Some(d) = term.dev.take() {
+            d.finish(&raw.spec, &mut run);
+        }
         println!("{}", terminal::summary(&run));
         if !run.complete || run.errors_total > 0 {
             exit = exit.max(1);

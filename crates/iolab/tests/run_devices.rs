@@ -71,7 +71,75 @@ fn o_direct_counts_match_the_devices_diskstats() {
             "{rw}: device saw {} bytes, iolab {bytes}",
             sectors * 512
         );
+        // The run's own device statistics: the loop device was found under
+        // the target and its counts over the run agree with iolab's and
+        // with /proc/diskstats read independently around the run.
+        let name = dev.name();
+        let row = ptr(r, "devices/summary")
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["device"] == name.as_str())
+            .unwrap_or_else(|| panic!("{name} not sampled: {}", ptr(r, "devices")));
+        let key = if rw == "randread" { "reads" } else { "writes" };
+        let seen = u(row, &format!("counts/{key}"));
+        assert!(
+            within(seen, mine),
+            "{rw}: run's device row {seen}, iolab {mine}"
+        );
+        assert!(
+            within(seen, ios),
+            "{rw}: run's device row {seen}, diskstats {ios}"
+        );
+        let rate = f(row, if rw == "randread" { "r_s" } else { "w_s" });
+        let iops = f(r, "summary/total/iops");
+        assert!(
+            (rate - iops).abs() <= iops * 0.1,
+            "{rw}: device {rate:.0}/s, iolab {iops:.0}/s"
+        );
+        assert_eq!(
+            ptr(r, "devices/intervals").as_array().unwrap().len(),
+            ptr(r, "intervals").as_array().unwrap().len()
+        );
     }
+}
+
+#[test]
+fn a_buffered_reread_of_a_small_file_is_noted_as_served_from_cache() {
+    require_root!();
+    let fs = MountedFs::new("ext4", 64 << 20).unwrap();
+    let (out, doc) = run_json(
+        &[
+            "--target",
+            "t.dat",
+            "--size",
+            "8m",
+            "--rw",
+            "randread",
+            "--bs",
+            "4k",
+            "--duration",
+            "1s",
+        ],
+        fs.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = &ptr(&doc, "runs")[0];
+    let notes = ptr(r, "devices/count_notes").as_array().unwrap();
+    assert!(
+        notes.iter().any(|n| n["code"] == "reads-from-cache"),
+        "{notes:?}"
+    );
+    let advice = ptr(r, "advice").as_array().unwrap();
+    assert!(
+        advice.iter().any(|a| a["code"] == "working-set-in-ram"),
+        "{advice:?}"
+    );
+    assert!(
+        stdout(&out).contains("reads-from-cache"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]

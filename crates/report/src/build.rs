@@ -181,6 +181,8 @@ pub fn build_run(raw: &RawRun) -> RunResult {
         },
         notes: raw.notes.clone(),
         verify: raw.verify.as_ref().map(verify_result),
+        devices: None,
+        advice: Vec::new(),
     }
 }
 

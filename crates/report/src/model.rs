@@ -130,6 +130,45 @@ pub struct RunResult {
     /// Data validation (`--verify`); absent without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<VerifyResult>,
+    /// The block devices under the targets, sampled every interval as
+    /// `iostat -x` computes it (docs/doctor.md).
+    #[serde(default)]
+    pub devices: Option<DeviceStats>,
+    /// Advice that applies to this run's targets, each citing its reason.
+    #[serde(default)]
+    pub advice: Vec<iolab_devices::Finding>,
+}
+
+/// Device statistics of a run.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct DeviceStats {
+    /// Per target: the devices directly under it (`top`, compared with
+    /// iolab's counts) and every device sampled.
+    pub targets: Vec<DeviceTarget>,
+    /// One entry per interval of `intervals[]` (same `index`).
+    pub intervals: Vec<DeviceInterval>,
+    /// Over the measured time (after warm-up), per device.
+    pub summary: Vec<iolab_devices::DeviceRow>,
+    /// What the difference between iolab's counts and the device's means.
+    pub count_notes: Vec<iolab_devices::CountNote>,
+    /// Devices that were not in /proc/diskstats.
+    pub missing: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct DeviceTarget {
+    pub target: String,
+    pub top: Vec<String>,
+    pub sampled: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct DeviceInterval {
+    pub index: u32,
+    pub warmup: bool,
+    pub rows: Vec<iolab_devices::DeviceRow>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

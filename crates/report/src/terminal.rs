@@ -281,6 +281,70 @@ pub fn summary(run: &RunResult) -> String {
     if let Some(v) = &run.verify {
         s.push_str(&verify_summary(v));
     }
+    if let Some(d) = &run.devices {
+        s.push_str(&device_summary(d));
+    }
+    for a in &run.advice {
+        writeln!(
+            s,
+            "advice [{}] {} on {}: {} {} Fix: {}",
+            a.severity.as_str(),
+            a.code,
+            a.device,
+            a.seen,
+            a.why,
+            a.fix
+        )
+        .unwrap();
+    }
+    s
+}
+
+/// The devices under the targets over the measured time, as `iostat -x`
+/// shows them, and what iolab's counts against theirs mean.
+pub fn device_summary(d: &crate::model::DeviceStats) -> String {
+    let mut s = String::new();
+    if d.summary.is_empty() {
+        return s;
+    }
+    writeln!(
+        s,
+        "{:<10} {:>9} {:>9} {:>10} {:>10} {:>8} {:>8} {:>8} {:>8} {:>7} {:>6}",
+        "device",
+        "r/s",
+        "w/s",
+        "rkB/s",
+        "wkB/s",
+        "rareq-sz",
+        "wareq-sz",
+        "r_await",
+        "w_await",
+        "aqu-sz",
+        "%util"
+    )
+    .unwrap();
+    for r in &d.summary {
+        let t = &r.stats;
+        writeln!(
+            s,
+            "{:<10} {:>9.1} {:>9.1} {:>10.1} {:>10.1} {:>8.1} {:>8.1} {:>8.2} {:>8.2} {:>7.2} {:>6.1}",
+            r.device,
+            t.r_s,
+            t.w_s,
+            t.rkb_s,
+            t.wkb_s,
+            t.rareq_sz,
+            t.wareq_sz,
+            t.r_await,
+            t.w_await,
+            t.aqu_sz,
+            t.util_pct
+        )
+        .unwrap();
+    }
+    for n in &d.count_notes {
+        writeln!(s, "  {} ({}): {}", n.device, n.code, n.text).unwrap();
+    }
     s
 }
 
