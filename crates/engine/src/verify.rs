@@ -114,7 +114,6 @@ pub struct WorkerVerify {
     pub journal_syncs: u64,
     pub journal_sync_ns: u64,
     epoch0_ns: u64,
-    t0: Instant,
 }
 
 impl WorkerVerify {
@@ -136,7 +135,6 @@ impl WorkerVerify {
             journal_syncs: 0,
             journal_sync_ns: 0,
             epoch0_ns: 0,
-            t0: Instant::now(),
         }
     }
 
@@ -146,7 +144,6 @@ impl WorkerVerify {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos() as u64)
             .unwrap_or(0);
-        self.t0 = t0;
         self.epoch0_ns = wall.saturating_sub(t0.elapsed().as_nanos() as u64);
     }
 

@@ -29,6 +29,9 @@ impl VerifyRun {
     /// Open (or create) the journal, or make maps in memory.
     pub fn setup(spec: &WorkloadSpec, targets: &[VerifyTarget]) -> Result<VerifyRun, String> {
         let mut unit = spec.verify_block_size();
+        // The workload promises durability: the journal is synced before
+        // its writes are issued.
+        let promised = spec.writes() && (spec.sync == SyncMode::Dsync || spec.fsync_every > 0);
         let mut raw = VerifyRunRaw {
             after: spec.verify_after,
             max_errors: spec.max_errors,
@@ -44,8 +47,6 @@ impl VerifyRun {
                             .map_err(|e| format!("cannot identify {}: {e}", t.path.display()))
                     })
                     .collect::<Result<Vec<_>, _>>()?;
-                let promised =
-                    spec.writes() && (spec.sync == SyncMode::Dsync || spec.fsync_every > 0);
                 let j = Journal::open_for_run(
                     Path::new(dir),
                     &idents,
@@ -91,8 +92,7 @@ impl VerifyRun {
         };
         raw.block_size = unit;
         raw.series = series;
-        let promised = spec.sync == SyncMode::Dsync || spec.fsync_every > 0;
-        raw.journal_sync = journal.is_some() && promised && spec.writes();
+        raw.journal_sync = journal.is_some() && promised;
         let shared = Arc::new(VerifyShared {
             stamper: Stamper::new(series, spec.data, data_seed),
             unit,

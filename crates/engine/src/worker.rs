@@ -446,15 +446,9 @@ pub fn run<E: Engine, V: Hooks>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPo
             if V::ON && s.op == OP_READ_AFTER {
                 free.push(cq.slot);
                 inflight -= 1;
-                if ok {
-                    let data = &pool.slot_mut(cq.slot as usize)[..s.len as usize];
-                    let path = &c.target_paths[s.target as usize];
-                    if hooks.check_read(data, (s.target, s.offset, s.len), path, true, now) {
-                        stopping = true;
-                        c.stop.store(true, Ordering::Relaxed);
-                    }
-                } else {
-                    hooks.unlock(s.target, s.offset, s.len);
+                if finish_read(&mut hooks, &mut pool, &c, &s, cq, true, now) {
+                    stopping = true;
+                    c.stop.store(true, Ordering::Relaxed);
                 }
                 if !ok {
                     record_error(
@@ -488,15 +482,9 @@ pub fn run<E: Engine, V: Hooks>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPo
                 if V::ON {
                     if s.op == OP_WRITE {
                         hooks.write_done(s.target, s.offset, s.len, ok, reread);
-                    } else if ok {
-                        let data = &pool.slot_mut(cq.slot as usize)[..s.len as usize];
-                        let path = &c.target_paths[s.target as usize];
-                        if hooks.check_read(data, (s.target, s.offset, s.len), path, false, now) {
-                            stopping = true;
-                            c.stop.store(true, Ordering::Relaxed);
-                        }
-                    } else {
-                        hooks.unlock(s.target, s.offset, s.len);
+                    } else if finish_read(&mut hooks, &mut pool, &c, &s, cq, false, now) {
+                        stopping = true;
+                        c.stop.store(true, Ordering::Relaxed);
                     }
                 }
                 if reread {
@@ -574,6 +562,28 @@ pub fn run<E: Engine, V: Hooks>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPo
             verify: hooks.into_raw(),
         }),
     });
+}
+
+/// A verified read (or `--verify-after` re-read) completed: check its data
+/// when it succeeded, release its blocks either way. True when the run
+/// should stop (`--max-errors`).
+#[inline]
+fn finish_read<V: Hooks>(
+    hooks: &mut V,
+    pool: &mut BufferPool,
+    c: &WorkerCtx,
+    s: &Slot,
+    cq: &Cqe,
+    after: bool,
+    now: u64,
+) -> bool {
+    if cq.res != s.len as i32 {
+        hooks.unlock(s.target, s.offset, s.len);
+        return false;
+    }
+    let data = &pool.slot_mut(cq.slot as usize)[..s.len as usize];
+    let path = &c.target_paths[s.target as usize];
+    hooks.check_read(data, (s.target, s.offset, s.len), path, after, now)
 }
 
 fn send_snapshot(c: &WorkerCtx, snap: &mut Box<Snapshot>, iv_idx: &mut u32, svc: bool) {

@@ -4,7 +4,7 @@ use crate::cli::EXIT_BAD_INPUT;
 use crate::run::FindingsLog;
 use iolab_report::model::{ResultDoc, VerifyResult, SCHEMA_VERSION};
 use iolab_report::{host_info, terminal, write_document};
-use iolab_target::{Kind, PrepareOptions};
+use iolab_target::PrepareOptions;
 use iolab_verify::journal::{load, match_targets};
 use iolab_verify::scan::{scan, ScanOptions, ScanTarget};
 use iolab_verify::stamp::{parse, Sector};
@@ -70,7 +70,6 @@ fn open_target(p: &Path) -> Result<Opened, String> {
         Ok(f) => f,
         Err(_) => iolab_target::open(&info, false, false, false).map_err(|e| e.to_string())?,
     };
-    let _ = info.kind == Kind::BlockDevice;
     Ok(Opened {
         path: p.to_string_lossy().into_owned(),
         file,

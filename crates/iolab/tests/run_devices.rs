@@ -317,18 +317,10 @@ fn enospc_on_a_small_tmpfs_is_counted_with_its_offset() {
     assert!(stdout(&out).contains("ENOSPC"));
 }
 
-fn faultfs_loop(size: u64) -> Option<(iolab_faultfs::FaultFs, iolab_faultfs::FaultLoop)> {
-    let fs = iolab_faultfs::FaultFs::start(size)
-        .map_err(|e| eprintln!("faultfs: {e}"))
-        .ok()?;
-    let lo = fs.attach_loop().ok()?;
-    Some((fs, lo))
-}
-
 #[test]
 fn eio_mid_run_is_counted_and_the_run_goes_on_with_continue() {
     require_root!();
-    let (fs, lo) = faultfs_loop(64 << 20).expect("faultfs with a loop device");
+    let (fs, lo) = faultfs_loop(64 << 20);
     let d = tempfile::tempdir().unwrap();
     let dev = lo.path().to_str().unwrap().to_string();
     let bg = run_json_bg(
@@ -374,7 +366,7 @@ fn eio_mid_run_is_counted_and_the_run_goes_on_with_continue() {
 #[test]
 fn a_vanished_device_stops_the_run_and_keeps_the_results() {
     require_root!();
-    let (mut fs, lo) = faultfs_loop(64 << 20).expect("faultfs with a loop device");
+    let (mut fs, lo) = faultfs_loop(64 << 20);
     let d = tempfile::tempdir().unwrap();
     let dev = lo.path().to_str().unwrap().to_string();
     let bg = run_json_bg(
@@ -408,7 +400,7 @@ fn a_vanished_device_stops_the_run_and_keeps_the_results() {
 #[test]
 fn a_hung_path_shows_as_a_stall_with_its_start_and_end() {
     require_root!();
-    let (fs, lo) = faultfs_loop(64 << 20).expect("faultfs with a loop device");
+    let (fs, lo) = faultfs_loop(64 << 20);
     let pid = fs.daemon_pid().expect("daemon pid") as i32;
     let d = tempfile::tempdir().unwrap();
     let dev = lo.path().to_str().unwrap().to_string();
@@ -456,7 +448,7 @@ fn a_hung_path_shows_as_a_stall_with_its_start_and_end() {
 #[test]
 fn an_error_stop_skips_the_rest_of_the_job_and_says_so() {
     require_root!();
-    let (fs, lo) = faultfs_loop(16 << 20).expect("faultfs with a loop device");
+    let (fs, lo) = faultfs_loop(16 << 20);
     fs.control("fail-reads EIO").unwrap();
     let d = tempfile::tempdir().unwrap();
     let job = d.path().join("j.toml");

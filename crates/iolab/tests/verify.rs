@@ -15,20 +15,7 @@ use std::process::Output;
 const BS: u64 = 4096;
 
 fn verify_json(args: &[&str], dir: &Path) -> (Output, Value) {
-    let json = dir.join("v.json");
-    let _ = std::fs::remove_file(&json);
-    let out = iolab()
-        .arg("verify")
-        .args(args)
-        .arg("--json")
-        .arg(&json)
-        .arg("-q")
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    let text = std::fs::read_to_string(&json)
-        .unwrap_or_else(|e| panic!("no verify document ({e}); stderr: {}", stderr(&out)));
-    (out, serde_json::from_str(&text).unwrap())
+    cmd_json("verify", args, dir)
 }
 
 fn read_at(p: &Path, off: u64, len: usize) -> Vec<u8> {
@@ -358,12 +345,6 @@ fn max_errors_stops_the_run() {
     assert!(findings(&doc)
         .iter()
         .all(|(c, o)| c == "zeroed" && *o < 64 << 10));
-}
-
-fn faultfs_loop(size: u64) -> (iolab_faultfs::FaultFs, iolab_faultfs::FaultLoop) {
-    let fs = iolab_faultfs::FaultFs::start(size).expect("faultfs");
-    let lo = fs.attach_loop().expect("loop device on faultfs");
-    (fs, lo)
 }
 
 #[test]

@@ -367,10 +367,9 @@ impl Journal {
             )));
         }
         let crashed = h.crashed();
-        let series = h.series_u64();
         let mut maps = Vec::new();
         let mut reset = 0u64;
-        for (i, t) in h.targets.iter().enumerate() {
+        for t in h.targets.iter() {
             let f = OpenOptions::new()
                 .read(true)
                 .write(true)
@@ -390,7 +389,6 @@ impl Journal {
                     b.store(nv, Ordering::Relaxed);
                 }
             }
-            let _ = (i, series);
             maps.push(Arc::new(m));
         }
         h.state = "open".into();

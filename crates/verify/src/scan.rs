@@ -1,7 +1,7 @@
 //! Offline verification: read a target end to end and check every block
 //! (`iolab verify`).
 
-use crate::check::{check_block, Class, Expect, Finding, Outcome};
+use crate::check::{check_block, Expect, Finding, Outcome};
 use crate::map::{GEN, UNSURE};
 use crate::stamp::{parse, Sector, Stamper, SECTOR};
 use serde::{Deserialize, Serialize};
@@ -263,17 +263,10 @@ fn read_full(f: &std::fs::File, buf: &mut [u8], off: u64) -> std::io::Result<()>
     Ok(())
 }
 
-/// Counts of findings by class, every class present (for reports).
-pub fn class_counts(t: &VerifyTotals) -> Vec<(Class, u64)> {
-    Class::ALL
-        .iter()
-        .map(|c| (*c, t.by_class.get(c.name()).copied().unwrap_or(0)))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::Class;
     use iolab_spec::DataPattern;
 
     #[test]

@@ -14,9 +14,15 @@ pub fn iolab() -> assert_cmd::Command {
 
 /// Run `iolab run ARGS --json OUT -q` and return (output, document).
 pub fn run_json(args: &[&str], dir: &Path) -> (Output, Value) {
+    cmd_json("run", args, dir)
+}
+
+/// Run `iolab SUBCOMMAND ARGS --json OUT -q` in DIR and return (output,
+/// document).
+pub fn cmd_json(sub: &str, args: &[&str], dir: &Path) -> (Output, Value) {
     let json = dir.join(format!("r-{}.json", fastish_id()));
     let out = iolab()
-        .arg("run")
+        .arg(sub)
         .args(args)
         .arg("--json")
         .arg(&json)
@@ -104,4 +110,11 @@ pub fn run_json_bg(args: &[&str], dir: &Path) -> std::thread::JoinHandle<(Output
         let a: Vec<&str> = args.iter().map(String::as_str).collect();
         run_json(&a, &dir)
     })
+}
+
+/// A FUSE fault injector with a loop device over its disk (root only).
+pub fn faultfs_loop(size: u64) -> (iolab_faultfs::FaultFs, iolab_faultfs::FaultLoop) {
+    let fs = iolab_faultfs::FaultFs::start(size).expect("faultfs");
+    let lo = fs.attach_loop().expect("loop device on faultfs");
+    (fs, lo)
 }
