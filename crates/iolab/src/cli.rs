@@ -34,6 +34,12 @@ pub enum Cmd {
     Qdepth(crate::qdepth::Args),
     /// Read targets written with --verify and check every block (against the journal with --journal), e.g. after a crash (docs/validation.md)
     Verify(crate::verify_cmd::VerifyArgs),
+    /// Run a named study: bs-ladder, qd-ladder, corners, streams, iozone (docs/studies.md)
+    Study(crate::study::Args),
+    /// Turn a result document into one self-contained HTML report, or its tables as Markdown or CSV
+    Report(crate::report_cmd::Args),
+    /// Compare result documents run by run (before/after tuning), with the change in percent
+    Compare(crate::compare_cmd::Args),
 }
 
 #[derive(clap::Args, Debug, Default)]
@@ -44,6 +50,9 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub opts: WorkloadOptions,
+
+    #[command(flatten)]
+    pub plan: crate::plan::PlanArgs,
 
     /// Write the result document (docs/results.md) here; updated after every run
     #[arg(long, value_name = "FILE", help_heading = "Output")]
@@ -94,5 +103,8 @@ pub fn main() -> ExitCode {
         Some(Cmd::Doctor(args)) => crate::doctor::run(args),
         Some(Cmd::Qdepth(args)) => crate::qdepth::run(args),
         Some(Cmd::Verify(args)) => crate::verify_cmd::verify_command(args),
+        Some(Cmd::Study(args)) => crate::study::run(args),
+        Some(Cmd::Report(args)) => crate::report_cmd::run(args),
+        Some(Cmd::Compare(args)) => crate::compare_cmd::run(args),
     }
 }

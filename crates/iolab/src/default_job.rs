@@ -43,16 +43,16 @@ pub fn default_job(over: &WorkloadOptions) -> Result<(PathBuf, Vec<WorkloadOptio
     let path = dir.join(format!(".iolab-default-{}.tmp", std::process::id()));
     let base = WorkloadOptions {
         target: vec![path.to_string_lossy().into_owned()],
-        size: Some(size.to_string()),
+        size: Some(size.into()),
         duration: Some("5s".into()),
-        direct: Some(true),
+        direct: Some(true.into()),
         ..Default::default()
     };
     let mk = |name: &str, rw: &str, bs: &str, qd: u32| WorkloadOptions {
         name: Some(name.into()),
         rw: Some(rw.into()),
         bs: Some(bs.into()),
-        qd: Some(qd),
+        qd: Some(qd.into()),
         ..Default::default()
     };
     let list = [

@@ -2,11 +2,15 @@
 //! the results to the exporters. Nothing else lives here.
 
 mod cli;
+mod compare_cmd;
 mod default_job;
 mod devstats;
 mod doctor;
+mod plan;
 mod qdepth;
+mod report_cmd;
 mod run;
+mod study;
 mod verify_cmd;
 
 use std::process::ExitCode;

@@ -5,10 +5,8 @@
 use crate::cli::{RunArgs, EXIT_BAD_INPUT};
 use crate::default_job::default_job;
 use iolab_engine::{IntervalRaw, Observer};
-use iolab_jobfile::{load_job_file, resolve, WorkloadOptions};
-use iolab_report::{
-    build_run, host_info, interval_record, terminal, write_document, ResultDoc, SCHEMA_VERSION,
-};
+use iolab_jobfile::{load_job_file, WorkloadOptions};
+use iolab_report::{build_run, interval_record, terminal, write_document, ResultDoc};
 use iolab_spec::WorkloadSpec;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -136,21 +134,43 @@ pub fn run_command(args: RunArgs) -> ExitCode {
             Err(e) => return bad_input(&e),
         }
     };
-    let mut specs = Vec::new();
-    for (i, w) in workloads.iter().enumerate() {
-        match resolve(w, i) {
-            Ok(s) => specs.push(s),
-            Err(e) => {
-                let which = if workloads.len() > 1 {
-                    format!("workload {}: ", i + 1)
-                } else {
-                    String::new()
-                };
-                return bad_input(&format!("{which}{}", e.0));
-            }
-        }
+    let plan = match crate::plan::build(&workloads, &args.plan) {
+        Ok(p) => p,
+        Err(e) => return bad_input(&e),
+    };
+    if args.plan.dry_run {
+        print!("{}", crate::plan::dry_run_text(&plan));
+        cleanup(&temp_file);
+        return ExitCode::SUCCESS;
     }
+    let out = Output {
+        json: json_path,
+        quiet: args.quiet,
+        findings_log: args.findings_log.clone(),
+        temp_file,
+    };
+    execute(plan, out, &mut |_| {})
+}
 
+/// Where a plan's results go.
+pub struct Output {
+    pub json: Option<PathBuf>,
+    pub quiet: bool,
+    pub findings_log: Option<PathBuf>,
+    /// The default job's file, removed at the end.
+    pub temp_file: Option<PathBuf>,
+}
+
+/// Run a plan: every run in order, the document saved after each (so a
+/// crash keeps the finished runs), `after_run` called on the document
+/// first (a study recomputes its tables there).
+pub fn execute(
+    plan: crate::plan::Plan,
+    out: Output,
+    after_run: &mut dyn FnMut(&mut ResultDoc),
+) -> ExitCode {
+    let temp_file = out.temp_file;
+    let json_path = out.json;
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         // A second Ctrl-C exits at once; the first asks the run to stop and
@@ -159,44 +179,60 @@ pub fn run_command(args: RunArgs) -> ExitCode {
         let _ = signal_hook::flag::register(sig, stop.clone());
     }
 
-    let mut doc = ResultDoc {
-        schema_version: SCHEMA_VERSION,
-        tool: "iolab".into(),
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        host: host_info(),
-        started_at: iolab_report::model_time_now(),
-        finished_at: None,
-        command: std::env::args().collect(),
-        complete: false,
-        runs: Vec::new(),
-        verify: None,
-    };
-    let mut findings_log = FindingsLog::new(args.findings_log.clone());
+    let mut doc = ResultDoc::new();
+    let sweep = plan.is_sweep();
+    if sweep {
+        doc.plan = Some(plan.info.clone());
+    }
+    let mut findings_log = FindingsLog::new(out.findings_log);
     let save = |doc: &ResultDoc| -> Result<(), String> {
         if let Some(p) = &json_path {
             write_document(p, doc).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
         }
         Ok(())
     };
+    let n = plan.runs.len();
     let mut term = Term {
-        quiet: args.quiet,
+        quiet: out.quiet,
         tty: std::io::stderr().is_terminal(),
         header_done: false,
         run_no: 0,
-        runs: specs.len(),
+        runs: n,
         planned_s: 0.0,
         dev: None,
     };
+    if sweep {
+        println!("plan: {}", crate::plan::describe(&plan));
+    }
+    let pause = std::time::Duration::from_secs_f64(plan.info.pause_s);
+    let repeats = plan.info.repeat;
     let mut exit: u8 = 0;
-    let n = specs.len();
-    for (i, spec) in specs.into_iter().enumerate() {
+    for (i, planned) in plan.runs.into_iter().enumerate() {
         if stop.load(Ordering::Relaxed) {
             break;
         }
+        if i > 0 && !pause.is_zero() {
+            pause_for(pause, &stop);
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+        }
         term.run_no = i + 1;
         term.header_done = false;
+        if sweep {
+            term.clear_progress();
+            let mut line = format!("[run {}/{}]", i + 1, n);
+            if !planned.params.is_empty() {
+                line.push(' ');
+                line.push_str(&planned.params_text());
+            }
+            if repeats > 1 {
+                line.push_str(&format!(" (repeat {}/{})", planned.repeat, repeats));
+            }
+            println!("{line}");
+        }
+        let mut spec = planned.spec.clone();
         term.planned_s = spec.warmup_s + spec.duration_s.unwrap_or(0.0);
-        let mut spec = spec;
         let raw = match iolab_engine::run_workload(&spec, &mut term, stop.clone()) {
             Err(iolab_engine::RunError::Target(terr))
                 if temp_file.is_some() && is_direct_unsupported(&terr) =>
@@ -225,6 +261,11 @@ pub fn run_command(args: RunArgs) -> ExitCode {
         if let Some(d) = term.dev.take() {
             d.finish(&raw.spec, &mut run);
         }
+        if sweep {
+            run.point = Some(planned.point);
+            run.repeat = Some(planned.repeat);
+            run.params = planned.params_map();
+        }
         println!("{}", terminal::summary(&run));
         if !run.complete || run.errors_total > 0 {
             exit = exit.max(1);
@@ -241,13 +282,18 @@ pub fn run_command(args: RunArgs) -> ExitCode {
         let error_stop = run.errors_total > 0 && !run.complete && !stop.load(Ordering::Relaxed);
         doc.runs.push(run);
         doc.complete = i + 1 == n && doc.runs.iter().all(|r| r.complete);
+        if sweep {
+            doc.points = iolab_report::summarize_points(&doc);
+        }
+        after_run(&mut doc);
         if let Err(e) = save(&doc) {
             eprintln!("iolab: {e}");
             exit = exit.max(1);
         }
         if error_stop && i + 1 < n {
+            let what = if sweep { "run" } else { "workload" };
             eprintln!(
-                "iolab: skipping the remaining {} workload{} after the I/O error (--on-error stop); use --on-error continue to run them anyway",
+                "iolab: skipping the remaining {} {what}{} after the I/O error (--on-error stop); use --on-error continue to run them anyway",
                 n - i - 1,
                 if n - i - 1 == 1 { "" } else { "s" }
             );
@@ -263,6 +309,9 @@ pub fn run_command(args: RunArgs) -> ExitCode {
     if interrupted || doc.runs.len() < n {
         doc.complete = false;
     }
+    if sweep && repeats > 1 && !doc.points.is_empty() {
+        println!("{}", terminal::points_table(&doc));
+    }
     let _ = save(&doc);
     if let Some(p) = &json_path {
         eprintln!("iolab: results written to {}", p.display());
@@ -275,6 +324,18 @@ pub fn run_command(args: RunArgs) -> ExitCode {
         return ExitCode::from(130);
     }
     ExitCode::from(exit)
+}
+
+/// Sleep, waking early when asked to stop.
+fn pause_for(d: std::time::Duration, stop: &AtomicBool) {
+    let end = std::time::Instant::now() + d;
+    while !stop.load(Ordering::Relaxed) {
+        let now = std::time::Instant::now();
+        if now >= end {
+            break;
+        }
+        std::thread::sleep((end - now).min(std::time::Duration::from_millis(100)));
+    }
 }
 
 fn is_direct_unsupported(e: &iolab_engine::TargetError) -> bool {

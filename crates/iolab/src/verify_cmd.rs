@@ -2,8 +2,8 @@
 
 use crate::cli::EXIT_BAD_INPUT;
 use crate::run::FindingsLog;
-use iolab_report::model::{ResultDoc, VerifyResult, SCHEMA_VERSION};
-use iolab_report::{host_info, terminal, write_document};
+use iolab_report::model::{ResultDoc, VerifyResult};
+use iolab_report::{terminal, write_document};
 use iolab_target::PrepareOptions;
 use iolab_verify::journal::{load, match_targets};
 use iolab_verify::scan::{scan, ScanOptions, ScanTarget};
@@ -277,16 +277,11 @@ pub fn verify_command(args: VerifyArgs) -> ExitCode {
     let failed = result.findings_total > 0 || !result.read_errors.is_empty();
     if let Some(p) = &args.json {
         let doc = ResultDoc {
-            schema_version: SCHEMA_VERSION,
-            tool: "iolab".into(),
-            tool_version: env!("CARGO_PKG_VERSION").into(),
-            host: host_info(),
             started_at,
             finished_at: Some(iolab_report::model_time_now()),
-            command: std::env::args().collect(),
             complete: !result.stopped_on_max_errors,
-            runs: Vec::new(),
             verify: Some(result),
+            ..ResultDoc::new()
         };
         if let Err(e) = write_document(p, &doc) {
             eprintln!("iolab: cannot write {}: {e}", p.display());

@@ -10,5 +10,5 @@
 mod options;
 mod resolve;
 
-pub use options::WorkloadOptions;
-pub use resolve::{load_job_file, resolve, JobError, JobFile};
+pub use options::{Expansion, Values, WorkloadOptions};
+pub use resolve::{load_job_file, resolve, resolve_run, JobError, JobFile};

@@ -31,6 +31,121 @@ fn de_list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
     })
 }
 
+/// The value of a parameter that may take a list (a sweep): one or more
+/// values as text, parsed when the workload is resolved. On the command
+/// line and in a job-file string, commas separate values (`16k,32k`); a
+/// block-size mix (`4k:60,8k:40`) is one value. In a job file an array is
+/// a list too (`qd = [1, 2, 4]`, `bs = ["4k:60,8k:40", "8k"]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Values(pub Vec<String>);
+
+impl Values {
+    /// Split a command-line or job-file string into values.
+    pub fn parse_text(s: &str) -> Values {
+        let s = s.trim();
+        if is_bs_mix(s) {
+            return Values(vec![s.to_string()]);
+        }
+        Values(s.split(',').map(|v| v.trim().to_string()).collect())
+    }
+
+    /// clap's value parser: an empty value in the list is an error.
+    pub fn parse_arg(s: &str) -> Result<Values, String> {
+        let v = Values::parse_text(s);
+        if v.0.iter().any(|x| x.is_empty()) {
+            return Err(format!(
+                "'{s}' has an empty value; separate the values of a list with commas, e.g. 16k,32k"
+            ));
+        }
+        Ok(v)
+    }
+
+    /// The value of a single-valued parameter (after expansion).
+    pub fn one(&self) -> &str {
+        self.0.first().map(String::as_str).unwrap_or("")
+    }
+
+    pub fn is_list(&self) -> bool {
+        self.0.len() > 1
+    }
+}
+
+/// `4k:60,8k:40`: every comma-separated item is SIZE:WEIGHT with a whole
+/// weight. Only block-size mixes have that form.
+fn is_bs_mix(s: &str) -> bool {
+    s.contains(':')
+        && s.split(',').all(|item| match item.trim().split_once(':') {
+            Some((size, w)) => {
+                !size.is_empty()
+                    && size.starts_with(|c: char| c.is_ascii_digit())
+                    && !w.is_empty()
+                    && w.chars().all(|c| c.is_ascii_digit())
+            }
+            None => false,
+        })
+}
+
+impl From<&str> for Values {
+    fn from(s: &str) -> Values {
+        Values::parse_text(s)
+    }
+}
+
+impl From<String> for Values {
+    fn from(s: String) -> Values {
+        Values::parse_text(&s)
+    }
+}
+
+macro_rules! values_from_display {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Values {
+            fn from(v: $t) -> Values {
+                Values(vec![v.to_string()])
+            }
+        }
+    )*};
+}
+values_from_display!(u32, u64, f64, bool);
+
+fn de_values<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Values>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum One {
+        S(String),
+        I(i64),
+        F(f64),
+        B(bool),
+    }
+    impl One {
+        fn text(self) -> String {
+            match self {
+                One::S(s) => s,
+                One::I(i) => i.to_string(),
+                One::F(f) => f.to_string(),
+                One::B(b) => b.to_string(),
+            }
+        }
+    }
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum V {
+        One(One),
+        Many(Vec<One>),
+    }
+    let v = match V::deserialize(d)? {
+        V::One(One::S(s)) => Values::parse_text(&s),
+        V::One(o) => Values(vec![o.text()]),
+        V::Many(v) => Values(v.into_iter().map(One::text).collect()),
+    };
+    if v.0.is_empty() || v.0.iter().any(|x| x.trim().is_empty()) {
+        return Err(serde::de::Error::custom(
+            "a list needs at least one value and no empty ones",
+        ));
+    }
+    Ok(Some(v))
+}
+
 /// Workload parameters. Unset fields take the defaults documented in
 /// docs/jobfile.md.
 #[derive(Debug, Clone, Default, Args, Deserialize)]
@@ -52,34 +167,34 @@ pub struct WorkloadOptions {
     pub target: Vec<String>,
 
     /// Create a missing file at this size (or use this much of a target)
-    #[arg(long, value_name = "SIZE", help_heading = "Targets")]
-    #[serde(default, deserialize_with = "de_str")]
-    pub size: Option<String>,
+    #[arg(long, value_parser = Values::parse_arg, value_name = "SIZE", help_heading = "Targets")]
+    #[serde(default, deserialize_with = "de_values")]
+    pub size: Option<Values>,
 
     /// Start of the region I/O goes to, in bytes from the target's start
-    #[arg(long, value_name = "SIZE", help_heading = "Targets")]
-    #[serde(default, deserialize_with = "de_str")]
-    pub offset: Option<String>,
+    #[arg(long, value_parser = Values::parse_arg, value_name = "SIZE", help_heading = "Targets")]
+    #[serde(default, deserialize_with = "de_values")]
+    pub offset: Option<Values>,
 
     /// Length of the region (default: to the end of the target)
-    #[arg(long, value_name = "SIZE", help_heading = "Targets")]
-    #[serde(default, deserialize_with = "de_str")]
-    pub range: Option<String>,
+    #[arg(long, value_parser = Values::parse_arg, value_name = "SIZE", help_heading = "Targets")]
+    #[serde(default, deserialize_with = "de_values")]
+    pub range: Option<Values>,
 
     /// Leading part of the region that "cached" I/O goes to (vdbench hitarea)
-    #[arg(long, value_name = "SIZE", help_heading = "Targets")]
-    #[serde(default, deserialize_with = "de_str")]
-    pub hit_area: Option<String>,
+    #[arg(long, value_parser = Values::parse_arg, value_name = "SIZE", help_heading = "Targets")]
+    #[serde(default, deserialize_with = "de_values")]
+    pub hit_area: Option<Values>,
 
     /// Share of reads sent to the hit area, 0-100 (vdbench rhpct)
-    #[arg(long, alias = "rhpct", value_name = "PCT", help_heading = "Targets")]
-    #[serde(default, alias = "rhpct")]
-    pub read_hit_pct: Option<u32>,
+    #[arg(long, value_parser = Values::parse_arg, alias = "rhpct", value_name = "PCT", help_heading = "Targets")]
+    #[serde(default, deserialize_with = "de_values", alias = "rhpct")]
+    pub read_hit_pct: Option<Values>,
 
     /// Share of writes sent to the hit area, 0-100 (vdbench whpct)
-    #[arg(long, alias = "whpct", value_name = "PCT", help_heading = "Targets")]
-    #[serde(default, alias = "whpct")]
-    pub write_hit_pct: Option<u32>,
+    #[arg(long, value_parser = Values::parse_arg, alias = "whpct", value_name = "PCT", help_heading = "Targets")]
+    #[serde(default, deserialize_with = "de_values", alias = "whpct")]
+    pub write_hit_pct: Option<Values>,
 
     /// Writing a target iolab did not create (or a device carrying data) destroys its data: name it here to allow that
     #[arg(long, value_name = "PATH", help_heading = "Targets")]
@@ -97,44 +212,46 @@ pub struct WorkloadOptions {
     pub no_prefill: bool,
 
     /// read, write, randread, randwrite, rw, randrw
-    #[arg(long, value_name = "MODE", help_heading = "Access pattern")]
-    #[serde(default)]
-    pub rw: Option<String>,
+    #[arg(long, value_parser = Values::parse_arg, value_name = "MODE", help_heading = "Access pattern")]
+    #[serde(default, deserialize_with = "de_values")]
+    pub rw: Option<Values>,
 
     /// Share of I/Os that are reads, 0-100 (overrides the mix of --rw)
     #[arg(
         long,
+        value_parser = Values::parse_arg,
         alias = "rdpct",
         value_name = "PCT",
         help_heading = "Access pattern"
     )]
-    #[serde(default, alias = "rdpct")]
-    pub read_pct: Option<u32>,
+    #[serde(default, deserialize_with = "de_values", alias = "rdpct")]
+    pub read_pct: Option<Values>,
 
     /// Chance, 0-100, that an I/O jumps to a random offset (vdbench seekpct)
     #[arg(
         long,
+        value_parser = Values::parse_arg,
         alias = "seekpct",
         value_name = "PCT",
         help_heading = "Access pattern"
     )]
-    #[serde(default, alias = "seekpct")]
-    pub random_pct: Option<u32>,
+    #[serde(default, deserialize_with = "de_values", alias = "seekpct")]
+    pub random_pct: Option<Values>,
 
     /// Block size, or a weighted mix such as 4k:60,8k:30,64k:10
-    #[arg(long, value_name = "SIZE", help_heading = "Access pattern")]
-    #[serde(default, deserialize_with = "de_str")]
-    pub bs: Option<String>,
+    #[arg(long, value_parser = Values::parse_arg, value_name = "SIZE", help_heading = "Access pattern")]
+    #[serde(default, deserialize_with = "de_values")]
+    pub bs: Option<Values>,
 
     /// Offset alignment (default: the smallest block size)
-    #[arg(long, value_name = "SIZE", help_heading = "Access pattern")]
-    #[serde(default, deserialize_with = "de_str")]
-    pub align: Option<String>,
+    #[arg(long, value_parser = Values::parse_arg, value_name = "SIZE", help_heading = "Access pattern")]
+    #[serde(default, deserialize_with = "de_values")]
+    pub align: Option<Values>,
 
     /// Random offsets: uniform, zipf:THETA or hotspot:PCT_IO/PCT_SPACE
-    #[arg(long, value_name = "DIST", help_heading = "Access pattern")]
-    #[serde(default)]
-    pub distribution: Option<String>,
+    #[arg(long, value_parser = Values::parse_arg, value_name = "DIST", help_heading = "Access pattern")]
+    #[serde(default, deserialize_with = "de_values")]
+    pub distribution: Option<Values>,
 
     /// Seed for every random choice (runs with the same seed repeat exactly)
     #[arg(long, value_name = "N", help_heading = "Access pattern")]
@@ -144,62 +261,66 @@ pub struct WorkloadOptions {
     /// Worker threads
     #[arg(
         long,
+        value_parser = Values::parse_arg,
         alias = "numjobs",
         value_name = "N",
         help_heading = "Concurrency"
     )]
-    #[serde(default, alias = "numjobs")]
-    pub jobs: Option<u32>,
+    #[serde(default, deserialize_with = "de_values", alias = "numjobs")]
+    pub jobs: Option<Values>,
 
     /// Outstanding I/Os per worker
     #[arg(
         long,
+        value_parser = Values::parse_arg,
         alias = "iodepth",
         value_name = "N",
         help_heading = "Concurrency"
     )]
-    #[serde(default, alias = "iodepth")]
-    pub qd: Option<u32>,
+    #[serde(default, deserialize_with = "de_values", alias = "iodepth")]
+    pub qd: Option<Values>,
 
     /// io_uring (default), psync or null
     #[arg(
         long,
+        value_parser = Values::parse_arg,
         alias = "ioengine",
         value_name = "ENGINE",
         help_heading = "Concurrency"
     )]
-    #[serde(default, alias = "ioengine")]
-    pub engine: Option<String>,
+    #[serde(default, deserialize_with = "de_values", alias = "ioengine")]
+    pub engine: Option<Values>,
 
     /// Total I/O rate in IOPS on a fixed schedule (default: unlimited)
     #[arg(
         long,
+        value_parser = Values::parse_arg,
         alias = "iorate",
         value_name = "IOPS",
         help_heading = "Concurrency"
     )]
-    #[serde(default, alias = "iorate")]
-    pub rate: Option<f64>,
+    #[serde(default, deserialize_with = "de_values", alias = "iorate")]
+    pub rate: Option<Values>,
 
     /// Measured run time after warm-up, e.g. 30s
-    #[arg(long, value_name = "TIME", help_heading = "Duration")]
-    #[serde(default, deserialize_with = "de_str")]
-    pub duration: Option<String>,
+    #[arg(long, value_parser = Values::parse_arg, value_name = "TIME", help_heading = "Duration")]
+    #[serde(default, deserialize_with = "de_values")]
+    pub duration: Option<Values>,
 
     /// End after this many bytes (all workers together)
-    #[arg(long, value_name = "SIZE", help_heading = "Duration")]
-    #[serde(default, deserialize_with = "de_str")]
-    pub io_size: Option<String>,
+    #[arg(long, value_parser = Values::parse_arg, value_name = "SIZE", help_heading = "Duration")]
+    #[serde(default, deserialize_with = "de_values")]
+    pub io_size: Option<Values>,
 
     /// End after this many I/Os (all workers together)
-    #[arg(long, value_name = "N", help_heading = "Duration")]
-    #[serde(default)]
-    pub ops: Option<u64>,
+    #[arg(long, value_parser = Values::parse_arg, value_name = "N", help_heading = "Duration")]
+    #[serde(default, deserialize_with = "de_values")]
+    pub ops: Option<Values>,
 
     /// Run this long before measuring; excluded from every figure
-    #[arg(long, value_name = "TIME", help_heading = "Duration")]
-    #[serde(default, deserialize_with = "de_str")]
-    pub warmup: Option<String>,
+    #[arg(long, value_parser = Values::parse_arg, value_name = "TIME", help_heading = "Duration")]
+    #[serde(default, deserialize_with = "de_values")]
+    pub warmup: Option<Values>,
 
     /// Length of each interval of the time series
     #[arg(long, value_name = "TIME", help_heading = "Duration")]
@@ -212,9 +333,9 @@ pub struct WorkloadOptions {
     pub stall_threshold: Option<String>,
 
     /// O_DIRECT (the default for block devices)
-    #[arg(long, help_heading = "Caching and durability", num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
-    #[serde(default)]
-    pub direct: Option<bool>,
+    #[arg(long, value_parser = Values::parse_arg, help_heading = "Caching and durability", num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
+    #[serde(default, deserialize_with = "de_values")]
+    pub direct: Option<Values>,
 
     /// Buffered I/O through the page cache (the default for files)
     #[arg(long, help_heading = "Caching and durability")]
@@ -222,24 +343,24 @@ pub struct WorkloadOptions {
     pub buffered: bool,
 
     /// none or dsync (O_DSYNC: every write durable on completion)
-    #[arg(long, value_name = "MODE", help_heading = "Caching and durability")]
-    #[serde(default)]
-    pub sync: Option<String>,
+    #[arg(long, value_parser = Values::parse_arg, value_name = "MODE", help_heading = "Caching and durability")]
+    #[serde(default, deserialize_with = "de_values")]
+    pub sync: Option<Values>,
 
     /// fsync after every N writes per worker
-    #[arg(long, value_name = "N", help_heading = "Caching and durability")]
-    #[serde(default)]
-    pub fsync_every: Option<u64>,
+    #[arg(long, value_parser = Values::parse_arg, value_name = "N", help_heading = "Caching and durability")]
+    #[serde(default, deserialize_with = "de_values")]
+    pub fsync_every: Option<Values>,
 
     /// random (default), zero or compress:RATIO
-    #[arg(long, value_name = "PATTERN", help_heading = "Data")]
-    #[serde(default)]
-    pub data: Option<String>,
+    #[arg(long, value_parser = Values::parse_arg, value_name = "PATTERN", help_heading = "Data")]
+    #[serde(default, deserialize_with = "de_values")]
+    pub data: Option<Values>,
 
     /// Share of written blocks, 0-100, that repeat earlier content
-    #[arg(long, value_name = "PCT", help_heading = "Data")]
-    #[serde(default)]
-    pub dedupe: Option<u32>,
+    #[arg(long, value_parser = Values::parse_arg, value_name = "PCT", help_heading = "Data")]
+    #[serde(default, deserialize_with = "de_values")]
+    pub dedupe: Option<Values>,
 
     /// stop (default) or continue after an I/O error
     #[arg(long, value_name = "POLICY", help_heading = "Errors")]
@@ -267,6 +388,96 @@ pub struct WorkloadOptions {
     pub max_errors: Option<u64>,
 }
 
+/// The parameters that may take a list, in the order their lists expand:
+/// the first is outermost, the last varies fastest (docs/jobfile.md).
+macro_rules! sweepable {
+    ($m:ident) => {
+        $m!(
+            rw,
+            read_pct,
+            random_pct,
+            bs,
+            align,
+            distribution,
+            engine,
+            jobs,
+            qd,
+            rate,
+            direct,
+            sync,
+            fsync_every,
+            data,
+            dedupe,
+            size,
+            offset,
+            range,
+            hit_area,
+            read_hit_pct,
+            write_hit_pct,
+            duration,
+            io_size,
+            ops,
+            warmup
+        )
+    };
+}
+
+/// One combination of swept values: the options with one value each, and
+/// the swept parameters' names and values.
+pub type Expansion = (WorkloadOptions, Vec<(String, String)>);
+
+impl WorkloadOptions {
+    /// The swept parameters (those given more than one value), in
+    /// expansion order, with their values.
+    pub fn axes(&self) -> Vec<(String, Vec<String>)> {
+        let mut axes = Vec::new();
+        macro_rules! collect {
+            ($($f:ident),*) => {$(
+                if let Some(v) = &self.$f {
+                    if v.is_list() {
+                        axes.push((stringify!($f).replace('_', "-"), v.0.clone()));
+                    }
+                }
+            )*};
+        }
+        sweepable!(collect);
+        axes
+    }
+
+    /// The cartesian product of every list, in expansion order (the last
+    /// swept parameter varies fastest). Without lists, the options alone.
+    pub fn expand(&self) -> Vec<Expansion> {
+        let mut out: Vec<Expansion> = vec![(self.clone(), Vec::new())];
+        macro_rules! product {
+            ($($f:ident),*) => {$(
+                if let Some(v) = self.$f.as_ref().filter(|v| v.is_list()) {
+                    let name = stringify!($f).replace('_', "-");
+                    out = out
+                        .into_iter()
+                        .flat_map(|(o, params)| {
+                            let name = name.clone();
+                            v.0.iter().map(move |x| {
+                                let mut o = o.clone();
+                                o.$f = Some(Values(vec![x.clone()]));
+                                let mut p = params.clone();
+                                p.push((name.clone(), x.clone()));
+                                (o, p)
+                            }).collect::<Vec<_>>()
+                        })
+                        .collect();
+                }
+            )*};
+        }
+        sweepable!(product);
+        out
+    }
+
+    /// How many runs `expand` gives, without building them.
+    pub fn expansion_count(&self) -> u128 {
+        self.axes().iter().map(|(_, v)| v.len() as u128).product()
+    }
+}
+
 macro_rules! overlay {
     ($base:expr, $over:expr, [$($opt:ident),*], [$($vec:ident),*], [$($flag:ident),*]) => {
         WorkloadOptions {
@@ -284,7 +495,7 @@ impl WorkloadOptions {
         // file's `direct = true` or `prefill = true`.
         let mut o = over.clone();
         if o.buffered {
-            o.direct = Some(false);
+            o.direct = Some(false.into());
         }
         if o.no_prefill {
             o.prefill = Some(false);

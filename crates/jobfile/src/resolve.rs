@@ -1,6 +1,6 @@
 //! Job files and the resolution of options into a validated spec.
 
-use crate::options::WorkloadOptions;
+use crate::options::{Values, WorkloadOptions};
 use iolab_spec::*;
 use serde::Deserialize;
 use std::path::Path;
@@ -72,8 +72,12 @@ pub fn load_job_file(path: &Path) -> Result<JobFile, JobError> {
     parse_job_text(&text, &path.display().to_string())
 }
 
-fn size(v: &Option<String>, flag: &str) -> Result<Option<u64>, JobError> {
-    v.as_deref()
+fn text(v: &Option<Values>) -> Option<&str> {
+    v.as_ref().map(Values::one)
+}
+
+fn size(v: &Option<Values>, flag: &str) -> Result<Option<u64>, JobError> {
+    text(v)
         .map(|s| parse_size(s).map_err(|e| JobError(format!("--{flag}: {e}"))))
         .transpose()
 }
@@ -84,6 +88,37 @@ fn secs(v: &Option<String>, flag: &str) -> Result<Option<f64>, JobError> {
             parse_duration(s)
                 .map(|d| d.as_secs_f64())
                 .map_err(|e| JobError(format!("--{flag}: {e}")))
+        })
+        .transpose()
+}
+
+fn secs_v(v: &Option<Values>, flag: &str) -> Result<Option<f64>, JobError> {
+    secs(&text(v).map(str::to_string), flag)
+}
+
+/// A number: `what` says which kind, for the message.
+fn num<T: std::str::FromStr>(
+    v: &Option<Values>,
+    flag: &str,
+    what: &str,
+) -> Result<Option<T>, JobError> {
+    text(v)
+        .map(|s| {
+            s.trim().parse::<T>().map_err(|_| {
+                JobError(format!(
+                    "--{flag}: '{s}' is not {what}; give e.g. --{flag} 4"
+                ))
+            })
+        })
+        .transpose()
+}
+
+fn boolean(v: &Option<Values>, flag: &str) -> Result<Option<bool>, JobError> {
+    text(v)
+        .map(|s| match s.trim().to_ascii_lowercase().as_str() {
+            "true" | "yes" | "1" | "on" => Ok(true),
+            "false" | "no" | "0" | "off" => Ok(false),
+            _ => Err(JobError(format!("--{flag}: '{s}' is not true or false"))),
         })
         .transpose()
 }
@@ -101,15 +136,31 @@ pub const DEFAULT_SEED: u64 = 0x10_1ab;
 /// Resolve options (already merged) into a validated spec. `index` is the
 /// workload's position in its job, used for its default name and seed.
 pub fn resolve(o: &WorkloadOptions, index: usize) -> Result<WorkloadSpec, JobError> {
-    let rw = o.rw.clone().unwrap_or_else(|| "read".into());
+    resolve_run(o, index, index)
+}
+
+/// Resolve one run of a plan: `index` is its workload's position (for the
+/// default name), `seed_index` its position in the plan (every run of a
+/// plan gets its own seed). Lists must be expanded first.
+pub fn resolve_run(
+    o: &WorkloadOptions,
+    index: usize,
+    seed_index: usize,
+) -> Result<WorkloadSpec, JobError> {
+    if let Some((name, _)) = o.axes().first() {
+        return Err(JobError(format!(
+            "--{name} has a list of values here; lists are expanded into runs before they are resolved"
+        )));
+    }
+    let rw = text(&o.rw).unwrap_or("read").to_string();
     let (mut read_pct, mut random_pct) = parse_rw(&rw)?;
-    if let Some(p) = o.read_pct {
+    if let Some(p) = num(&o.read_pct, "read-pct", "a percentage")? {
         read_pct = p;
     }
-    if let Some(p) = o.random_pct {
+    if let Some(p) = num(&o.random_pct, "random-pct", "a percentage")? {
         random_pct = p;
     }
-    let bs = parse_bs(o.bs.as_deref().unwrap_or("4k"))?;
+    let bs = parse_bs(text(&o.bs).unwrap_or("4k"))?;
     let min_bs = bs.iter().map(|b| b.bytes).min().unwrap_or(4096);
     let align = size(&o.align, "align")?.unwrap_or(min_bs);
     let offset = size(&o.offset, "offset")?.unwrap_or(0);
@@ -125,18 +176,19 @@ pub fn resolve(o: &WorkloadOptions, index: usize) -> Result<WorkloadSpec, JobErr
             size: tsize,
         })
         .collect::<Vec<_>>();
-    let mut duration_s = secs(&o.duration, "duration")?;
+    let mut duration_s = secs_v(&o.duration, "duration")?;
     let io_size = size(&o.io_size, "io-size")?;
-    if duration_s.is_none() && io_size.is_none() && o.ops.is_none() {
+    let ops = num::<u64>(&o.ops, "ops", "a whole number")?;
+    if duration_s.is_none() && io_size.is_none() && ops.is_none() {
         duration_s = Some(10.0);
     }
-    let direct = match o.direct {
+    let direct = match boolean(&o.direct, "direct")? {
         Some(d) => d && !o.buffered,
         None => {
             !o.buffered && !targets.is_empty() && targets.iter().all(|t| is_block_device(&t.path))
         }
     };
-    let sync = match o.sync.as_deref().unwrap_or("none") {
+    let sync = match text(&o.sync).unwrap_or("none") {
         "none" => SyncMode::None,
         "dsync" | "o_dsync" => SyncMode::Dsync,
         other => {
@@ -163,7 +215,10 @@ pub fn resolve(o: &WorkloadOptions, index: usize) -> Result<WorkloadSpec, JobErr
             None => Prefill::Auto,
         }
     };
-    let seed = o.seed.unwrap_or(DEFAULT_SEED).wrapping_add(index as u64);
+    let seed = o
+        .seed
+        .unwrap_or(DEFAULT_SEED)
+        .wrapping_add(seed_index as u64);
     let spec = WorkloadSpec {
         name: o
             .name
@@ -175,25 +230,25 @@ pub fn resolve(o: &WorkloadOptions, index: usize) -> Result<WorkloadSpec, JobErr
         random_pct,
         bs,
         align,
-        jobs: o.jobs.unwrap_or(1),
-        qd: o.qd.unwrap_or(1),
-        distribution: parse_distribution(o.distribution.as_deref().unwrap_or("uniform"))?,
+        jobs: num(&o.jobs, "jobs", "a whole number")?.unwrap_or(1),
+        qd: num(&o.qd, "qd", "a whole number")?.unwrap_or(1),
+        distribution: parse_distribution(text(&o.distribution).unwrap_or("uniform"))?,
         duration_s,
         io_size,
-        ops: o.ops,
-        warmup_s: secs(&o.warmup, "warmup")?.unwrap_or(0.0),
+        ops,
+        warmup_s: secs_v(&o.warmup, "warmup")?.unwrap_or(0.0),
         interval_s: secs(&o.interval, "interval")?.unwrap_or(1.0),
-        rate_iops: o.rate,
+        rate_iops: num(&o.rate, "rate", "a number of I/Os per second")?,
         direct,
         sync,
-        fsync_every: o.fsync_every.unwrap_or(0),
-        data: parse_data(o.data.as_deref().unwrap_or("random"))?,
-        dedupe_pct: o.dedupe.unwrap_or(0),
-        engine: parse_engine(o.engine.as_deref().unwrap_or("io_uring"))?,
+        fsync_every: num(&o.fsync_every, "fsync-every", "a whole number")?.unwrap_or(0),
+        data: parse_data(text(&o.data).unwrap_or("random"))?,
+        dedupe_pct: num(&o.dedupe, "dedupe", "a percentage")?.unwrap_or(0),
+        engine: parse_engine(text(&o.engine).unwrap_or("io_uring"))?,
         seed,
         hit_area: size(&o.hit_area, "hit-area")?.unwrap_or(0),
-        read_hit_pct: o.read_hit_pct.unwrap_or(0),
-        write_hit_pct: o.write_hit_pct.unwrap_or(0),
+        read_hit_pct: num(&o.read_hit_pct, "read-hit-pct", "a percentage")?.unwrap_or(0),
+        write_hit_pct: num(&o.write_hit_pct, "write-hit-pct", "a percentage")?.unwrap_or(0),
         on_error,
         prefill,
         destroy_data_on: o.destroy_data_on.clone(),
@@ -284,7 +339,7 @@ qd = 32
         assert!(resolve(&o, 0).unwrap_err().0.contains("--bs"));
         let o = WorkloadOptions {
             target: vec!["/x".into()],
-            read_pct: Some(150),
+            read_pct: Some(150u32.into()),
             ..Default::default()
         };
         assert!(resolve(&o, 0).unwrap_err().0.contains("read-pct"));
@@ -293,18 +348,18 @@ qd = 32
     #[test]
     fn command_line_overrides_job_file() {
         let file = WorkloadOptions {
-            qd: Some(4),
-            direct: Some(true),
+            qd: Some(4u32.into()),
+            direct: Some(true.into()),
             ..Default::default()
         };
         let cli = WorkloadOptions {
-            qd: Some(16),
+            qd: Some(16u32.into()),
             buffered: true,
             ..Default::default()
         };
         let m = file.overlay(&cli);
-        assert_eq!(m.qd, Some(16));
-        assert_eq!(m.direct, Some(false));
+        assert_eq!(m.qd, Some(16u32.into()));
+        assert_eq!(m.direct, Some(false.into()));
     }
 }
 

@@ -183,6 +183,9 @@ pub fn build_run(raw: &RawRun) -> RunResult {
         verify: raw.verify.as_ref().map(verify_result),
         devices: None,
         advice: Vec::new(),
+        point: None,
+        repeat: None,
+        params: Default::default(),
     }
 }
 

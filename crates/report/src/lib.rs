@@ -6,6 +6,7 @@ mod build;
 mod host;
 mod json;
 pub mod model;
+mod points;
 pub mod terminal;
 
 pub use build::{build_run, interval_record};
@@ -13,6 +14,35 @@ pub use host::host_info;
 pub use iolab_engine::errno_name;
 pub use json::{load_document, write_document, LoadError};
 pub use model::*;
+pub use points::{spread, summarize_points};
+
+impl ResultDoc {
+    /// An empty document stamped with this host, now and this process's
+    /// command line.
+    pub fn new() -> ResultDoc {
+        ResultDoc {
+            schema_version: SCHEMA_VERSION,
+            tool: "iolab".into(),
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+            host: host_info(),
+            started_at: model_time_now(),
+            finished_at: None,
+            command: std::env::args().collect(),
+            complete: false,
+            runs: Vec::new(),
+            verify: None,
+            plan: None,
+            points: Vec::new(),
+            study: None,
+        }
+    }
+}
+
+impl Default for ResultDoc {
+    fn default() -> Self {
+        ResultDoc::new()
+    }
+}
 
 /// The current time as RFC 3339 with milliseconds, for document stamps.
 pub fn model_time_now() -> String {

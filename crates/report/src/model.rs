@@ -26,6 +26,131 @@ pub struct ResultDoc {
     /// `verify` (`iolab run --verify`), or what `iolab verify` found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<VerifyResult>,
+    /// The plan of a sweep or study: the swept parameters and their values,
+    /// repetitions, pause. Absent for a single run without lists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<PlanInfo>,
+    /// One entry per point of the plan (a combination of the swept values),
+    /// summarising its repetitions. Recomputed after every run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub points: Vec<PointSummary>,
+    /// A named study's tables, charts and conclusions (`iolab study`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub study: Option<StudyResult>,
+}
+
+/// One swept parameter: its name as a flag without dashes (`bs`, `qd`) and
+/// its values as given.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Axis {
+    pub name: String,
+    pub values: Vec<String>,
+}
+
+/// What `iolab run` with lists (or `iolab study`) planned.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct PlanInfo {
+    /// Swept parameters, outermost first: the last one varies fastest.
+    pub axes: Vec<Axis>,
+    /// Number of points (workloads x combinations of the axes).
+    pub points: u32,
+    /// Runs per point.
+    pub repeat: u32,
+    /// Pause between runs, seconds.
+    pub pause_s: f64,
+    /// points x repeat.
+    pub runs_planned: u32,
+    /// Estimated wall time of the whole plan (runs, warm-ups and pauses;
+    /// prefill not included), seconds.
+    pub estimated_s: f64,
+}
+
+/// Mean, standard deviation (sample, n-1), min, max and coefficient of
+/// variation (sd / mean, percent) of one figure over a point's repetitions.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    pub n: u32,
+    pub mean: f64,
+    pub sd: f64,
+    pub min: f64,
+    pub max: f64,
+    pub cv_pct: f64,
+}
+
+/// A point of the plan and the figures of its finished runs.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct PointSummary {
+    pub index: u32,
+    /// The workload's name (the name runs of this point share).
+    pub name: String,
+    /// The swept parameters' values at this point.
+    pub params: std::collections::BTreeMap<String, String>,
+    /// Indexes into `runs[]` of this point's finished runs.
+    pub runs: Vec<u32>,
+    pub iops: Spread,
+    pub mbps: Spread,
+    pub lat_mean_us: Spread,
+    pub lat_p99_us: Spread,
+    /// The spread is large: coefficient of variation of IOPS above 10 %.
+    pub spread_large: bool,
+}
+
+/// The outcome of `iolab study NAME`: tables, charts and conclusions
+/// computed from the runs (docs/studies.md).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct StudyResult {
+    pub name: String,
+    pub title: String,
+    /// Settings of the study after overrides (`duration`, `sizes`, ...).
+    pub settings: std::collections::BTreeMap<String, String>,
+    pub tables: Vec<Table>,
+    pub charts: Vec<Chart>,
+    /// Named figures, e.g. `flatten_bs_read` (bytes) or `knee_qd`.
+    pub figures: std::collections::BTreeMap<String, f64>,
+    /// One sentence each: where the curve flattens, the knee, ...
+    pub conclusions: Vec<String>,
+}
+
+/// A table: column titles and rows of cells (numbers or text).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Table {
+    pub title: String,
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<serde_json::Value>>,
+}
+
+/// A chart to draw: `line` (x values in order) or `bar` (categories).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Chart {
+    pub kind: String,
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    /// Draw the x axis on a log-2 scale (block sizes, queue depths).
+    #[serde(default)]
+    pub log_x: bool,
+    /// x labels (categories or values as text) and, for line charts, their
+    /// numeric positions.
+    pub x: Vec<String>,
+    #[serde(default)]
+    pub x_values: Vec<f64>,
+    pub series: Vec<Series>,
+    /// Marked x positions with a label (the knee, where the curve flattens).
+    #[serde(default)]
+    pub marks: Vec<Mark>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Series {
+    pub name: String,
+    /// One value per x; null where there is none.
+    pub values: Vec<Option<f64>>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Mark {
+    pub x: String,
+    pub label: String,
 }
 
 /// Data validation results (docs/validation.md).
@@ -137,6 +262,15 @@ pub struct RunResult {
     /// Advice that applies to this run's targets, each citing its reason.
     #[serde(default)]
     pub advice: Vec<iolab_devices::Finding>,
+    /// The point of the plan this run belongs to (`points[]` index).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub point: Option<u32>,
+    /// Repetition of its point, from 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<u32>,
+    /// The swept parameters' values for this run.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub params: std::collections::BTreeMap<String, String>,
 }
 
 /// Device statistics of a run.

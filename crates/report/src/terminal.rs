@@ -474,3 +474,53 @@ pub fn finding_log_entry(f: &iolab_verify::Finding) -> String {
     }
     s
 }
+
+/// The points of a plan with repetitions: each figure as mean ± standard
+/// deviation, its min-max and the coefficient of variation; a large spread
+/// is marked.
+pub fn points_table(doc: &crate::model::ResultDoc) -> String {
+    let mut s = String::new();
+    let axes: Vec<&str> = doc
+        .plan
+        .as_ref()
+        .map(|p| p.axes.iter().map(|a| a.name.as_str()).collect())
+        .unwrap_or_default();
+    let pw = doc
+        .points
+        .iter()
+        .map(|p| point_label(p, &axes).len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    let _ = writeln!(
+        s,
+        "{:<pw$}  {:>3}  {:>22}  {:>21}  {:>6}  {:>19}  {:>19}",
+        "point", "n", "IOPS mean ± sd", "min - max", "CV %", "MB/s mean ± sd", "p99 us mean ± sd"
+    );
+    for p in &doc.points {
+        let _ = writeln!(
+            s,
+            "{:<pw$}  {:>3}  {:>22}  {:>21}  {:>6.1}  {:>19}  {:>19}{}",
+            point_label(p, &axes),
+            p.iops.n,
+            format!("{:.0} ± {:.0}", p.iops.mean, p.iops.sd),
+            format!("{:.0} - {:.0}", p.iops.min, p.iops.max),
+            p.iops.cv_pct,
+            format!("{:.1} ± {:.1}", p.mbps.mean, p.mbps.sd),
+            format!("{:.0} ± {:.0}", p.lat_p99_us.mean, p.lat_p99_us.sd),
+            if p.spread_large { "  spread large" } else { "" }
+        );
+    }
+    s.trim_end().to_string()
+}
+
+/// `name bs=16k qd=4`, the swept values in plan order.
+pub fn point_label(p: &crate::model::PointSummary, axes: &[&str]) -> String {
+    let mut l = p.name.clone();
+    for a in axes {
+        if let Some(v) = p.params.get(*a) {
+            let _ = write!(l, " {a}={v}");
+        }
+    }
+    l
+}
