@@ -5,7 +5,7 @@
 //! durability flags honest for the journal.
 //!
 //! Per I/O this costs one atomic OR per block to lock, one store per block
-//! to release, and for each 512-byte sector of the data one xxh3 (plus the
+//! to release, and for each 512-byte sector of the data one CRC-32C (plus the
 //! payload fill on writes). No allocation, no lock, no clock read; the
 //! classification of a finding (which allocates) runs only when a check
 //! fails.

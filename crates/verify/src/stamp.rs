@@ -4,9 +4,9 @@
 //!
 //! | bytes  | field                                                        |
 //! |--------|--------------------------------------------------------------|
-//! | 0..8   | xxh3-64 of bytes 8..512 (header rest and payload), LE        |
+//! | 0..8   | CRC-32C of bytes 8..512 (header rest and payload), LE u64    |
 //! | 8..12  | magic `iOLv`                                                 |
-//! | 12     | layout version (1)                                           |
+//! | 12     | layout version (2)                                           |
 //! | 13     | generation of the block (1..=63) when this sector was written |
 //! | 14..16 | index of the sector within its block, LE u16                 |
 //! | 16..24 | series: the run (or journal) identity, LE u64                |
@@ -25,14 +25,17 @@
 //! it and zeroes the rest.
 
 use iolab_spec::DataPattern;
-use xxhash_rust::xxh3::xxh3_64;
 
 pub const SECTOR: usize = 512;
 pub const HEADER: usize = 48;
 pub const PAYLOAD: usize = SECTOR - HEADER;
 const PAYLOAD_WORDS: usize = PAYLOAD / 8;
 pub const MAGIC: [u8; 4] = *b"iOLv";
-pub const LAYOUT: u8 = 1;
+/// Layout 1 used xxh3-64 as the sector checksum; layout 2 uses CRC-32C,
+/// which the CPU computes in hardware (SSE 4.2, ARMv8 CRC; the crc32c
+/// crate picks it at run time): 30 % fewer instructions per verified
+/// 4 KiB read than xxh3 built for baseline x86-64 (docs/performance.md).
+pub const LAYOUT: u8 = 2;
 /// Generations run 1..=MAX_GEN and wrap; 0 means never written.
 pub const MAX_GEN: u8 = 63;
 /// Sectors of distinct payload in the pool.
@@ -88,6 +91,13 @@ fn u64_at(s: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(s[at..at + 8].try_into().unwrap_or([0; 8]))
 }
 
+/// The checksum of a sector: CRC-32C of bytes 8..512, stored in bytes
+/// 0..8 as a little-endian u64 (the upper half zero).
+#[inline]
+pub fn sector_sum(s: &[u8]) -> u64 {
+    crc32c::crc32c(&s[8..SECTOR]) as u64
+}
+
 #[inline]
 fn u32_at(s: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(s[at..at + 4].try_into().unwrap_or([0; 4]))
@@ -97,7 +107,7 @@ fn u32_at(s: &[u8], at: usize) -> u32 {
 #[inline]
 pub fn parse(s: &[u8]) -> Sector {
     let magic = s[8..12] == MAGIC && s[12] == LAYOUT;
-    if magic && u64_at(s, 0) == xxh3_64(&s[8..SECTOR]) {
+    if magic && u64_at(s, 0) == sector_sum(s) {
         return Sector::Stamped(Stamp {
             gen: s[13],
             index: u16::from_le_bytes([s[14], s[15]]),
@@ -198,7 +208,7 @@ impl Stamper {
         s[28..32].copy_from_slice(&st.unit_sectors.to_le_bytes());
         s[32..40].copy_from_slice(&st.offset.to_le_bytes());
         s[40..48].copy_from_slice(&st.time_ns.to_le_bytes());
-        let sum = xxh3_64(&s[8..SECTOR]);
+        let sum = sector_sum(s);
         s[0..8].copy_from_slice(&sum.to_le_bytes());
     }
 
@@ -255,7 +265,7 @@ impl Stamper {
             && u32_at(s, 24) == target
             && u32_at(s, 28) == unit_sectors
             && u64_at(s, 32) == offset
-            && u64_at(s, 0) == xxh3_64(&s[8..SECTOR])
+            && u64_at(s, 0) == sector_sum(s)
     }
 }
 
