@@ -1,6 +1,7 @@
 //! `iolab report RESULT.json -o report.html`: one self-contained HTML file,
 //! or the tables as Markdown or CSV (`--format md|csv`).
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -19,7 +20,46 @@ pub struct Args {
     pub format: String,
 }
 
-pub fn run(_args: Args) -> ExitCode {
-    eprintln!("iolab: report is not built yet");
-    ExitCode::from(crate::cli::EXIT_BAD_INPUT)
+pub fn run(args: Args) -> ExitCode {
+    let render: fn(&iolab_report::ResultDoc) -> String = match args.format.as_str() {
+        "html" => iolab_report::html::document_report,
+        "md" | "markdown" => iolab_report::tables::document_markdown,
+        "csv" => iolab_report::tables::document_csv,
+        other => {
+            eprintln!("iolab: unknown --format '{other}'; use html, md or csv");
+            return ExitCode::from(crate::cli::EXIT_BAD_INPUT);
+        }
+    };
+    let doc = match iolab_report::load_document(&args.result) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("iolab: {e}");
+            return ExitCode::from(crate::cli::EXIT_BAD_INPUT);
+        }
+    };
+    let text = render(&doc);
+    let written = match &args.output {
+        Some(path) => std::fs::write(path, text.as_bytes()).map_err(|e| {
+            format!(
+                "cannot write {}: {e}; give -o a path in a writable directory",
+                path.display()
+            )
+        }),
+        None => {
+            let mut out = std::io::stdout().lock();
+            match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+                Ok(()) => Ok(()),
+                // A closed pipe (`| head`) is not an error.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                Err(e) => Err(format!("cannot write the report to standard output: {e}")),
+            }
+        }
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            eprintln!("iolab: {msg}");
+            ExitCode::from(crate::cli::EXIT_BAD_INPUT)
+        }
+    }
 }

@@ -4,9 +4,11 @@
 
 mod build;
 mod host;
+pub mod html;
 mod json;
 pub mod model;
 mod points;
+pub mod tables;
 pub mod terminal;
 
 pub use build::{build_run, interval_record};

@@ -1,0 +1,507 @@
+//! The tables of a result document (a study's tables, the points of a
+//! sweep, one row per run) and their Markdown and CSV renderings. Pure
+//! functions returning strings: `iolab report --format md|csv` prints them,
+//! the HTML report draws the same tables.
+//!
+//! Cells keep full-precision numbers (`serde_json::Value`); only the
+//! renderings round them, Markdown and HTML for reading ([`fmt_num`]), CSV
+//! to three decimals for spreadsheets ([`csv_num`]).
+
+use crate::model::{PointSummary, ResultDoc, RunResult, Spread, Table};
+use iolab_spec::format_bytes;
+use serde_json::{json, Value};
+use std::fmt::Write;
+
+/// Every table of a document in report order: the study's, the points of a
+/// plan, then the runs.
+pub fn document_tables(doc: &ResultDoc) -> Vec<Table> {
+    let mut t = Vec::new();
+    if let Some(s) = &doc.study {
+        t.extend(s.tables.iter().cloned());
+    }
+    if let Some(p) = points_table(doc) {
+        t.push(p);
+    }
+    t.push(runs_table(doc));
+    t
+}
+
+/// The swept parameters in plan order, or, without a plan, the union of the
+/// runs' `params` keys.
+pub fn axis_names(doc: &ResultDoc) -> Vec<String> {
+    match &doc.plan {
+        Some(p) if !p.axes.is_empty() => p.axes.iter().map(|a| a.name.clone()).collect(),
+        _ => {
+            let mut v: Vec<String> = Vec::new();
+            for r in &doc.runs {
+                for k in r.params.keys() {
+                    if !v.contains(k) {
+                        v.push(k.clone());
+                    }
+                }
+            }
+            v
+        }
+    }
+}
+
+/// `bs=16k qd=4`, the swept values of a run in plan order.
+pub fn params_text(params: &std::collections::BTreeMap<String, String>, axes: &[String]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for a in axes {
+        if let Some(v) = params.get(a) {
+            parts.push(format!("{a}={v}"));
+        }
+    }
+    for (k, v) in params {
+        if !axes.contains(k) {
+            parts.push(format!("{k}={v}"));
+        }
+    }
+    parts.join(" ")
+}
+
+/// Block sizes of a run: `4 KiB`, or `4 KiB:3, 64 KiB:1` with weights.
+pub fn bs_text(run: &RunResult) -> String {
+    let bs = &run.spec.bs;
+    if bs.len() == 1 {
+        format_bytes(bs[0].bytes)
+    } else {
+        bs.iter()
+            .map(|b| format!("{}:{}", format_bytes(b.bytes), b.weight))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// One row per run: what ran and its main figures.
+pub fn runs_table(doc: &ResultDoc) -> Table {
+    let axes = axis_names(doc);
+    let columns = [
+        "#",
+        "name",
+        "params",
+        "rw",
+        "bs",
+        "qd",
+        "jobs",
+        "IOPS",
+        "MB/s",
+        "mean us",
+        "p99 us",
+        "CPU us/IO",
+        "errors",
+        "complete",
+    ];
+    let rows = doc
+        .runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let t = &r.summary.total;
+            vec![
+                json!(i + 1),
+                json!(r.name),
+                json!(params_text(&r.params, &axes)),
+                json!(r.spec.rw),
+                json!(bs_text(r)),
+                json!(r.spec.qd),
+                json!(r.spec.jobs),
+                num(t.iops),
+                num(t.mbps),
+                num(t.lat_us.mean),
+                num(t.lat_us.p99),
+                num(r.summary.cpu.usec_per_io),
+                json!(r.errors_total),
+                json!(r.complete),
+            ]
+        })
+        .collect();
+    Table {
+        title: "Runs".into(),
+        columns: columns.iter().map(|s| s.to_string()).collect(),
+        rows,
+    }
+}
+
+/// One row per point of a plan, each figure the mean over its repetitions;
+/// with repetitions also the standard deviation, min, max and coefficient
+/// of variation of IOPS, the sd of MB/s and p99, and whether the spread is
+/// large. `None` when the document has no points.
+pub fn points_table(doc: &ResultDoc) -> Option<Table> {
+    if doc.points.is_empty() {
+        return None;
+    }
+    let axes = axis_names(doc);
+    let repeats = doc.points.iter().any(|p| p.iops.n > 1);
+    let mut columns: Vec<String> = vec!["point".into(), "name".into()];
+    columns.extend(axes.iter().cloned());
+    columns.push("n".into());
+    let spread_cols = |name: &str| -> Vec<String> {
+        if repeats {
+            vec![
+                name.to_string(),
+                format!("{name} sd"),
+                format!("{name} min"),
+                format!("{name} max"),
+                format!("{name} CV %"),
+            ]
+        } else {
+            vec![name.to_string()]
+        }
+    };
+    columns.extend(spread_cols("IOPS"));
+    columns.push("MB/s".into());
+    if repeats {
+        columns.push("MB/s sd".into());
+    }
+    columns.push("mean us".into());
+    columns.push("p99 us".into());
+    if repeats {
+        columns.push("p99 us sd".into());
+        columns.push("spread".into());
+    }
+    let rows = doc
+        .points
+        .iter()
+        .map(|p| point_row(p, &axes, repeats))
+        .collect();
+    let title = if repeats {
+        "Points (mean over repetitions)"
+    } else {
+        "Points"
+    };
+    Some(Table {
+        title: title.into(),
+        columns,
+        rows,
+    })
+}
+
+fn point_row(p: &PointSummary, axes: &[String], repeats: bool) -> Vec<Value> {
+    let mut row = vec![json!(p.index), json!(p.name)];
+    for a in axes {
+        row.push(p.params.get(a).map_or(Value::Null, |v| json!(v)));
+    }
+    row.push(json!(p.iops.n));
+    let mut spread = |s: &Spread, full: bool| {
+        row.push(num_n(s.mean, s.n));
+        if repeats {
+            row.push(num_n(s.sd, s.n));
+            if full {
+                row.push(num_n(s.min, s.n));
+                row.push(num_n(s.max, s.n));
+                row.push(num_n(s.cv_pct, s.n));
+            }
+        }
+    };
+    spread(&p.iops, true);
+    spread(&p.mbps, false);
+    row.push(num_n(p.lat_mean_us.mean, p.lat_mean_us.n));
+    row.push(num_n(p.lat_p99_us.mean, p.lat_p99_us.n));
+    if repeats {
+        row.push(num_n(p.lat_p99_us.sd, p.lat_p99_us.n));
+        row.push(json!(if p.spread_large { "large" } else { "" }));
+    }
+    row
+}
+
+/// A finite number as a JSON number, anything else as null.
+pub fn num(v: f64) -> Value {
+    if v.is_finite() {
+        json!(v)
+    } else {
+        Value::Null
+    }
+}
+
+/// A figure of a spread over `n` values: null when there were none.
+fn num_n(v: f64, n: u32) -> Value {
+    if n == 0 {
+        Value::Null
+    } else {
+        num(v)
+    }
+}
+
+/// A number for reading: whole numbers from 100 up, then 1, 2 or 3
+/// significant decimals as the value gets smaller.
+pub fn fmt_num(v: f64) -> String {
+    if !v.is_finite() {
+        return String::new();
+    }
+    let a = v.abs();
+    let s = if a >= 100.0 || a == 0.0 || v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else if a >= 1.0 {
+        format!("{v:.2}")
+    } else {
+        // Three significant digits below 1.
+        let d = (-a.log10().floor()) as usize + 2;
+        format!("{v:.d$}", d = d.min(9))
+    };
+    if s == "-0" {
+        "0".into()
+    } else {
+        s
+    }
+}
+
+/// A number for CSV: integers as they are, others rounded to three
+/// decimals with trailing zeros cut.
+pub fn csv_num(v: f64) -> String {
+    if !v.is_finite() {
+        return String::new();
+    }
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        return format!("{v:.0}");
+    }
+    let s = format!("{v:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.to_string()
+    }
+}
+
+/// A cell as text for reading (Markdown, HTML): numbers through
+/// [`fmt_num`], booleans as yes/no, null as empty.
+pub fn cell_text(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::Bool(b) => (if *b { "yes" } else { "no" }).into(),
+        Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => i.to_string(),
+            (_, Some(u), _) => u.to_string(),
+            (_, _, Some(f)) => fmt_num(f),
+            _ => n.to_string(),
+        },
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn csv_cell(v: &Value) -> String {
+    let text = match v {
+        Value::Null => String::new(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => i.to_string(),
+            (_, Some(u), _) => u.to_string(),
+            (_, _, Some(f)) => csv_num(f),
+            _ => n.to_string(),
+        },
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    csv_quote(&text)
+}
+
+/// RFC 4180: quote a field holding a comma, a quote or a line break, and
+/// double its quotes. (Ten lines; not worth a dependency.)
+pub fn csv_quote(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// Markdown table cell: no line breaks, `|` and backslashes escaped.
+fn md_cell(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('|', "\\|")
+        .replace(['\n', '\r'], " ")
+}
+
+/// Whether a column holds numbers (then it is right-aligned).
+pub fn numeric_column(t: &Table, col: usize) -> bool {
+    let mut any = false;
+    for r in &t.rows {
+        match r.get(col) {
+            Some(Value::Number(_)) => any = true,
+            Some(Value::Null) | None => {}
+            Some(_) => return false,
+        }
+    }
+    any
+}
+
+/// One table as GitHub-flavoured Markdown, under a `###` heading.
+pub fn table_markdown(t: &Table) -> String {
+    let mut s = String::new();
+    if !t.title.is_empty() {
+        let _ = writeln!(s, "### {}\n", md_cell(&t.title));
+    }
+    let _ = writeln!(
+        s,
+        "| {} |",
+        t.columns
+            .iter()
+            .map(|c| md_cell(c))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    let align: Vec<&str> = (0..t.columns.len())
+        .map(|i| if numeric_column(t, i) { "---:" } else { "---" })
+        .collect();
+    let _ = writeln!(s, "|{}|", align.join("|"));
+    for r in &t.rows {
+        let cells: Vec<String> = (0..t.columns.len())
+            .map(|i| md_cell(&r.get(i).map(cell_text).unwrap_or_default()))
+            .collect();
+        let _ = writeln!(s, "| {} |", cells.join(" | "));
+    }
+    s
+}
+
+/// One table as CSV: a header line, then one line per row.
+pub fn table_csv(t: &Table) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{}",
+        t.columns
+            .iter()
+            .map(|c| csv_quote(c))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    for r in &t.rows {
+        let cells: Vec<String> = (0..t.columns.len())
+            .map(|i| r.get(i).map(csv_cell).unwrap_or_default())
+            .collect();
+        let _ = writeln!(s, "{}", cells.join(","));
+    }
+    s
+}
+
+/// A short title for a document: the study's, or what ran.
+pub fn document_title(doc: &ResultDoc) -> String {
+    if let Some(s) = &doc.study {
+        if !s.title.is_empty() {
+            return s.title.clone();
+        }
+        return format!("iolab study {}", s.name);
+    }
+    if let Some(p) = &doc.plan {
+        let axes: Vec<&str> = p.axes.iter().map(|a| a.name.as_str()).collect();
+        if !axes.is_empty() {
+            return format!("iolab sweep over {}", axes.join(", "));
+        }
+    }
+    match doc.runs.len() {
+        0 => "iolab result".into(),
+        1 => format!("iolab run {}", doc.runs[0].name),
+        n => format!("iolab runs ({n})"),
+    }
+}
+
+/// The document as Markdown: a heading, where and how it ran, a study's
+/// conclusions, then every table.
+pub fn document_markdown(doc: &ResultDoc) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# {}\n", md_cell(&document_title(doc)));
+    let _ = writeln!(
+        s,
+        "- command: `{}`",
+        doc.command.join(" ").replace('`', "'")
+    );
+    let h = &doc.host;
+    let _ = writeln!(
+        s,
+        "- host: {} ({}, kernel {}, {} CPUs, {} memory)",
+        md_cell(&h.hostname),
+        md_cell(if h.os.is_empty() { "unknown OS" } else { &h.os }),
+        md_cell(&h.kernel),
+        h.cpus,
+        format_bytes(h.memory_bytes)
+    );
+    let _ = writeln!(
+        s,
+        "- started {}, finished {}; {}",
+        doc.started_at,
+        doc.finished_at
+            .as_deref()
+            .unwrap_or("never (still running or killed)"),
+        if doc.complete {
+            "complete"
+        } else {
+            "INCOMPLETE"
+        }
+    );
+    if let Some(st) = &doc.study {
+        if !st.conclusions.is_empty() {
+            let _ = writeln!(s, "\n## Conclusions\n");
+            for c in &st.conclusions {
+                let _ = writeln!(s, "- {}", c.replace('\n', " "));
+            }
+        }
+    }
+    for t in document_tables(doc) {
+        let _ = writeln!(s);
+        s.push_str(&table_markdown(&t));
+    }
+    s
+}
+
+/// Every table of the document as CSV, one block per table: its title on a
+/// line of its own, the header and rows, then an empty line. With one table
+/// only (no study, no plan) the block is a plain CSV file after its title
+/// line.
+pub fn document_csv(doc: &ResultDoc) -> String {
+    let mut s = String::new();
+    for (i, t) in document_tables(doc).iter().enumerate() {
+        if i > 0 {
+            s.push('\n');
+        }
+        let _ = writeln!(s, "{}", csv_quote(&t.title));
+        s.push_str(&table_csv(t));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_for_reading_and_for_csv() {
+        assert_eq!(fmt_num(95801.655), "95802");
+        assert_eq!(fmt_num(392.4035), "392");
+        assert_eq!(fmt_num(41.731), "41.7");
+        assert_eq!(fmt_num(2.9549), "2.95");
+        assert_eq!(fmt_num(0.012345), "0.0123");
+        assert_eq!(fmt_num(0.0), "0");
+        assert_eq!(fmt_num(-0.0001), "-0.000100");
+        assert_eq!(fmt_num(f64::NAN), "");
+        assert_eq!(csv_num(95801.65504663152), "95801.655");
+        assert_eq!(csv_num(4.0), "4");
+        assert_eq!(csv_num(2.5), "2.5");
+        assert_eq!(csv_num(-0.0001), "0");
+    }
+
+    #[test]
+    fn csv_and_markdown_escape_their_separators() {
+        assert_eq!(csv_quote("a,b"), "\"a,b\"");
+        assert_eq!(csv_quote("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_quote("plain"), "plain");
+        let t = Table {
+            title: "T|x".into(),
+            columns: vec!["a|b".into(), "n".into()],
+            rows: vec![
+                vec![json!("x|y\nz"), json!(1.5)],
+                vec![json!("w"), Value::Null],
+            ],
+        };
+        let md = table_markdown(&t);
+        assert_eq!(
+            md,
+            "### T\\|x\n\n| a\\|b | n |\n|---|---:|\n| x\\|y z | 1.50 |\n| w |  |\n"
+        );
+        assert_eq!(table_csv(&t), "a|b,n\n\"x|y\nz\",1.5\nw,\n");
+    }
+}
