@@ -195,7 +195,11 @@ pub fn run<E: Engine, V: Hooks>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPo
     let mut write_seq: u64 = 0;
     let mut writes_since_fsync: u64 = 0;
     let mut fsync_due = false;
-    let mut last_write_target: u32 = 0;
+    // Targets written since the last sync, one bit each (targets from 63
+    // on share bit 63); every one of them gets its own fsync.
+    let ntargets = c.target_paths.len().max(1) as u32;
+    let mut dirty: u64 = 0;
+    let mut fsync_cursor: u32 = 0;
     let mut next_due = c.rate_phase_ns;
     let mut busy_start: u64 = 0;
     let mut last_completion: u64 = 0;
@@ -256,10 +260,20 @@ pub fn run<E: Engine, V: Hooks>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPo
                 if inflight > 0 {
                     break;
                 }
+                let Some(target) =
+                    (fsync_cursor..ntargets).find(|&t| dirty & (1 << t.min(63)) != 0)
+                else {
+                    fsync_due = false;
+                    writes_since_fsync = 0;
+                    dirty = 0;
+                    fsync_cursor = 0;
+                    continue;
+                };
+                fsync_cursor = target + 1;
                 let slot = free.pop().unwrap_or(0);
                 slots[slot as usize] = Slot {
                     op: OP_FSYNC,
-                    target: last_write_target,
+                    target,
                     len: 0,
                     offset: 0,
                     submit_ns: now,
@@ -268,7 +282,7 @@ pub fn run<E: Engine, V: Hooks>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPo
                 if let Some(e) = queue!(Sqe {
                     slot,
                     op: OpKind::Fsync,
-                    file: last_write_target,
+                    file: target,
                     offset: 0,
                     len: 0,
                     buf: pool.ptr(slot as usize),
@@ -280,8 +294,13 @@ pub fn run<E: Engine, V: Hooks>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPo
                     busy_start = now;
                 }
                 inflight += 1;
-                fsync_due = false;
-                writes_since_fsync = 0;
+                if !(fsync_cursor..ntargets).any(|t| dirty & (1 << t.min(63)) != 0) {
+                    // The last one: I/O goes on while it runs.
+                    fsync_due = false;
+                    writes_since_fsync = 0;
+                    dirty = 0;
+                    fsync_cursor = 0;
+                }
                 break;
             }
             if stopping {
@@ -338,7 +357,7 @@ pub fn run<E: Engine, V: Hooks>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPo
                     }
                     batch_writes = true;
                     writes_since_fsync += 1;
-                    last_write_target = plan.target;
+                    dirty |= 1 << plan.target.min(63);
                     if c.fsync_every > 0 && writes_since_fsync >= c.fsync_every {
                         fsync_due = true;
                     }

@@ -384,6 +384,39 @@ fn default_job_characterises_the_current_directory_and_cleans_up() {
     assert_eq!(left, ["iolab-result.json"]);
 }
 
+/// One worker over two files: every sync point syncs both files it wrote
+/// since the last one, not only the last it wrote.
+#[test]
+fn fsync_every_syncs_every_target_written() {
+    let d = tmp();
+    let (out, doc) = run_json(
+        &[
+            "--target",
+            "a.dat",
+            "--target",
+            "b.dat",
+            "--size",
+            "8m",
+            "--rw",
+            "randwrite",
+            "--ops",
+            "1000",
+            "--qd",
+            "4",
+            "--jobs",
+            "1",
+            "--fsync-every",
+            "100",
+        ],
+        d.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = &ptr(&doc, "runs")[0];
+    assert_eq!(u(r, "summary/write/ops"), 1000);
+    // 10 sync points x 2 files (writes alternate over both).
+    assert_eq!(u(r, "summary/fsyncs"), 20);
+}
+
 #[test]
 fn fsync_every_and_dsync_are_applied() {
     let d = tmp();
