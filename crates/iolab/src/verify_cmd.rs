@@ -202,11 +202,12 @@ pub fn verify_command(args: VerifyArgs) -> ExitCode {
                     Err(e) => return bad(&e),
                 };
                 let Some(bs) = detect_block_size(&o) else {
-                    eprintln!(
-                        "iolab: {} holds no iolab stamps in its first 256 MiB: nothing to verify (was it written with --verify?)",
+                    // Without a journal only stamps say what to expect:
+                    // none is the wrong target, not a clean one.
+                    return bad(&format!(
+                        "{} holds no iolab stamps in its first 256 MiB, so nothing can be verified; give a target written by iolab run --verify (or its --journal)",
                         o.path
-                    );
-                    continue;
+                    ));
                 };
                 result.block_size = bs as u64;
                 let opts = ScanOptions {

@@ -680,6 +680,12 @@ fn bad_journals_are_refused_and_left_untouched() {
     std::fs::create_dir(dir.join("notj")).unwrap();
     std::fs::write(dir.join("notj/x"), b"x").unwrap();
     check(&["verify", "--journal", "notj"], "not an iolab journal");
+    // A target that iolab never stamped: nothing to verify is not a pass.
+    std::fs::write(dir.join("plain.dat"), vec![7u8; 1 << 20]).unwrap();
+    check(
+        &["verify", "--target", "plain.dat"],
+        "holds no iolab stamps",
+    );
     check(
         &[
             "run",
