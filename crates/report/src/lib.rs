@@ -3,6 +3,7 @@
 //! only exporters produce bytes, and only the binary prints them.
 
 mod build;
+pub mod compare;
 mod host;
 pub mod html;
 mod json;

@@ -1,0 +1,586 @@
+//! Before/after comparison of result documents (`iolab compare`): runs are
+//! matched across documents by the parameters that define their workload,
+//! and each figure is shown side by side with its change in percent and
+//! whether that change is beyond the run-to-run spread.
+//!
+//! Matching (docs/compare.md). A document is first cut into *entries*: a
+//! point of a plan (all its repetitions), or a run on its own when it has
+//! no point. An entry's *key* is what defines its workload:
+//! `read-pct random-pct bs qd jobs engine direct sync fsync-every
+//! distribution hit-area read-hit-pct write-hit-pct data dedupe rate
+//! verify`, plus any other parameter the document swept (`size`,
+//! `duration`, ...). Target path, size, seed, duration and timestamps are
+//! not in the key: a before/after pair often runs on another LUN or a
+//! re-created file, for another length of time. The workload's name is not
+//! in the key either, so renaming it does not break matching; it only
+//! tells apart entries of one document whose keys are equal (then by name,
+//! then in order). `--ignore PARAM` leaves parameters out of the key, to
+//! compare, say, psync against io_uring (`--ignore engine`).
+//!
+//! The first document is the baseline. A row is a baseline entry with its
+//! counterpart in each other document; entries left without one are listed
+//! with the nearest entry of the baseline and how their keys differ.
+//!
+//! Pure computation: [`compare`] builds a [`CompareResult`] (tables and
+//! charts of the model included); [`render`] turns it into text, Markdown,
+//! CSV or HTML.
+
+mod charts;
+mod key;
+pub mod render;
+pub mod stats;
+mod tables;
+
+use crate::model::{Chart, ResultDoc, RunResult, Spread, Table};
+use crate::points::spread;
+pub use charts::{Ranges, MAX_CHART_GROUPS};
+pub use key::{run_key, KEY_PARAMS};
+use serde::{Deserialize, Serialize};
+pub use stats::{test_change, TestKind, TestResult, ALPHA};
+use std::collections::BTreeMap;
+pub use tables::differs_text;
+
+/// The figures compared, in table order.
+pub const FIGURES: [Figure; 5] = [
+    Figure::Iops,
+    Figure::Mbps,
+    Figure::LatMeanUs,
+    Figure::LatP99Us,
+    Figure::CpuUsPerIo,
+];
+
+/// One compared figure of a run (of both directions together).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Figure {
+    Iops,
+    Mbps,
+    LatMeanUs,
+    LatP99Us,
+    CpuUsPerIo,
+}
+
+impl Figure {
+    pub fn title(self) -> &'static str {
+        match self {
+            Figure::Iops => "IOPS",
+            Figure::Mbps => "MB/s",
+            Figure::LatMeanUs => "mean latency, us",
+            Figure::LatP99Us => "p99 latency, us",
+            Figure::CpuUsPerIo => "CPU us per I/O",
+        }
+    }
+
+    /// Throughput is better higher; latency and CPU cost better lower.
+    pub fn higher_is_better(self) -> bool {
+        matches!(self, Figure::Iops | Figure::Mbps)
+    }
+
+    pub fn of_run(self, r: &RunResult) -> f64 {
+        let t = &r.summary.total;
+        match self {
+            Figure::Iops => t.iops,
+            Figure::Mbps => t.mbps,
+            Figure::LatMeanUs => t.lat_us.mean,
+            Figure::LatP99Us => t.lat_us.p99,
+            Figure::CpuUsPerIo => r.summary.cpu.usec_per_io,
+        }
+    }
+}
+
+/// The five figures of an entry over its runs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Figures {
+    pub iops: Spread,
+    pub mbps: Spread,
+    pub lat_mean_us: Spread,
+    pub lat_p99_us: Spread,
+    pub cpu_us_per_io: Spread,
+}
+
+impl Figures {
+    pub fn get(&self, f: Figure) -> &Spread {
+        match f {
+            Figure::Iops => &self.iops,
+            Figure::Mbps => &self.mbps,
+            Figure::LatMeanUs => &self.lat_mean_us,
+            Figure::LatP99Us => &self.lat_p99_us,
+            Figure::CpuUsPerIo => &self.cpu_us_per_io,
+        }
+    }
+
+    /// Spreads over the runs that measured something (a run interrupted
+    /// before its measured time began has no figures).
+    pub fn of_runs(runs: &[&RunResult]) -> Figures {
+        let measured: Vec<&&RunResult> = runs.iter().filter(|r| r.measured_s > 0.0).collect();
+        let s = |f: Figure| spread(&measured.iter().map(|r| f.of_run(r)).collect::<Vec<_>>());
+        Figures {
+            iops: s(Figure::Iops),
+            mbps: s(Figure::Mbps),
+            lat_mean_us: s(Figure::LatMeanUs),
+            lat_p99_us: s(Figure::LatP99Us),
+            cpu_us_per_io: s(Figure::CpuUsPerIo),
+        }
+    }
+}
+
+/// A compared document.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct DocInfo {
+    /// Short name in tables: the file name without `.json`.
+    pub label: String,
+    pub path: String,
+    pub started_at: String,
+    pub hostname: String,
+    pub command: Vec<String>,
+    pub complete: bool,
+    pub runs: u32,
+    pub entries: u32,
+    /// Runs per point (`--repeat`), when the document has a plan.
+    pub repeat: Option<u32>,
+}
+
+/// A point of a plan, or a run without one, in one document.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Entry {
+    /// Index of its document.
+    pub doc: usize,
+    /// `name` and the swept values: `read-1 bs=64k qd=4`.
+    pub label: String,
+    pub name: String,
+    /// The swept parameters' values.
+    pub params: BTreeMap<String, String>,
+    /// What matching compares (see the module documentation).
+    pub key: BTreeMap<String, String>,
+    /// Indexes into the document's `runs[]`.
+    pub runs: Vec<u32>,
+    /// Runs that did not complete (their figures cover less time).
+    pub incomplete_runs: u32,
+    pub figures: Figures,
+}
+
+/// How a figure changed from the baseline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Beyond the run-to-run spread, in the good direction.
+    Better,
+    /// Beyond the run-to-run spread, in the bad direction.
+    Worse,
+    /// Within the run-to-run spread.
+    NotSignificant,
+    /// One run on each side: the spread is unknown.
+    SpreadUnknown,
+    /// A side has no measured run.
+    NoData,
+}
+
+impl Verdict {
+    pub fn text(self) -> &'static str {
+        match self {
+            Verdict::Better => "better",
+            Verdict::Worse => "worse",
+            Verdict::NotSignificant => "not significant",
+            Verdict::SpreadUnknown => "n=1, spread unknown",
+            Verdict::NoData => "no data",
+        }
+    }
+}
+
+/// One figure of one row in one document against the baseline.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Change {
+    /// Index of the document compared with the baseline.
+    pub doc: usize,
+    pub figure: Figure,
+    /// (mean - baseline mean) / baseline mean, percent; absent when the
+    /// baseline's mean is 0 or either side has no data.
+    pub change_pct: Option<f64>,
+    pub test: TestResult,
+    pub verdict: Verdict,
+}
+
+impl Change {
+    /// The verdict as shown: `better (p 0.004)`, `not significant (p 0.41)`.
+    pub fn verdict_text(&self) -> String {
+        match (self.verdict, self.test.p) {
+            (Verdict::Better | Verdict::Worse | Verdict::NotSignificant, Some(p)) => {
+                format!("{} (p {})", self.verdict.text(), p_text(p))
+            }
+            (v, _) => v.text().to_string(),
+        }
+    }
+}
+
+/// A p-value for reading: `<0.001`, `0.004`, `0.052`, `0.41` (three
+/// decimals below 0.1, so a value near 0.05 shows its side).
+pub fn p_text(p: f64) -> String {
+    if p < 0.001 {
+        "<0.001".into()
+    } else if p < 0.1 {
+        format!("{p:.3}")
+    } else {
+        format!("{p:.2}")
+    }
+}
+
+/// Judge one figure: percent change and verdict.
+pub fn judge(figure: Figure, doc: usize, base: &Spread, other: &Spread) -> Change {
+    let test = test_change(base, other);
+    let no_data = base.n == 0 || other.n == 0;
+    let change_pct = if no_data || base.mean == 0.0 {
+        None
+    } else {
+        Some((other.mean - base.mean) / base.mean.abs() * 100.0)
+    };
+    let verdict = if no_data {
+        Verdict::NoData
+    } else if test.kind == TestKind::None {
+        Verdict::SpreadUnknown
+    } else if !test.significant() || other.mean == base.mean {
+        Verdict::NotSignificant
+    } else if (other.mean > base.mean) == figure.higher_is_better() {
+        Verdict::Better
+    } else {
+        Verdict::Worse
+    };
+    Change {
+        doc,
+        figure,
+        change_pct,
+        test,
+        verdict,
+    }
+}
+
+/// A baseline entry and its counterparts.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Row {
+    pub label: String,
+    pub key: BTreeMap<String, String>,
+    /// Per document, its entry (the baseline's always present).
+    pub entries: Vec<Option<Entry>>,
+    /// Per other document that has an entry, per figure.
+    pub changes: Vec<Change>,
+}
+
+impl Row {
+    pub fn change(&self, doc: usize, f: Figure) -> Option<&Change> {
+        self.changes.iter().find(|c| c.doc == doc && c.figure == f)
+    }
+}
+
+/// A key parameter that differs, as `param: this -> that`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Difference {
+    pub param: String,
+    /// Value in the unmatched entry (`-` when it has none).
+    pub this: String,
+    /// Value in the nearest entry.
+    pub nearest: String,
+}
+
+/// An entry that found no counterpart.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Unmatched {
+    pub entry: Entry,
+    /// The closest entry of the document it was compared with (the
+    /// baseline; for the baseline, the next document): fewest differing
+    /// key parameters.
+    pub nearest: Option<String>,
+    pub nearest_doc: Option<usize>,
+    pub differs: Vec<Difference>,
+}
+
+/// What `iolab compare` found: the documents, the matched rows with their
+/// changes, what did not match, and the same as model tables and charts.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct CompareResult {
+    pub documents: Vec<DocInfo>,
+    /// Key parameters left out with `--ignore`.
+    pub ignored: Vec<String>,
+    /// Significance level of the tests (0.05: 95 %).
+    pub alpha: f64,
+    pub rows: Vec<Row>,
+    pub unmatched: Vec<Unmatched>,
+    /// Incomplete runs, entries without measured runs, ...
+    pub notes: Vec<String>,
+    /// One table per figure, then the unmatched entries.
+    pub tables: Vec<Table>,
+    /// Line charts against the swept parameter (sweeps) and grouped bars
+    /// (other entries), one per figure and kind.
+    pub charts: Vec<Chart>,
+    /// Per chart, per series, per x: the min and max over the repetitions
+    /// (absent for single runs), for error bars.
+    pub chart_ranges: Vec<Ranges>,
+}
+
+/// `name bs=16k qd=4`: the swept values in the plan's order.
+fn entry_label(name: &str, params: &BTreeMap<String, String>, axes: &[String]) -> String {
+    let mut l = name.to_string();
+    for a in axes {
+        if let Some(v) = params.get(a) {
+            l.push_str(&format!(" {a}={v}"));
+        }
+    }
+    for (k, v) in params {
+        if !axes.contains(k) {
+            l.push_str(&format!(" {k}={v}"));
+        }
+    }
+    l
+}
+
+fn doc_axes(doc: &ResultDoc) -> Vec<String> {
+    doc.plan
+        .as_ref()
+        .map(|p| p.axes.iter().map(|a| a.name.clone()).collect())
+        .unwrap_or_default()
+}
+
+/// Cut a document into entries: one per point (its runs in order), one per
+/// run without a point, in the order of their first run.
+pub fn entries(doc: &ResultDoc, index: usize, ignore: &[String]) -> Vec<Entry> {
+    let axes = doc_axes(doc);
+    let mut groups: Vec<(Option<u32>, Vec<u32>)> = Vec::new();
+    for (i, r) in doc.runs.iter().enumerate() {
+        match r.point {
+            Some(p) => match groups.iter_mut().find(|(q, _)| *q == Some(p)) {
+                Some((_, v)) => v.push(i as u32),
+                None => groups.push((Some(p), vec![i as u32])),
+            },
+            None => groups.push((None, vec![i as u32])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(_, idx)| {
+            let runs: Vec<&RunResult> = idx.iter().map(|&i| &doc.runs[i as usize]).collect();
+            let first = runs[0];
+            Entry {
+                doc: index,
+                label: entry_label(&first.name, &first.params, &axes),
+                name: first.name.clone(),
+                params: first.params.clone(),
+                key: run_key(first, ignore),
+                incomplete_runs: runs.iter().filter(|r| !r.complete).count() as u32,
+                figures: Figures::of_runs(&runs),
+                runs: idx,
+            }
+        })
+        .collect()
+}
+
+/// Pair entries with equal keys: by name first, then in order. Returns,
+/// per entry of `other`, the index of its partner in `base`.
+fn pair(base: &[Entry], other: &[Entry]) -> Vec<Option<usize>> {
+    let mut taken = vec![false; base.len()];
+    let mut out = vec![None; other.len()];
+    for by_name in [true, false] {
+        for (oi, o) in other.iter().enumerate() {
+            if out[oi].is_some() {
+                continue;
+            }
+            let hit = base
+                .iter()
+                .enumerate()
+                .position(|(bi, b)| !taken[bi] && b.key == o.key && (!by_name || b.name == o.name));
+            if let Some(bi) = hit {
+                taken[bi] = true;
+                out[oi] = Some(bi);
+            }
+        }
+    }
+    out
+}
+
+/// The key parameters that differ between two entries.
+fn differences(this: &Entry, that: &Entry) -> Vec<Difference> {
+    let mut names: Vec<&String> = this.key.keys().chain(that.key.keys()).collect();
+    names.sort_by_key(|n| {
+        (
+            KEY_PARAMS.iter().position(|k| k == n).unwrap_or(usize::MAX),
+            n.to_string(),
+        )
+    });
+    names.dedup();
+    names
+        .into_iter()
+        .filter(|n| this.key.get(*n) != that.key.get(*n))
+        .map(|n| Difference {
+            param: n.clone(),
+            this: this.key.get(n).cloned().unwrap_or_else(|| "-".into()),
+            nearest: that.key.get(n).cloned().unwrap_or_else(|| "-".into()),
+        })
+        .collect()
+}
+
+fn unmatched(entry: &Entry, candidates: &[Entry]) -> Unmatched {
+    let nearest = candidates
+        .iter()
+        .map(|c| (differences(entry, c), c))
+        .min_by_key(|(d, _)| d.len());
+    Unmatched {
+        entry: entry.clone(),
+        nearest: nearest.as_ref().map(|(_, c)| c.label.clone()),
+        nearest_doc: nearest.as_ref().map(|(_, c)| c.doc),
+        differs: nearest.map(|(d, _)| d).unwrap_or_default(),
+    }
+}
+
+/// Compare documents; the first is the baseline. `labels` name them in
+/// tables (one per document); `ignore` leaves key parameters out.
+pub fn compare(docs: &[(String, String, &ResultDoc)], ignore: &[String]) -> CompareResult {
+    let all: Vec<Vec<Entry>> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, (_, _, d))| entries(d, i, ignore))
+        .collect();
+    let documents = docs
+        .iter()
+        .zip(&all)
+        .map(|((label, path, d), e)| DocInfo {
+            label: label.clone(),
+            path: path.clone(),
+            started_at: d.started_at.clone(),
+            hostname: d.host.hostname.clone(),
+            command: d.command.clone(),
+            complete: d.complete,
+            runs: d.runs.len() as u32,
+            entries: e.len() as u32,
+            repeat: d.plan.as_ref().map(|p| p.repeat),
+        })
+        .collect();
+    let mut res = CompareResult {
+        documents,
+        ignored: ignore.to_vec(),
+        alpha: ALPHA,
+        ..Default::default()
+    };
+    let Some(base) = all.first() else {
+        return res;
+    };
+    // partner[d][i]: the baseline entry matched by entry i of document d.
+    let partners: Vec<Vec<Option<usize>>> = all.iter().map(|e| pair(base, e)).collect();
+    let mut rows: Vec<Row> = Vec::new();
+    let mut base_matched = vec![false; base.len()];
+    for (bi, b) in base.iter().enumerate() {
+        let mut row_entries: Vec<Option<Entry>> = vec![Some(b.clone())];
+        for (d, p) in partners.iter().enumerate().skip(1) {
+            let e = p
+                .iter()
+                .position(|x| *x == Some(bi))
+                .map(|i| all[d][i].clone());
+            row_entries.push(e);
+        }
+        if row_entries.iter().skip(1).all(Option::is_none) {
+            continue;
+        }
+        base_matched[bi] = true;
+        let mut changes = Vec::new();
+        for (d, e) in row_entries.iter().enumerate().skip(1) {
+            let Some(e) = e else { continue };
+            for f in FIGURES {
+                changes.push(judge(f, d, b.figures.get(f), e.figures.get(f)));
+            }
+        }
+        rows.push(Row {
+            label: b.label.clone(),
+            key: b.key.clone(),
+            entries: row_entries,
+            changes,
+        });
+    }
+    let others: Vec<Entry> = all.iter().skip(1).flatten().cloned().collect();
+    for (bi, b) in base.iter().enumerate() {
+        if !base_matched[bi] {
+            res.unmatched.push(unmatched(b, &others));
+        }
+    }
+    for (d, p) in partners.iter().enumerate().skip(1) {
+        for (i, x) in p.iter().enumerate() {
+            if x.is_none() {
+                res.unmatched.push(unmatched(&all[d][i], base));
+            }
+        }
+    }
+    for (d, es) in all.iter().enumerate() {
+        for e in es {
+            let label = &res.documents[d].label;
+            if e.incomplete_runs > 0 {
+                res.notes.push(format!(
+                    "{label}: {} of the {} run{} of {} did not complete; their figures cover less time",
+                    e.incomplete_runs,
+                    e.runs.len(),
+                    if e.runs.len() == 1 { "" } else { "s" },
+                    e.label
+                ));
+            }
+            if e.figures.iops.n == 0 {
+                res.notes.push(format!(
+                    "{label}: {} has no measured run; it is shown without figures",
+                    e.label
+                ));
+            }
+        }
+        if docs[d].2.runs.is_empty() {
+            res.notes.push(format!(
+                "{}: the document holds no runs",
+                res.documents[d].label
+            ));
+        }
+    }
+    res.rows = rows;
+    res.tables = tables::tables(&res);
+    let (charts, ranges) = charts::charts(&res, docs);
+    res.charts = charts;
+    res.chart_ranges = ranges;
+    res
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(xs: &[f64]) -> Spread {
+        spread(xs)
+    }
+
+    #[test]
+    fn direction_depends_on_the_figure() {
+        let (lo, hi) = (s(&[100.0, 101.0, 99.0]), s(&[150.0, 151.0, 149.0]));
+        assert_eq!(judge(Figure::Iops, 1, &lo, &hi).verdict, Verdict::Better);
+        assert_eq!(judge(Figure::Mbps, 1, &hi, &lo).verdict, Verdict::Worse);
+        assert_eq!(judge(Figure::LatP99Us, 1, &lo, &hi).verdict, Verdict::Worse);
+        assert_eq!(
+            judge(Figure::LatMeanUs, 1, &hi, &lo).verdict,
+            Verdict::Better
+        );
+        assert_eq!(
+            judge(Figure::CpuUsPerIo, 1, &hi, &lo).verdict,
+            Verdict::Better
+        );
+        let c = judge(Figure::Iops, 1, &lo, &hi);
+        assert!((c.change_pct.unwrap() - 50.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn single_runs_and_missing_data() {
+        let c = judge(Figure::Iops, 1, &s(&[100.0]), &s(&[150.0]));
+        assert_eq!(c.verdict, Verdict::SpreadUnknown);
+        assert_eq!(c.verdict_text(), "n=1, spread unknown");
+        assert!((c.change_pct.unwrap() - 50.0).abs() < 1e-9);
+        let c = judge(Figure::Iops, 1, &s(&[]), &s(&[150.0]));
+        assert_eq!((c.verdict, c.change_pct), (Verdict::NoData, None));
+        let c = judge(Figure::CpuUsPerIo, 1, &s(&[0.0]), &s(&[1.0]));
+        assert_eq!(c.change_pct, None);
+    }
+
+    #[test]
+    fn p_values_read_well() {
+        assert_eq!(p_text(0.0004), "<0.001");
+        assert_eq!(p_text(0.0042), "0.004");
+        assert_eq!(p_text(0.0503), "0.050");
+        assert_eq!(p_text(0.4149), "0.41");
+    }
+}

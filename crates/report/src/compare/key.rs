@@ -1,0 +1,108 @@
+//! The match key of a run: the parameters that define its workload (see
+//! the module documentation of `compare` and docs/compare.md).
+
+use crate::model::RunResult;
+use std::collections::BTreeMap;
+
+/// The key parameters every entry has, in display order.
+pub const KEY_PARAMS: [&str; 17] = [
+    "read-pct",
+    "random-pct",
+    "bs",
+    "qd",
+    "jobs",
+    "engine",
+    "direct",
+    "sync",
+    "fsync-every",
+    "distribution",
+    "hit-area",
+    "read-hit-pct",
+    "write-hit-pct",
+    "data",
+    "dedupe",
+    "rate",
+    "verify",
+];
+
+/// Swept parameters already covered by [`KEY_PARAMS`] (`rw` is read-pct and
+/// random-pct).
+fn covered(param: &str) -> bool {
+    param == "rw" || KEY_PARAMS.contains(&param)
+}
+
+/// The match key of a run: its workload's defining parameters, as resolved
+/// (the effective engine, direct, qd and jobs), plus the document's other
+/// swept parameters, minus `ignore`.
+pub fn run_key(r: &RunResult, ignore: &[String]) -> BTreeMap<String, String> {
+    use iolab_spec::{format_bytes, DataPattern, Distribution, SyncMode};
+    let s = &r.spec;
+    let e = &r.effective;
+    let bs = if s.bs.len() == 1 {
+        format_bytes(s.bs[0].bytes)
+    } else {
+        s.bs.iter()
+            .map(|b| format!("{}:{}", format_bytes(b.bytes), b.weight))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let distribution = match s.distribution {
+        Distribution::Uniform => "uniform".to_string(),
+        Distribution::Zipf { theta } => format!("zipf:{theta}"),
+        Distribution::Hotspot { io_pct, space_pct } => format!("hotspot:{io_pct}/{space_pct}"),
+    };
+    let data = match s.data {
+        DataPattern::Random => "random".to_string(),
+        DataPattern::Zero => "zero".to_string(),
+        DataPattern::Compress { ratio } => format!("compress:{ratio}"),
+    };
+    let verify = match (s.verify, s.verify_after) {
+        (false, _) => "off",
+        (true, false) => "on",
+        (true, true) => "on+after",
+    };
+    let values: [(&str, String); 17] = [
+        ("read-pct", s.read_pct.to_string()),
+        ("random-pct", s.random_pct.to_string()),
+        ("bs", bs),
+        ("qd", e.qd.to_string()),
+        ("jobs", e.jobs.to_string()),
+        ("engine", e.engine.clone()),
+        ("direct", e.direct.to_string()),
+        (
+            "sync",
+            if s.sync == SyncMode::Dsync {
+                "dsync"
+            } else {
+                "none"
+            }
+            .into(),
+        ),
+        ("fsync-every", s.fsync_every.to_string()),
+        ("distribution", distribution),
+        ("hit-area", format_bytes(s.hit_area)),
+        ("read-hit-pct", s.read_hit_pct.to_string()),
+        ("write-hit-pct", s.write_hit_pct.to_string()),
+        ("data", data),
+        ("dedupe", s.dedupe_pct.to_string()),
+        ("rate", s.rate_iops.map_or("max".into(), |r| format!("{r}"))),
+        ("verify", verify.into()),
+    ];
+    let ignored = |p: &str| {
+        ignore
+            .iter()
+            .any(|i| i == p || (i == "rw" && (p == "read-pct" || p == "random-pct")))
+    };
+    let mut key = BTreeMap::new();
+    for (k, v) in values {
+        if !ignored(k) {
+            key.insert(k.to_string(), v);
+        }
+    }
+    for (k, v) in &r.params {
+        if !covered(k) && !ignored(k) {
+            key.insert(k.clone(), v.clone());
+        }
+    }
+    key
+}
