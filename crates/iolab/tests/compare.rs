@@ -636,6 +636,44 @@ fn html_escapes_names_and_draws_bars_for_single_runs() {
 }
 
 #[test]
+fn incomplete_runs_and_empty_documents_are_noted() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |iops: f64| Pt {
+        name: "w",
+        params: vec![("qd", "4")],
+        runs: runs(&[iops], 4096.0, 4.0, &[5.0]),
+    };
+    let mut cut = build(&[], &[], &[p(900.0)]);
+    cut["complete"] = json!(false);
+    cut["runs"][0]["complete"] = json!(false);
+    cut["runs"][0]["incomplete_reason"] = json!("interrupted");
+    let mut empty = build(&[], &[], &[p(1.0)]);
+    empty["runs"] = json!([]);
+    write(dir.path(), "a.json", &build(&[], &[], &[p(1000.0)]));
+    write(dir.path(), "cut.json", &cut);
+    write(dir.path(), "empty.json", &empty);
+    let (out, c) = compare_json(dir.path(), &["a.json", "cut.json", "empty.json"]);
+    let text = stdout(&out);
+    assert_eq!(c["rows"].as_array().unwrap().len(), 1, "{text}");
+    assert!(c["rows"][0]["entries"][2].is_null());
+    assert!(
+        text.contains(
+            "cut.json, host testhost, started 2025-03-01T10:00:00.000Z, 1 run, INCOMPLETE"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("note: cut: 1 of the 1 run of w did not complete"),
+        "{text}"
+    );
+    assert!(
+        text.contains("note: empty: the document holds no runs"),
+        "{text}"
+    );
+    assert!(text.contains("not in this document"), "{text}");
+}
+
+#[test]
 fn bad_input_is_one_line_and_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

@@ -321,7 +321,7 @@ pub fn html(res: &CompareResult) -> String {
         p.warning("No workload matched: nothing to compare. The table below lists every workload with the nearest one in the other documents.");
     }
     if !res.charts.is_empty() {
-        p.heading(2, "Curves");
+        p.heading(2, "Charts");
         for (i, c) in res.charts.iter().enumerate() {
             let ex = ChartExtras {
                 errors: res.chart_ranges.get(i).cloned().unwrap_or_default(),
