@@ -130,6 +130,9 @@ pub struct TargetRaw {
     pub created: bool,
     pub prefilled_bytes: u64,
     pub prefill_secs: f64,
+    /// (ops, bytes) this target received over the measured time, when each
+    /// worker drove this target only (jobs >= targets); else `None`.
+    pub measured: Option<(u64, u64)>,
 }
 
 /// The settings that really took effect (pain point: "why is it slower

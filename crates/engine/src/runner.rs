@@ -319,6 +319,25 @@ fn assign(jobs: u32, ntargets: usize) -> Vec<Vec<(usize, u64, u64)>> {
         .collect()
 }
 
+/// Each target's measured (ops, bytes) from the workers' totals, when every
+/// worker drove one target only (`assign` with jobs >= targets: worker w
+/// drives target w mod T). With fewer workers than targets a worker's
+/// totals cover several targets, and the split is unknown: left `None`.
+fn per_target(targets: &mut [TargetRaw], per_worker: &[(u64, u64)]) {
+    let t = targets.len();
+    if t == 0 || per_worker.len() < t {
+        return;
+    }
+    for (ti, tr) in targets.iter_mut().enumerate() {
+        let (ops, bytes) = per_worker
+            .iter()
+            .skip(ti)
+            .step_by(t)
+            .fold((0, 0), |a, w| (a.0 + w.0, a.1 + w.1));
+        tr.measured = Some((ops, bytes));
+    }
+}
+
 /// A worker's regions: for each of its (target, stream k of n) the target's
 /// region, with the sequential stream starting k/n of the way into it, so
 /// n sequential workers on one target are n separate dd-like streams.
@@ -444,6 +463,7 @@ pub fn run_workload(
                 0
             },
             prefill_secs: p.prefill_secs,
+            measured: None,
         })
         .collect();
     let effective_base = Effective {
@@ -748,6 +768,8 @@ pub fn run_workload(
         None
     };
     let cpu = cpu_end.since(cpu_warm.unwrap_or(cpu_start));
+    let mut target_raw = target_raw;
+    per_target(&mut target_raw, &col.per_worker);
     Ok(RawRun {
         effective,
         targets: target_raw,
@@ -808,6 +830,9 @@ struct Collector {
     sum_read: DirStats,
     sum_write: DirStats,
     sum_fsyncs: u64,
+    /// Measured (ops, bytes) of each worker, summed per interval snapshot
+    /// (not per I/O): the per-target figures of `TargetRaw::measured`.
+    per_worker: Vec<(u64, u64)>,
 }
 
 impl Collector {
@@ -824,6 +849,7 @@ impl Collector {
             sum_read: DirStats::new(svc),
             sum_write: DirStats::new(svc),
             sum_fsyncs: 0,
+            per_worker: vec![(0, 0); jobs as usize],
         }
     }
 
@@ -850,6 +876,9 @@ impl Collector {
             self.sum_read.merge(&s.read);
             self.sum_write.merge(&s.write);
             self.sum_fsyncs += s.fsyncs;
+            let w = &mut self.per_worker[worker as usize];
+            w.0 += s.read.ops + s.write.ops;
+            w.1 += s.read.bytes + s.write.bytes;
         }
         // Already shown (a late worker): merge into the stored record.
         if let Some(iv) = self.intervals.iter_mut().find(|iv| iv.index == k) {
@@ -1089,6 +1118,32 @@ fn setup_verify(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn per_target_totals_follow_the_assignment() {
+        let t = |p: &str| TargetRaw {
+            path: p.into(),
+            kind: "file",
+            size: 0,
+            region_start: 0,
+            region_len: 0,
+            logical_block_size: 512,
+            created: false,
+            prefilled_bytes: 0,
+            prefill_secs: 0.0,
+            measured: None,
+        };
+        // 5 workers over 2 targets: A gets workers 0, 2, 4; B 1, 3.
+        let mut ts = vec![t("a"), t("b")];
+        per_target(&mut ts, &[(1, 10), (2, 20), (4, 40), (8, 80), (16, 160)]);
+        assert_eq!(ts[0].measured, Some((21, 210)));
+        assert_eq!(ts[1].measured, Some((10, 100)));
+        assert_eq!(assign(5, 2)[4], vec![(0, 2, 3)]);
+        // Fewer workers than targets: a worker's totals cover several.
+        let mut ts = vec![t("a"), t("b"), t("c")];
+        per_target(&mut ts, &[(1, 10), (2, 20)]);
+        assert!(ts.iter().all(|t| t.measured.is_none()));
+    }
 
     #[test]
     fn assignment_alternates_targets() {

@@ -12,7 +12,7 @@ pub const DEFAULT_SIZE: u64 = 1 << 30;
 const MIN_SIZE: u64 = 64 << 20;
 
 /// Bytes available to this user on the file system holding `dir`.
-fn available(dir: &Path) -> Option<u64> {
+pub(crate) fn available(dir: &Path) -> Option<u64> {
     use std::os::unix::ffi::OsStrExt;
     let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
     // SAFETY: statvfs fills the zeroed struct; the path is NUL-terminated.

@@ -141,6 +141,15 @@ pub fn build_run(raw: &RawRun) -> RunResult {
                 created: t.created,
                 prefilled_bytes: t.prefilled_bytes,
                 prefill_s: t.prefill_secs,
+                measured: t.measured.map(|(ops, bytes)| {
+                    let per_s = |x: u64| if secs > 0.0 { x as f64 / secs } else { 0.0 };
+                    TargetIo {
+                        ops,
+                        bytes,
+                        iops: per_s(ops),
+                        mbps: per_s(bytes) / 1e6,
+                    }
+                }),
             })
             .collect(),
         started_at: rfc3339(raw.started_at),

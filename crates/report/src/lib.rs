@@ -9,6 +9,7 @@ pub mod html;
 mod json;
 pub mod model;
 mod points;
+pub mod study;
 pub mod tables;
 pub mod terminal;
 

@@ -327,6 +327,20 @@ pub struct TargetResult {
     pub created: bool,
     pub prefilled_bytes: u64,
     pub prefill_s: f64,
+    /// What this target received over the measured time; present when
+    /// every worker drove one target only (jobs >= targets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured: Option<TargetIo>,
+}
+
+/// I/O one target received over the measured time.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TargetIo {
+    pub ops: u64,
+    pub bytes: u64,
+    pub iops: f64,
+    /// 10^6 bytes per second.
+    pub mbps: f64,
 }
 
 /// Figures of one direction, or of both together (`total`).
