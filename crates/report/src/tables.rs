@@ -310,10 +310,14 @@ pub fn csv_quote(s: &str) -> String {
     }
 }
 
-/// Markdown table cell: no line breaks, `|` and backslashes escaped.
+/// Markdown table cell: no line breaks; backslashes, `|`, `<` and `>`
+/// escaped (a run name must not become a column or HTML where the
+/// Markdown is rendered).
 fn md_cell(s: &str) -> String {
     s.replace('\\', "\\\\")
         .replace('|', "\\|")
+        .replace('<', "\\<")
+        .replace('>', "\\>")
         .replace(['\n', '\r'], " ")
 }
 
@@ -494,14 +498,14 @@ mod tests {
             columns: vec!["a|b".into(), "n".into()],
             rows: vec![
                 vec![json!("x|y\nz"), json!(1.5)],
-                vec![json!("w"), Value::Null],
+                vec![json!("<w>"), Value::Null],
             ],
         };
         let md = table_markdown(&t);
         assert_eq!(
             md,
-            "### T\\|x\n\n| a\\|b | n |\n|---|---:|\n| x\\|y z | 1.50 |\n| w |  |\n"
+            "### T\\|x\n\n| a\\|b | n |\n|---|---:|\n| x\\|y z | 1.50 |\n| \\<w\\> |  |\n"
         );
-        assert_eq!(table_csv(&t), "a|b,n\n\"x|y\nz\",1.5\nw,\n");
+        assert_eq!(table_csv(&t), "a|b,n\n\"x|y\nz\",1.5\n<w>,\n");
     }
 }

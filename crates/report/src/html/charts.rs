@@ -59,12 +59,14 @@ pub fn sweep_charts(doc: &ResultDoc) -> Vec<(Chart, ChartExtras)> {
     }
     let axes = axis_names(doc);
     let others: Vec<&String> = axes.iter().filter(|a| **a != xname).collect();
-    let mut names: Vec<&str> = Vec::new();
-    for p in &doc.points {
-        if !names.contains(&p.name.as_str()) {
-            names.push(&p.name);
-        }
-    }
+    // The workload name tells lines apart only when it is not implied by
+    // the swept values (`--rw read,write` names runs read-1 and write-1):
+    // when two points with the same values have different names.
+    let name_matters = doc.points.iter().any(|a| {
+        doc.points
+            .iter()
+            .any(|b| a.params == b.params && a.name != b.name)
+    });
     let numbers: Option<Vec<f64>> = xvals.iter().map(|v| axis_number(v)).collect();
     // x in numeric order when the values are numbers, else as given.
     let mut order: Vec<usize> = (0..xvals.len()).collect();
@@ -88,7 +90,7 @@ pub fn sweep_charts(doc: &ResultDoc) -> Vec<(Chart, ChartExtras)> {
     // Series keys in order of first appearance.
     let key = |p: &crate::model::PointSummary| -> String {
         let mut parts: Vec<String> = Vec::new();
-        if names.len() > 1 {
+        if name_matters {
             parts.push(p.name.clone());
         }
         for a in &others {

@@ -137,12 +137,15 @@ impl Page {
             self.body.push_str("<tr>");
             for (i, n) in num.iter().enumerate() {
                 let v = r.get(i).map(cell_text).unwrap_or_default();
-                let _ = write!(
-                    self.body,
-                    "<td{}>{}</td>",
-                    if *n { " class=\"num\"" } else { "" },
-                    esc(&v)
-                );
+                // Short text stays on one line; sentences wrap.
+                let class = if *n {
+                    " class=\"num\""
+                } else if v.chars().count() > 32 {
+                    " class=\"wrap\""
+                } else {
+                    ""
+                };
+                let _ = write!(self.body, "<td{class}>{}</td>", esc(&v));
             }
             self.body.push_str("</tr>\n");
         }

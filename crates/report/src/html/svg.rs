@@ -438,7 +438,7 @@ pub fn render(c: &Chart, ex: &ChartExtras) -> String {
     legend.extend(band_kinds.iter().map(|k| k.label().to_string()));
     let (lpos, lrows) = legend_layout(&legend, 8.0);
     let axis_title_y = bottom + 8.0 + x_label_h + FONT + 4.0;
-    let legend_top = axis_title_y + 12.0;
+    let legend_top = axis_title_y + 22.0;
     let h = legend_top + lrows as f64 * 20.0 + 6.0;
 
     let ys = YScale {
