@@ -332,6 +332,19 @@ pub fn render(c: &Chart, ex: &ChartExtras) -> String {
             lo /= 2.0;
             hi *= 2.0;
         }
+        // A range given empty, reversed or not finite would put NaN in the
+        // drawing, which browsers reject.
+        if hi <= lo || !lo.is_finite() || !hi.is_finite() || (log_x && lo <= 0.0) {
+            let (a, b) = (
+                c.x_values.iter().copied().fold(f64::INFINITY, f64::min),
+                c.x_values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            );
+            (lo, hi) = if log_x {
+                (a / 2.0, b * 2.0)
+            } else {
+                (a - 1.0, b + 1.0)
+            };
+        }
         let xs = XScale {
             kind: XKind::Num { lo, hi, log: log_x },
             left,
@@ -815,6 +828,34 @@ mod tests {
         assert!(svg.contains(">flattens</text>"));
         assert!(svg.contains(">64k</text>"));
         assert!(svg.contains("viewBox=\"0 0 600 "));
+    }
+
+    #[test]
+    fn degenerate_input_draws_no_nan() {
+        let mut c = chart("line");
+        c.log_x = false;
+        c.x = vec!["a".into(), "b".into()];
+        c.x_values = vec![2.0, 2.0];
+        c.series[0].values = vec![Some(f64::NAN), Some(0.0)];
+        c.marks.clear();
+        for ex in [
+            ChartExtras::default(),
+            ChartExtras {
+                x_domain: Some((3.0, 3.0)),
+                log_y: true,
+                ..Default::default()
+            },
+        ] {
+            let svg = render(&c, &ex);
+            assert!(!svg.contains("NaN") && !svg.contains("inf"), "{svg}");
+        }
+        let mut empty = chart("bar");
+        empty.series.clear();
+        let svg = render(&empty, &ChartExtras::default());
+        assert!(
+            svg.contains(">no data</text>") && !svg.contains("NaN"),
+            "{svg}"
+        );
     }
 
     #[test]
