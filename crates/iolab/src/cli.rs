@@ -78,7 +78,17 @@ fn one_line(e: &clap::Error) -> String {
         .find(|l| l.starts_with("tip:"))
         .map(|t| format!("; {}", t.trim_start_matches("tip:").trim()))
         .unwrap_or_default();
-    format!("{first}{tip}; see 'iolab run --help'")
+    // Point at the help of the subcommand that was typed.
+    let sub = std::env::args()
+        .nth(1)
+        .filter(|a| {
+            [
+                "run", "doctor", "qdepth", "verify", "study", "report", "compare",
+            ]
+            .contains(&a.as_str())
+        })
+        .unwrap_or_else(|| "run".into());
+    format!("{first}{tip}; see 'iolab {sub} --help'")
 }
 
 pub fn main() -> ExitCode {
