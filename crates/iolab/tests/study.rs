@@ -9,6 +9,7 @@ use common::*;
 use iolab_testutil::{require_root, Zram};
 use serde_json::Value;
 use std::path::Path;
+use std::time::Duration;
 
 /// Run `iolab study NAME ARGS --json ... -q` in DIR; it must succeed.
 fn study(name: &str, args: &[&str], dir: &Path) -> Value {
@@ -28,6 +29,36 @@ fn study(name: &str, args: &[&str], dir: &Path) -> Value {
     let title = doc["study"]["tables"][0]["title"].as_str().unwrap();
     assert!(text.contains(title), "{name}: no table printed:\n{text}");
     doc
+}
+
+/// zram for one test. io_uring tears a ring down in a kernel worker after
+/// the process has exited, so the device can stay open for a moment after
+/// iolab is gone: wait until it can be reset before handing it back, or
+/// the next test's `Zram::new` finds it busy.
+struct TestZram(Zram);
+
+impl TestZram {
+    fn new(size: u64) -> TestZram {
+        TestZram(Zram::new(size).unwrap())
+    }
+    fn path_str(&self) -> &str {
+        self.0.path_str()
+    }
+}
+
+impl Drop for TestZram {
+    fn drop(&mut self) {
+        wait_reset();
+    }
+}
+
+fn wait_reset() {
+    for _ in 0..250 {
+        if std::fs::write("/sys/block/zram0/reset", "1").is_ok() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// The study's first table, checked to have exactly these columns.
@@ -106,7 +137,7 @@ fn bs_ladder_on_a_file() {
 #[test]
 fn bs_ladder_on_zram_rises_from_16k_to_256k() {
     require_root!();
-    let z = Zram::new(128 << 20).unwrap();
+    let z = TestZram::new(128 << 20);
     let d = tempfile::tempdir().unwrap();
     // Reads only: zram's writes of random data are bound by compression,
     // whatever the block size, so their curve is flat from 16k.
@@ -187,7 +218,7 @@ fn qd_ladder_on_a_file() {
 #[test]
 fn qd_ladder_on_zram_with_an_absolute_bound() {
     require_root!();
-    let z = Zram::new(64 << 20).unwrap();
+    let z = TestZram::new(64 << 20);
     let d = tempfile::tempdir().unwrap();
     let doc = study(
         "qd-ladder",
@@ -316,7 +347,7 @@ fn corners_on_a_file() {
 #[test]
 fn corners_on_zram() {
     require_root!();
-    let z = Zram::new(64 << 20).unwrap();
+    let z = TestZram::new(64 << 20);
     let d = tempfile::tempdir().unwrap();
     let doc = study(
         "corners",
@@ -405,7 +436,7 @@ fn streams_over_files_label_n_over_m_with_per_target_figures() {
 #[test]
 fn streams_on_zram() {
     require_root!();
-    let z = Zram::new(64 << 20).unwrap();
+    let z = TestZram::new(64 << 20);
     let d = tempfile::tempdir().unwrap();
     let doc = study(
         "streams",
@@ -482,12 +513,12 @@ fn iozone_in_a_directory() {
 /// ext4 on /dev/zram0, mounted on a temporary directory; unmounted on drop.
 struct ZramFs {
     dir: tempfile::TempDir,
-    _z: Zram,
+    _z: TestZram,
 }
 
 impl ZramFs {
     fn new() -> ZramFs {
-        let z = Zram::new(64 << 20).unwrap();
+        let z = TestZram::new(64 << 20);
         let mk = std::process::Command::new("mkfs.ext4")
             .args(["-q", "-F", z.path_str()])
             .status()
@@ -506,17 +537,9 @@ impl ZramFs {
 
 impl Drop for ZramFs {
     fn drop(&mut self) {
-        // Unmount and wait until the device can be reset, so the next test
-        // that takes zram finds it free.
-        for _ in 0..50 {
-            let _ = std::process::Command::new("umount")
-                .arg(self.dir.path())
-                .status();
-            if std::fs::write("/sys/block/zram0/reset", "1").is_ok() {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
+        let _ = std::process::Command::new("umount")
+            .arg(self.dir.path())
+            .status();
     }
 }
 
@@ -573,7 +596,7 @@ fn bad_names_and_overrides_are_one_line_and_exit_2() {
     let d = tempfile::tempdir().unwrap();
     let f = d.path().join("f");
     let fs = f.to_str().unwrap();
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 8] = [
         (
             &["ladder", "--target", fs],
             "bs-ladder, qd-ladder, corners, streams, iozone",
@@ -596,6 +619,7 @@ fn bad_names_and_overrides_are_one_line_and_exit_2() {
             &["bs-ladder", "--target", fs, "--duration", "soon"],
             "--duration",
         ),
+        (&["--target", fs], "give the study to run"),
     ];
     for (args, needle) in cases {
         let o = iolab()
@@ -607,4 +631,48 @@ fn bad_names_and_overrides_are_one_line_and_exit_2() {
         assert_bad_input(&o, needle);
     }
     assert!(!f.exists());
+}
+
+#[test]
+fn an_interrupted_study_keeps_the_table_of_its_finished_runs() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("f");
+    let json = d.path().join("s.json");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"))
+        .args(["study", "bs-ladder", "-q", "--rw", "read", "--size", "16m"])
+        .args(["--sizes", "16k,32k,64k,128k,256k", "--duration", "400ms"])
+        .arg("--target")
+        .arg(&f)
+        .arg("--json")
+        .arg(&json)
+        .current_dir(d.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the first run is in the document, well before the fifth.
+    let t0 = std::time::Instant::now();
+    while t0.elapsed() < Duration::from_secs(20) {
+        let runs = std::fs::read_to_string(&json)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .map_or(0, |d| d["runs"].as_array().map_or(0, Vec::len));
+        if runs >= 1 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["complete"], false);
+    let runs = doc["runs"].as_array().unwrap().len();
+    let rows = table(&doc, &BS_COLUMNS);
+    assert!((1..5).contains(&rows.len()), "{rows:?}");
+    assert_eq!(rows.len(), runs);
+    assert_eq!(rows[0][0], "16k");
+    // What finished is printed too.
+    assert!(stdout(&out).contains("Sequential MB/s by block size"));
 }

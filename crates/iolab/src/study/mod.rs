@@ -18,7 +18,7 @@ use std::process::ExitCode;
 pub struct Args {
     /// bs-ladder, qd-ladder, corners, streams or iozone
     #[arg(value_name = "NAME")]
-    pub name: String,
+    pub name: Option<String>,
 
     /// A file or block device (repeat for several: streams spreads over them); for iozone, a directory
     #[arg(

@@ -179,7 +179,12 @@ fn settings_base(a: &Args, duration: &str, warmup: &str) -> BTreeMap<String, Str
 }
 
 pub fn plan(a: &Args) -> Result<Planned, String> {
-    let name = a.name.trim();
+    let Some(name) = a.name.as_deref().map(str::trim) else {
+        return Err(format!(
+            "give the study to run: iolab study NAME --target PATH, with NAME one of {} (docs/studies.md)",
+            NAMES.join(", ")
+        ));
+    };
     if !NAMES.contains(&name) {
         return Err(format!(
             "'{name}' is not a study; the studies are {} (docs/studies.md)",
