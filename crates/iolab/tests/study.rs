@@ -424,6 +424,13 @@ fn streams_over_files_label_n_over_m_with_per_target_figures() {
         let b = col(r, 5);
         assert!(b > 0.0 && b <= 100.0, "{r}");
     }
+    let names: Vec<&str> = doc["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["streams-2/1", "streams-4/1", "streams-4/3"]);
     // The per-target figures are the run's own bytes, split by target.
     for run in doc["runs"].as_array().unwrap() {
         let targets = run["targets"].as_array().unwrap();
@@ -481,6 +488,21 @@ fn check_iozone(doc: &Value, dir: &Path) {
     }
     let runs = doc["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 18);
+    let names: Vec<&str> = runs[..6]
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "write-512k/64k",
+            "rewrite-512k/64k",
+            "read-512k/64k",
+            "reread-512k/64k",
+            "random-read-512k/64k",
+            "random-write-512k/64k"
+        ]
+    );
     // Each cell starts with the first write of a new file, never prefilled.
     for (i, r) in runs.iter().enumerate() {
         let created = r["targets"][0]["created"].as_bool().unwrap();

@@ -29,8 +29,27 @@ pub const NAMES: [&str; 5] = ["bs-ladder", "qd-ladder", "corners", "streams", "i
 /// Workload names of the bs-ladder's two directions.
 pub const SEQ_READ: &str = "seq-read";
 pub const SEQ_WRITE: &str = "seq-write";
-/// Workload name of every run of the streams study.
+/// Workload name of the streams study's runs: `streams-N/M`.
 pub const STREAMS: &str = "streams";
+
+/// The name of a streams run: `streams-16/4` (16 streams over 4 targets),
+/// so that `iolab compare` pairs the points of two streams studies by name.
+pub fn streams_name(n: u32, m: u32) -> String {
+    format!("{STREAMS}-{n}/{m}")
+}
+
+/// The name of an iozone run: the test, the file size and the record
+/// size, `rewrite-32g/128k` (so `iolab compare` pairs the cells of two
+/// matrices by name).
+pub fn iozone_name(test: &str, file: u64, record: u64) -> String {
+    format!("{test}-{}/{}", short_size(file), short_size(record))
+}
+
+/// The iozone test of a run's name (`random-read-4m/64k` -> `random-read`).
+pub(crate) fn iozone_test(name: &str) -> Option<usize> {
+    let (test, _) = name.rsplit_once('-')?;
+    IOZONE_TESTS.iter().position(|t| t.name == test)
+}
 
 /// The qd-ladder's latency bound: a factor of the p99 at the smallest
 /// queue depth (QD 1), or an absolute time.

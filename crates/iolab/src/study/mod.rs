@@ -159,7 +159,8 @@ pub fn run(args: Args) -> ExitCode {
         last = Some(s);
         if let Some(r) = doc.runs.last() {
             remember_created(&scratch, r, &mut created);
-            if scratch.remove_after.as_deref() == Some(r.name.as_str()) {
+            let test = r.name.rsplit_once('-').map(|(t, _)| t);
+            if test.is_some() && scratch.remove_after.as_deref() == test {
                 remove_created(&mut created);
             }
         }
@@ -173,8 +174,9 @@ pub fn run(args: Args) -> ExitCode {
 }
 
 /// Files a study makes for itself (iozone's, one per file size): removed
-/// once the run named `remove_after` has finished with them, and at the
-/// end. Only files a run reports it created are ever removed.
+/// once a run of the test `remove_after` (its name less `-FILE/RECORD`)
+/// has finished with them, and at the end. Only files a run
+/// reports it created are ever removed.
 #[derive(Debug, Default)]
 pub struct Scratch {
     pub files: Vec<PathBuf>,

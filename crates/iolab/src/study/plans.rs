@@ -4,8 +4,8 @@
 use super::{Args, Scratch};
 use crate::plan::PlanArgs;
 use iolab_jobfile::{Values, WorkloadOptions};
+use iolab_report::study::{iozone_name, streams_name, SEQ_READ, SEQ_WRITE};
 use iolab_report::study::{short_size, Kind, P99Bound, Study, CORNERS, IOZONE_TESTS, NAMES};
-use iolab_report::study::{SEQ_READ, SEQ_WRITE, STREAMS};
 use iolab_spec::parse_size;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -431,18 +431,16 @@ fn streams(a: &Args) -> Result<Planned, String> {
     let mut workloads = Vec::new();
     for &m in &ms {
         // Per-target figures need every stream on one target: N >= M.
-        let mine: Vec<u32> = ns.iter().copied().filter(|&n| n >= m).collect();
-        if mine.is_empty() {
-            continue;
+        for &n in ns.iter().filter(|&&n| n >= m) {
+            workloads.push(WorkloadOptions {
+                name: Some(streams_name(n, m)),
+                rw: Some(Values(vec![rw.into()])),
+                bs: Some(bs.clone()),
+                qd: Some(qd.clone()),
+                jobs: Some(n.into()),
+                ..base(a, a.target[..m as usize].to_vec(), dur, warm)
+            });
         }
-        workloads.push(WorkloadOptions {
-            name: Some(STREAMS.into()),
-            rw: Some(Values(vec![rw.into()])),
-            bs: Some(bs.clone()),
-            qd: Some(qd.clone()),
-            jobs: Some(Values(mine.iter().map(u32::to_string).collect())),
-            ..base(a, a.target[..m as usize].to_vec(), dur, warm)
-        });
     }
     if workloads.is_empty() {
         return Err(format!(
@@ -531,7 +529,7 @@ fn iozone(a: &Args) -> Result<Planned, String> {
                         (true, true) => "randwrite",
                     };
                     workloads.push(WorkloadOptions {
-                        name: Some(t.name.into()),
+                        name: Some(iozone_name(t.name, file, rec)),
                         target: vec![paths[fi].to_string_lossy().into_owned()],
                         size: Some(Values(vec![file.to_string()])),
                         io_size: Some(Values(vec![file.to_string()])),

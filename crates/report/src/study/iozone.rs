@@ -48,7 +48,7 @@ pub(super) fn iozone(runs: &[RunResult], r: &mut StudyResult) -> Vec<SpreadNote>
     // (file size, record size) -> KB/s per test.
     let mut cells: Vec<Cell> = Vec::new();
     let g = groups(runs, |r| {
-        let ti = IOZONE_TESTS.iter().position(|t| t.name == r.name)?;
+        let ti = super::iozone_test(&r.name)?;
         let file = r.targets.first()?.size;
         Some((ti, file, super::bs_of(r)))
     });
@@ -174,7 +174,7 @@ mod tests {
         for file in [4u64 << 20, 8 << 20] {
             for rec in [64u64 << 10, 128 << 10] {
                 for (i, t) in IOZONE_TESTS.iter().enumerate() {
-                    let mut s = spec(t.name);
+                    let mut s = spec(&iozone_name(t.name, file, rec));
                     s.bs[0].bytes = rec;
                     s.targets[0].size = Some(file);
                     // MB/s chosen so KB/s is a round number: 1024 KB/s x k.

@@ -1,7 +1,7 @@
 //! streams: N concurrent sequential streams over M targets, labelled N/M
 //! as the studies do (16/4), with the total and the per-target balance.
 
-use super::{cell, fig, groups, mean_of, SpreadNote, STREAMS};
+use super::{cell, fig, groups, mean_of, streams_name, SpreadNote};
 use crate::model::{Chart, RunResult, Series, StudyResult, Table};
 use serde_json::Value;
 
@@ -28,7 +28,8 @@ struct Point {
 pub(super) fn streams(runs: &[RunResult], r: &mut StudyResult) -> Vec<SpreadNote> {
     let mut notes = Vec::new();
     let g = groups(runs, |r| {
-        (r.name == STREAMS).then_some((r.spec.jobs, r.spec.targets.len() as u32))
+        let (n, m) = (r.spec.jobs, r.spec.targets.len() as u32);
+        (r.name == streams_name(n, m)).then_some((n, m))
     });
     let mut pts: Vec<Point> = g
         .iter()
@@ -202,7 +203,7 @@ mod tests {
     use iolab_spec::TargetSpec;
 
     fn streams_run(n: u32, per_target: &[f64]) -> RunResult {
-        let mut s = spec(STREAMS);
+        let mut s = spec(&streams_name(n, per_target.len() as u32));
         s.jobs = n;
         s.targets = (0..per_target.len())
             .map(|i| TargetSpec {
