@@ -259,9 +259,21 @@ impl Zram {
         if !sys.exists() {
             return Err("no /sys/block/zram0 on this kernel".into());
         }
-        let _ = std::fs::write(sys.join("reset"), "1");
-        std::fs::write(sys.join("disksize"), size.to_string())
-            .map_err(|e| format!("setting zram0 disksize: {e}"))?;
+        // io_uring tears a ring down in a kernel worker after its process
+        // exits, so zram0 can stay open (EBUSY) for a moment after the
+        // previous test: retry for up to 5 s.
+        let mut tries = 0;
+        loop {
+            let _ = std::fs::write(sys.join("reset"), "1");
+            match std::fs::write(sys.join("disksize"), size.to_string()) {
+                Ok(()) => break,
+                Err(e) if e.raw_os_error() == Some(libc::EBUSY) && tries < 50 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
+                Err(e) => return Err(format!("setting zram0 disksize: {e}")),
+            }
+        }
         Ok(Zram {
             path: PathBuf::from("/dev/zram0"),
             _lock: lock,
@@ -274,7 +286,15 @@ impl Zram {
 
 impl Drop for Zram {
     fn drop(&mut self) {
-        let _ = std::fs::write("/sys/block/zram0/reset", "1");
+        // Retry while busy (see `new`), so the next test finds it free.
+        for _ in 0..50 {
+            match std::fs::write("/sys/block/zram0/reset", "1") {
+                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {
+                    std::thread::sleep(std::time::Duration::from_millis(100))
+                }
+                _ => break,
+            }
+        }
     }
 }
 
