@@ -199,33 +199,6 @@ fn compare_json(dir: &Path, args: &[&str]) -> (std::process::Output, Value) {
     (out, v)
 }
 
-fn golden(name: &str, got: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, got).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}; create it with UPDATE_GOLDEN=1", path.display()));
-    if want != got {
-        let line = want
-            .lines()
-            .zip(got.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(want.lines().count().min(got.lines().count()));
-        panic!(
-            "{} differs from the output at line {}:\n  golden: {:?}\n  output: {:?}\nregenerate with UPDATE_GOLDEN=1 if the change is intended",
-            path.display(),
-            line + 1,
-            want.lines().nth(line),
-            got.lines().nth(line)
-        );
-    }
-}
-
 /// The verdict of a figure in the row labelled `label`, against document 1.
 fn verdict(c: &Value, label: &str, figure: &str) -> String {
     let row = c["rows"]

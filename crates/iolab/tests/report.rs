@@ -195,32 +195,6 @@ fn report(args: &[&str], file: &Path) -> std::process::Output {
     iolab().arg("report").arg(file).args(args).output().unwrap()
 }
 
-fn golden(name: &str, got: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, got).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}; create it with UPDATE_GOLDEN=1", path.display()));
-    if want != got {
-        let first = want
-            .lines()
-            .zip(got.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(want.lines().count().min(got.lines().count()));
-        panic!(
-            "{name} differs from the golden file at line {}:\n want: {:?}\n  got: {:?}\nwhole output:\n{got}\n(after an intended change: UPDATE_GOLDEN=1)",
-            first + 1,
-            want.lines().nth(first),
-            got.lines().nth(first)
-        );
-    }
-}
-
 fn md_and_csv(doc: &ResultDoc, dir: &Path, stem: &str) {
     let f = save(doc, dir, &format!("{stem}.json"));
     for fmt in ["md", "csv"] {
