@@ -7,14 +7,26 @@ use std::io::Write;
 use std::path::Path;
 
 pub fn write_document(path: &Path, doc: &ResultDoc) -> std::io::Result<()> {
-    let tmp = path.with_extension("json.tmp");
+    // Something that is not a regular file (`--json /dev/null`, a FIFO, a
+    // terminal) is written straight through: renaming over it would
+    // replace a device node with a file.
+    if let Ok(m) = std::fs::metadata(path) {
+        if !m.file_type().is_file() {
+            let mut f = std::fs::OpenOptions::new().write(true).open(path)?;
+            serde_json::to_writer_pretty(&mut f, doc).map_err(std::io::Error::other)?;
+            return f.write_all(b"\n");
+        }
+    }
+    // A symlink stays a link: the document replaces the file it points to.
+    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let tmp = real.with_extension("json.tmp");
     {
         let mut f = std::fs::File::create(&tmp)?;
         serde_json::to_writer_pretty(&mut f, doc).map_err(std::io::Error::other)?;
         f.write_all(b"\n")?;
         f.sync_all()?;
     }
-    std::fs::rename(&tmp, path)
+    std::fs::rename(&tmp, &real)
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -51,4 +63,45 @@ pub fn load_document(path: &Path) -> Result<ResultDoc, LoadError> {
         path: p,
         err: e.to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::FileTypeExt;
+
+    #[test]
+    fn a_fifo_stays_a_fifo_and_a_symlink_stays_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let doc = ResultDoc::new();
+        // A FIFO (as /dev/null or /dev/stdout would be a device): written
+        // through, never replaced.
+        let fifo = dir.path().join("pipe");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo on a path in our own temporary directory.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+        };
+        write_document(&fifo, &doc).unwrap();
+        // Checked before joining: had the FIFO been replaced, the reader
+        // would wait for a writer forever.
+        assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+        let text = reader.join().unwrap();
+        assert!(text.contains("\"schema_version\""), "{text}");
+        // A symlink: the file it points to gets the document.
+        let real = dir.path().join("real.json");
+        std::fs::write(&real, "old").unwrap();
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        write_document(&link, &doc).unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert!(std::fs::read_to_string(&real)
+            .unwrap()
+            .contains("schema_version"));
+    }
 }
