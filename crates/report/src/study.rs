@@ -356,50 +356,7 @@ pub(crate) mod testing {
     use iolab_spec::*;
 
     pub fn spec(name: &str) -> WorkloadSpec {
-        WorkloadSpec {
-            name: name.into(),
-            targets: vec![TargetSpec {
-                path: "/t/a".into(),
-                offset: 0,
-                range: None,
-                size: None,
-            }],
-            rw: "read".into(),
-            read_pct: 100,
-            random_pct: 0,
-            bs: vec![BsWeight {
-                bytes: 4096,
-                weight: 1,
-            }],
-            align: 4096,
-            jobs: 1,
-            qd: 1,
-            distribution: Distribution::Uniform,
-            duration_s: Some(1.0),
-            io_size: None,
-            ops: None,
-            warmup_s: 0.0,
-            interval_s: 1.0,
-            rate_iops: None,
-            direct: true,
-            sync: SyncMode::None,
-            fsync_every: 0,
-            data: DataPattern::Random,
-            dedupe_pct: 0,
-            engine: EngineKind::IoUring,
-            seed: 1,
-            hit_area: 0,
-            read_hit_pct: 0,
-            write_hit_pct: 0,
-            on_error: OnError::Stop,
-            prefill: Prefill::Auto,
-            destroy_data_on: vec![],
-            stall_threshold_s: 1.0,
-            verify: false,
-            verify_after: false,
-            journal: None,
-            max_errors: 0,
-        }
+        WorkloadSpec::example(name, "/t/a", "read")
     }
 
     /// A finished run of `spec` with these totals.

@@ -186,6 +186,58 @@ fn gcd(a: u64, b: u64) -> u64 {
 }
 
 impl WorkloadSpec {
+    /// A minimal valid workload: `rw` ("read", "randread", "write", ...)
+    /// in 4 KiB blocks on one target, QD 1, one job, 1 s, O_DIRECT, seed 1;
+    /// every other parameter at its default. For tests and examples that
+    /// need a spec without going through a job file.
+    pub fn example(name: &str, target: &str, rw: &str) -> WorkloadSpec {
+        let (read_pct, random_pct) = parse_rw(rw).unwrap_or((100, 0));
+        WorkloadSpec {
+            name: name.into(),
+            targets: vec![TargetSpec {
+                path: target.into(),
+                offset: 0,
+                range: None,
+                size: None,
+            }],
+            rw: rw.into(),
+            read_pct,
+            random_pct,
+            bs: vec![BsWeight {
+                bytes: 4096,
+                weight: 1,
+            }],
+            align: 4096,
+            jobs: 1,
+            qd: 1,
+            distribution: Distribution::Uniform,
+            duration_s: Some(1.0),
+            io_size: None,
+            ops: None,
+            warmup_s: 0.0,
+            interval_s: 1.0,
+            rate_iops: None,
+            direct: true,
+            sync: SyncMode::None,
+            fsync_every: 0,
+            data: DataPattern::Random,
+            dedupe_pct: 0,
+            engine: EngineKind::IoUring,
+            seed: 1,
+            hit_area: 0,
+            read_hit_pct: 0,
+            write_hit_pct: 0,
+            on_error: OnError::Stop,
+            prefill: Prefill::Auto,
+            destroy_data_on: vec![],
+            stall_threshold_s: 1.0,
+            verify: false,
+            verify_after: false,
+            journal: None,
+            max_errors: 0,
+        }
+    }
+
     /// Block size of the generation map with `--verify`: the largest
     /// size dividing every block size, the alignment and the offsets.
     pub fn verify_block_size(&self) -> u64 {
@@ -497,50 +549,7 @@ mod tests {
     }
 
     fn base() -> WorkloadSpec {
-        WorkloadSpec {
-            name: "t".into(),
-            targets: vec![TargetSpec {
-                path: "/x".into(),
-                offset: 0,
-                range: None,
-                size: None,
-            }],
-            rw: "randread".into(),
-            read_pct: 100,
-            random_pct: 100,
-            bs: vec![BsWeight {
-                bytes: 4096,
-                weight: 1,
-            }],
-            align: 4096,
-            jobs: 1,
-            qd: 1,
-            distribution: Distribution::Uniform,
-            duration_s: Some(1.0),
-            io_size: None,
-            ops: None,
-            warmup_s: 0.0,
-            interval_s: 1.0,
-            rate_iops: None,
-            direct: true,
-            sync: SyncMode::None,
-            fsync_every: 0,
-            data: DataPattern::Random,
-            dedupe_pct: 0,
-            engine: EngineKind::IoUring,
-            seed: 1,
-            hit_area: 0,
-            read_hit_pct: 0,
-            write_hit_pct: 0,
-            on_error: OnError::Stop,
-            prefill: Prefill::Auto,
-            destroy_data_on: vec![],
-            stall_threshold_s: 1.0,
-            verify: false,
-            verify_after: false,
-            journal: None,
-            max_errors: 0,
-        }
+        WorkloadSpec::example("t", "/x", "randread")
     }
 
     #[test]
