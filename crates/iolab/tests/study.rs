@@ -31,36 +31,6 @@ fn study(name: &str, args: &[&str], dir: &Path) -> Value {
     doc
 }
 
-/// zram for one test. io_uring tears a ring down in a kernel worker after
-/// the process has exited, so the device can stay open for a moment after
-/// iolab is gone: wait until it can be reset before handing it back, or
-/// the next test's `Zram::new` finds it busy.
-struct TestZram(Zram);
-
-impl TestZram {
-    fn new(size: u64) -> TestZram {
-        TestZram(Zram::new(size).unwrap())
-    }
-    fn path_str(&self) -> &str {
-        self.0.path_str()
-    }
-}
-
-impl Drop for TestZram {
-    fn drop(&mut self) {
-        wait_reset();
-    }
-}
-
-fn wait_reset() {
-    for _ in 0..250 {
-        if std::fs::write("/sys/block/zram0/reset", "1").is_ok() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 /// The study's first table, checked to have exactly these columns.
 fn table<'a>(doc: &'a Value, columns: &[&str]) -> &'a Vec<Value> {
     let t = &doc["study"]["tables"][0];
@@ -137,7 +107,7 @@ fn bs_ladder_on_a_file() {
 #[test]
 fn bs_ladder_on_zram_rises_from_16k_to_256k() {
     require_root!();
-    let z = TestZram::new(128 << 20);
+    let z = Zram::new(128 << 20).unwrap();
     let d = tempfile::tempdir().unwrap();
     // Reads only: zram's writes of random data are bound by compression,
     // whatever the block size, so their curve is flat from 16k.
@@ -218,7 +188,7 @@ fn qd_ladder_on_a_file() {
 #[test]
 fn qd_ladder_on_zram_with_an_absolute_bound() {
     require_root!();
-    let z = TestZram::new(64 << 20);
+    let z = Zram::new(64 << 20).unwrap();
     let d = tempfile::tempdir().unwrap();
     let doc = study(
         "qd-ladder",
@@ -347,7 +317,7 @@ fn corners_on_a_file() {
 #[test]
 fn corners_on_zram() {
     require_root!();
-    let z = TestZram::new(64 << 20);
+    let z = Zram::new(64 << 20).unwrap();
     let d = tempfile::tempdir().unwrap();
     let doc = study(
         "corners",
@@ -443,7 +413,7 @@ fn streams_over_files_label_n_over_m_with_per_target_figures() {
 #[test]
 fn streams_on_zram() {
     require_root!();
-    let z = TestZram::new(64 << 20);
+    let z = Zram::new(64 << 20).unwrap();
     let d = tempfile::tempdir().unwrap();
     let doc = study(
         "streams",
@@ -535,12 +505,12 @@ fn iozone_in_a_directory() {
 /// ext4 on /dev/zram0, mounted on a temporary directory; unmounted on drop.
 struct ZramFs {
     dir: tempfile::TempDir,
-    _z: TestZram,
+    _z: Zram,
 }
 
 impl ZramFs {
     fn new() -> ZramFs {
-        let z = TestZram::new(64 << 20);
+        let z = Zram::new(64 << 20).unwrap();
         let mk = std::process::Command::new("mkfs.ext4")
             .args(["-q", "-F", z.path_str()])
             .status()
