@@ -5,6 +5,7 @@
 //! histograms, counters, errors and gaps, not text. Engines follow fio's
 //! queue/submit/reap model (see [`engines`]).
 
+mod affinity;
 mod buffers;
 mod cpu;
 pub mod data;

@@ -375,6 +375,7 @@ pub fn run_workload(
     stop: Arc<AtomicBool>,
 ) -> Result<RawRun, RunError> {
     spec.validate()?;
+    crate::affinity::check_cpus(&spec.cpus).map_err(RunError::Setup)?;
     let mut spec = spec.clone();
     let mut notes = Vec::new();
     if spec.engine == EngineKind::IoUring && !io_uring_available() {
@@ -586,9 +587,19 @@ pub fn run_workload(
         let max_bs = spec.max_bs() as usize;
         let setup_tx = setup_tx.clone();
         let worker_gate = gate.clone();
+        let cpu = match spec.cpus.len() {
+            0 => None,
+            n => Some(spec.cpus[w as usize % n]),
+        };
         let spawned = std::thread::Builder::new()
             .name(format!("iolab-w{w}"))
             .spawn(move || {
+                if let Some(cpu) = cpu {
+                    if let Err(e) = crate::affinity::pin_current_thread(cpu) {
+                        let _ = setup_tx.send(Err(format!("pinning worker {w} to CPU {cpu}: {e}")));
+                        return;
+                    }
+                }
                 let mut pool = match BufferPool::new(qd, max_bs) {
                     Ok(p) => p,
                     Err(e) => {

@@ -60,6 +60,19 @@ fn impossible_parameters() {
         &run(&["--target", "f", "--size", "1m", "--hit-area", "2m"]),
         "--hit-area",
     );
+    assert_bad_input(
+        &run(&["--target", "f", "--size", "1m", "--cpus", "0-x"]),
+        "--cpus 0-x",
+    );
+    assert_bad_input(
+        &run(&["--target", "f", "--size", "1m", "--cpus", "5000"]),
+        "CPU numbers go up to 1023",
+    );
+    // A CPU this process may not use (1023 exists on no machine here).
+    assert_bad_input(
+        &run(&["--target", "f", "--size", "1m", "--cpus", "1023"]),
+        "CPU 1023 is not available to iolab",
+    );
 }
 
 #[test]

@@ -592,3 +592,77 @@ fn ctrl_c_during_prefill_is_an_interruption_not_an_error() {
     assert_eq!(doc["runs"][0]["incomplete_reason"], "interrupted");
     assert_eq!(u(&doc["runs"][0], "errors_total"), 0);
 }
+
+/// The CPUs this test process may run on.
+fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: plain data, written by the kernel within its size.
+    let set = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        assert_eq!(
+            libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set),
+            0
+        );
+        set
+    };
+    (0..1024)
+        .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
+        .collect()
+}
+
+#[test]
+fn cpus_pins_each_worker_to_its_cpu_round_robin() {
+    let d = tmp();
+    let allowed = allowed_cpus();
+    // The list in reverse order, so worker 0 gets the highest CPU: a run
+    // that ignored the order (or pinned nothing) would show other masks.
+    let list: Vec<usize> = allowed.iter().rev().take(2).copied().collect();
+    let list_text: Vec<String> = list.iter().map(|c| c.to_string()).collect();
+    let list_text = list_text.join(",");
+    let json = d.path().join("r.json");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"))
+        .args([
+            "run", "--target", "p.dat", "--size", "4m", "--rw", "randread",
+        ])
+        .args(["--engine", "psync", "--jobs", "3", "--duration", "2s", "-q"])
+        .args(["--cpus", &list_text, "--json"])
+        .arg(&json)
+        .current_dir(d.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read each worker thread's mask from /proc while the run goes on.
+    let mut masks = std::collections::BTreeMap::new();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while masks.len() < 3 && std::time::Instant::now() < deadline {
+        let tasks = std::fs::read_dir(format!("/proc/{}/task", child.id()));
+        for t in tasks.into_iter().flatten().flatten() {
+            let comm = std::fs::read_to_string(t.path().join("comm")).unwrap_or_default();
+            let status = std::fs::read_to_string(t.path().join("status")).unwrap_or_default();
+            let mask = status
+                .lines()
+                .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+                .map(|m| m.trim().to_string());
+            if let (Some(w), Some(m)) = (comm.trim().strip_prefix("iolab-w"), mask) {
+                masks.insert(w.parse::<usize>().unwrap(), m);
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let expect = |w: usize| list[w % list.len()].to_string();
+    assert_eq!(masks.len(), 3, "worker threads seen: {masks:?}");
+    for (w, m) in &masks {
+        assert_eq!(*m, expect(*w), "worker {w} runs on {m}; masks {masks:?}");
+    }
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let cpus: Vec<u64> = doc["runs"][0]["spec"]["cpus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert_eq!(cpus, list.iter().map(|&c| c as u64).collect::<Vec<_>>());
+}

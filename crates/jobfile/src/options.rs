@@ -291,6 +291,16 @@ pub struct WorkloadOptions {
     #[serde(default, deserialize_with = "de_values", alias = "ioengine")]
     pub engine: Option<Values>,
 
+    /// Pin workers to these CPUs, e.g. 2 or 0-3,8: worker i runs on the i-th CPU of the list, round robin (fio cpus_allowed with cpus_allowed_policy=split). Default: not pinned
+    #[arg(
+        long,
+        alias = "cpus-allowed",
+        value_name = "LIST",
+        help_heading = "Concurrency"
+    )]
+    #[serde(default, deserialize_with = "de_str", alias = "cpus_allowed")]
+    pub cpus: Option<String>,
+
     /// Total I/O rate in IOPS on a fixed schedule (default: unlimited)
     #[arg(
         long,
@@ -522,6 +532,7 @@ impl WorkloadOptions {
                 jobs,
                 qd,
                 engine,
+                cpus,
                 rate,
                 duration,
                 io_size,

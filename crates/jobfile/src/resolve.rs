@@ -245,6 +245,10 @@ pub fn resolve_run(
         data: parse_data(text(&o.data).unwrap_or("random"))?,
         dedupe_pct: num(&o.dedupe, "dedupe", "a percentage")?.unwrap_or(0),
         engine: parse_engine(text(&o.engine).unwrap_or("io_uring"))?,
+        cpus: match &o.cpus {
+            Some(c) => parse_cpu_list(c)?,
+            None => Vec::new(),
+        },
         seed,
         hit_area: size(&o.hit_area, "hit-area")?.unwrap_or(0),
         read_hit_pct: num(&o.read_hit_pct, "read-hit-pct", "a percentage")?.unwrap_or(0),

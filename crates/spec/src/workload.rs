@@ -148,6 +148,10 @@ pub struct WorkloadSpec {
     /// Share (0-100) of written blocks that repeat an earlier block's content.
     pub dedupe_pct: u32,
     pub engine: EngineKind,
+    /// CPUs the workers are pinned to: worker i on `cpus[i % cpus.len()]`.
+    /// Empty: not pinned, the scheduler places them.
+    #[serde(default)]
+    pub cpus: Vec<u32>,
     pub seed: u64,
     /// Leading bytes of each target's region that "cached" I/O goes to.
     pub hit_area: u64,
@@ -223,6 +227,7 @@ impl WorkloadSpec {
             data: DataPattern::Random,
             dedupe_pct: 0,
             engine: EngineKind::IoUring,
+            cpus: vec![],
             seed: 1,
             hit_area: 0,
             read_hit_pct: 0,
@@ -498,6 +503,46 @@ pub fn parse_engine(s: &str) -> Result<EngineKind, SpecError> {
     }
 }
 
+/// Largest CPU number `--cpus` accepts (the size of a `cpu_set_t`).
+pub const MAX_CPU: u32 = 1023;
+
+/// A CPU list as the kernel writes them (`0-3,8,10-11`): the CPUs in the
+/// order given, without repeats.
+pub fn parse_cpu_list(s: &str) -> Result<Vec<u32>, SpecError> {
+    let bad = |why: &str| {
+        SpecError(format!(
+            "--cpus {s}: {why}; give CPU numbers and ranges such as 2 or 0-3,8"
+        ))
+    };
+    let num = |t: &str| -> Result<u32, SpecError> {
+        match t.trim().parse::<u32>() {
+            Ok(n) if n <= MAX_CPU => Ok(n),
+            Ok(_) => Err(bad(&format!("CPU numbers go up to {MAX_CPU}"))),
+            Err(_) => Err(bad(&format!("'{}' is not a CPU number", t.trim()))),
+        }
+    };
+    let mut out: Vec<u32> = Vec::new();
+    for part in s.split(',') {
+        let part = part.trim();
+        if part.is_empty() {
+            return Err(bad("empty entry"));
+        }
+        let (lo, hi) = match part.split_once('-') {
+            Some((a, b)) => (num(a)?, num(b)?),
+            None => (num(part)?, num(part)?),
+        };
+        if lo > hi {
+            return Err(bad(&format!("range {part} runs backwards")));
+        }
+        for c in lo..=hi {
+            if !out.contains(&c) {
+                out.push(c);
+            }
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -546,6 +591,16 @@ mod tests {
             }
         );
         assert!(parse_distribution("pareto:1").is_err());
+    }
+
+    #[test]
+    fn cpu_lists_parse_like_the_kernels() {
+        assert_eq!(parse_cpu_list("2").unwrap(), vec![2]);
+        assert_eq!(parse_cpu_list("0-3,8").unwrap(), vec![0, 1, 2, 3, 8]);
+        assert_eq!(parse_cpu_list("3,1, 1-2").unwrap(), vec![3, 1, 2]);
+        for bad in ["", "1,", "a", "3-1", "1-", "2048", "-1"] {
+            assert!(parse_cpu_list(bad).is_err(), "{bad:?} was accepted");
+        }
     }
 
     fn base() -> WorkloadSpec {
