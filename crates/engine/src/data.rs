@@ -13,6 +13,9 @@ use iolab_spec::DataPattern;
 
 pub const CHUNK: usize = 4096;
 
+/// What a repeated (`--dedupe`) block carries where a unique one has its stamp.
+const BASE_MARK: [u8; 16] = [0xd5; 16];
+
 #[derive(Clone, Copy)]
 pub struct DataGen {
     pattern: DataPattern,
@@ -57,10 +60,14 @@ impl DataGen {
             return;
         }
         if self.dedupe_pct > 0 && rng.u32(0..100) < self.dedupe_pct {
-            // A repeated block: reset the stamps to the base marker.
+            // A repeated block: reset the stamps to the base marker. Only
+            // stamps that differ are written: a buffer that already holds
+            // the base content stays clean in the cache, so the device (or a
+            // kernel thread on another CPU) reads it without pulling
+            // modified cache lines from this CPU.
             for c in (0..len).step_by(CHUNK) {
-                if c + 16 <= len {
-                    buf[c..c + 16].fill(0xd5);
+                if c + 16 <= len && buf[c..c + 16] != BASE_MARK {
+                    buf[c..c + 16].copy_from_slice(&BASE_MARK);
                 }
             }
             return;
@@ -101,6 +108,25 @@ mod tests {
         g.prepare_write(&mut b, 8192, 8192, 2, &mut rng);
         assert_ne!(a[..4096], b[..4096]);
         assert_ne!(a[..4096], a[4096..]);
+    }
+
+    #[test]
+    fn repeated_blocks_carry_the_same_content_after_unique_ones() {
+        let unique = DataGen::new(DataPattern::Random, 0);
+        let repeat = DataGen::new(DataPattern::Random, 100);
+        let mut rng = fastrand::Rng::with_seed(3);
+        let mut a = vec![0u8; 16384];
+        unique.fill_base(&mut a, &mut rng);
+        let mut b = a.clone();
+        // a: repeated twice; b: unique (stamped), then repeated.
+        repeat.prepare_write(&mut a, 16384, 0, 1, &mut rng);
+        let first = a.clone();
+        repeat.prepare_write(&mut a, 16384, 16384, 2, &mut rng);
+        assert_eq!(a, first, "a repeated block changed between writes");
+        unique.prepare_write(&mut b, 16384, 0, 3, &mut rng);
+        assert_ne!(b, a);
+        repeat.prepare_write(&mut b, 16384, 0, 4, &mut rng);
+        assert_eq!(b, a, "the stamps of a unique write were not all reset");
     }
 
     #[test]
