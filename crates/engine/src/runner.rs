@@ -567,6 +567,7 @@ pub fn run_workload(
             index: w,
             t0: Instant::now(),
             qd: spec.qd,
+            batch_complete: spec.batch_complete,
             gen: IoGen::new(&gen_cfg, regions, seed),
             data: DataGen::new(spec.data, spec.dedupe_pct),
             target_paths: my_paths,

@@ -117,6 +117,8 @@ pub struct WorkerCtx {
     pub index: u32,
     pub t0: Instant,
     pub qd: u32,
+    /// Completions to wait for before refilling (`--batch-complete`).
+    pub batch_complete: u32,
     pub gen: IoGen,
     pub data: DataGen,
     /// Global target index of each of this worker's targets (for error
@@ -422,15 +424,18 @@ pub fn run<E: Engine, V: Hooks>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPo
             continue;
         }
 
-        // Wait for at least one completion, waking at the next interval
-        // boundary (and the next scheduled I/O with --rate) regardless.
+        // Wait for --batch-complete completions (at least one; no more than
+        // are in flight), waking at the next interval boundary (and the next
+        // scheduled I/O with --rate) regardless.
         let mut wake = next_b;
         if rate_mode && !free.is_empty() && !stopping {
             wake = wake.min(next_due as u64);
         }
         let timeout = Some(wake.saturating_sub(now).max(1000));
         cqes.clear();
-        if let Err(e) = eng.submit_and_reap(1, timeout, &mut cqes) {
+        if let Err(e) =
+            eng.submit_and_reap(c.batch_complete.min(inflight).max(1), timeout, &mut cqes)
+        {
             fatal = Some(format!("waiting for completions: {e}"));
             break;
         }

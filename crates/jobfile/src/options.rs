@@ -280,6 +280,21 @@ pub struct WorkloadOptions {
     #[serde(default, deserialize_with = "de_values", alias = "iodepth")]
     pub qd: Option<Values>,
 
+    /// Wait until N of a worker's I/Os have completed (or all in flight, if fewer) before issuing more (fio iodepth_batch_complete_min). Default 1: refill after every completion
+    #[arg(
+        long,
+        value_parser = Values::parse_arg,
+        alias = "iodepth-batch-complete-min",
+        value_name = "N",
+        help_heading = "Concurrency"
+    )]
+    #[serde(
+        default,
+        deserialize_with = "de_values",
+        alias = "iodepth_batch_complete_min"
+    )]
+    pub batch_complete: Option<Values>,
+
     /// io_uring (default), psync or null
     #[arg(
         long,
@@ -412,6 +427,7 @@ macro_rules! sweepable {
             engine,
             jobs,
             qd,
+            batch_complete,
             rate,
             direct,
             sync,
@@ -531,6 +547,7 @@ impl WorkloadOptions {
                 seed,
                 jobs,
                 qd,
+                batch_complete,
                 engine,
                 cpus,
                 rate,

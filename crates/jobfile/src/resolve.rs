@@ -232,6 +232,7 @@ pub fn resolve_run(
         align,
         jobs: num(&o.jobs, "jobs", "a whole number")?.unwrap_or(1),
         qd: num(&o.qd, "qd", "a whole number")?.unwrap_or(1),
+        batch_complete: num(&o.batch_complete, "batch-complete", "a whole number")?.unwrap_or(1),
         distribution: parse_distribution(text(&o.distribution).unwrap_or("uniform"))?,
         duration_s,
         io_size,
@@ -323,6 +324,27 @@ qd = 32
             (s.read_pct, s.random_pct, s.qd, s.jobs, s.targets.len()),
             (70, 100, 4, 2, 2)
         );
+        assert_eq!(
+            s.batch_complete, 1,
+            "default: refill after every completion"
+        );
+    }
+
+    #[test]
+    fn batch_complete_key_and_its_fio_alias() {
+        for text in [
+            "[global]\ntarget='/a'\nqd=32\nbatch_complete=8\n",
+            "[global]\ntarget='/a'\nqd=32\niodepth_batch_complete_min=8\n",
+        ] {
+            let j = parse_job_text(text, "t").unwrap();
+            assert_eq!(resolve(&j.workloads()[0], 0).unwrap().batch_complete, 8);
+        }
+        let j = parse_job_text("[global]\ntarget='/a'\nbatch_complete=0\n", "t").unwrap();
+        let e = resolve(&j.workloads()[0], 0)
+            .and_then(|s| s.validate().map(|_| s).map_err(Into::into))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--batch-complete 0"), "{e}");
     }
 
     #[test]

@@ -30,6 +30,14 @@ pub fn run_heading(spec: &WorkloadSpec) -> String {
         if spec.jobs == 1 { "" } else { "s" },
         spec.engine.name()
     );
+    if spec.batch_complete.min(spec.qd) > 1 {
+        write!(
+            s,
+            ", refill per {} completions",
+            spec.batch_complete.min(spec.qd)
+        )
+        .unwrap();
+    }
     if spec.direct {
         s.push_str(", O_DIRECT");
     }

@@ -128,6 +128,11 @@ pub struct WorkloadSpec {
     pub jobs: u32,
     /// Outstanding I/Os per worker.
     pub qd: u32,
+    /// A worker waits until this many of its I/Os have completed (or all
+    /// of them, when fewer are in flight) before it issues more (fio
+    /// `iodepth_batch_complete_min`). 1: refill after every completion.
+    #[serde(default = "one")]
+    pub batch_complete: u32,
     pub distribution: Distribution,
     /// Measured time after warm-up, seconds; `None` when the run ends on
     /// bytes or ops.
@@ -189,6 +194,10 @@ fn gcd(a: u64, b: u64) -> u64 {
     }
 }
 
+fn one() -> u32 {
+    1
+}
+
 impl WorkloadSpec {
     /// A minimal valid workload: `rw` ("read", "randread", "write", ...)
     /// in 4 KiB blocks on one target, QD 1, one job, 1 s, O_DIRECT, seed 1;
@@ -214,6 +223,7 @@ impl WorkloadSpec {
             align: 4096,
             jobs: 1,
             qd: 1,
+            batch_complete: 1,
             distribution: Distribution::Uniform,
             duration_s: Some(1.0),
             io_size: None,
@@ -317,6 +327,12 @@ impl WorkloadSpec {
         }
         if self.qd == 0 || self.qd > 4096 {
             return e(format!("--qd {} is out of range; give 1 to 4096", self.qd));
+        }
+        if self.batch_complete == 0 || self.batch_complete > 4096 {
+            return e(format!(
+                "--batch-complete {} is out of range; give 1 to 4096 (1 refills after every completion)",
+                self.batch_complete
+            ));
         }
         if let Some(r) = self.rate_iops {
             if !(r > 0.0 && r.is_finite()) {
@@ -614,6 +630,7 @@ mod tests {
         let cases: Vec<(Mutation, &str)> = vec![
             (Box::new(|s| s.read_pct = 101), "read-pct"),
             (Box::new(|s| s.qd = 0), "--qd"),
+            (Box::new(|s| s.batch_complete = 0), "--batch-complete"),
             (Box::new(|s| s.targets.clear()), "no target"),
             (
                 Box::new(|s| s.distribution = Distribution::Zipf { theta: 1.0 }),

@@ -5,11 +5,12 @@ use crate::model::RunResult;
 use std::collections::BTreeMap;
 
 /// The key parameters every entry has, in display order.
-pub const KEY_PARAMS: [&str; 17] = [
+pub const KEY_PARAMS: [&str; 18] = [
     "read-pct",
     "random-pct",
     "bs",
     "qd",
+    "batch-complete",
     "jobs",
     "engine",
     "direct",
@@ -61,11 +62,13 @@ pub fn run_key(r: &RunResult, ignore: &[String]) -> BTreeMap<String, String> {
         (true, false) => "on",
         (true, true) => "on+after",
     };
-    let values: [(&str, String); 17] = [
+    let values: [(&str, String); 18] = [
         ("read-pct", s.read_pct.to_string()),
         ("random-pct", s.random_pct.to_string()),
         ("bs", bs),
         ("qd", e.qd.to_string()),
+        // What the worker does: it never waits for more than it has in flight.
+        ("batch-complete", s.batch_complete.min(e.qd).to_string()),
         ("jobs", e.jobs.to_string()),
         ("engine", e.engine.clone()),
         ("direct", e.direct.to_string()),

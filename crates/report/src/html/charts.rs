@@ -25,6 +25,7 @@ pub fn axis_title(name: &str) -> String {
     match name {
         "bs" => "block size (bs)".into(),
         "qd" => "outstanding I/Os per job (qd)".into(),
+        "batch_complete" | "batch-complete" => "completions per refill (batch-complete)".into(),
         "jobs" => "jobs".into(),
         "rw" => "access pattern (rw)".into(),
         "read_pct" | "read-pct" => "reads, % (read-pct)".into(),
