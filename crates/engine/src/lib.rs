@@ -7,6 +7,7 @@
 
 mod affinity;
 mod buffers;
+pub mod clock;
 mod cpu;
 pub mod data;
 pub mod engines;

@@ -143,6 +143,8 @@ pub struct Effective {
     pub registered_buffers: bool,
     pub registered_files: bool,
     pub ring_flags: String,
+    /// The clock the workers read: "tsc" or "clock_gettime".
+    pub clock: &'static str,
     pub direct: bool,
     pub qd: u32,
     pub jobs: u32,

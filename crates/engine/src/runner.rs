@@ -376,6 +376,8 @@ pub fn run_workload(
 ) -> Result<RawRun, RunError> {
     spec.validate()?;
     crate::affinity::check_cpus(&spec.cpus).map_err(RunError::Setup)?;
+    let clock_rate = crate::clock::resolve(spec.clock)
+        .map_err(|why| RunError::Setup(format!("--clock tsc: {why}; use --clock auto")))?;
     let mut spec = spec.clone();
     let mut notes = Vec::new();
     if spec.engine == EngineKind::IoUring && !io_uring_available() {
@@ -468,6 +470,7 @@ pub fn run_workload(
         })
         .collect();
     let effective_base = Effective {
+        clock: crate::clock::name(&clock_rate),
         engine: spec.engine.name().into(),
         direct: spec.direct,
         qd: spec.qd,
@@ -566,6 +569,7 @@ pub fn run_workload(
         let mut ctx = WorkerCtx {
             index: w,
             t0: Instant::now(),
+            clock: clock_rate,
             qd: spec.qd,
             batch_complete: spec.batch_complete,
             gen: IoGen::new(&gen_cfg, regions, seed),

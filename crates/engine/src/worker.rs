@@ -2,10 +2,12 @@
 //!
 //! Per I/O it does only this: draw the next I/O from the generator, stamp
 //! write buffers, queue it, and on completion record its latency and count
-//! it. Clock reads are per batch (one after each reap), not per I/O; the
-//! only allocation is per interval (the snapshot sent to the collector).
+//! it. Clock reads are per batch (one after each reap), not per I/O, and
+//! read the TSC where that is safe ([`crate::clock`]); the only allocation
+//! is per interval (the snapshot sent to the collector).
 
 use crate::buffers::BufferPool;
+use crate::clock::{TscRate, WorkerClock};
 use crate::data::DataGen;
 use crate::engines::{Cqe, Engine, OpKind, Sqe};
 use crate::gen::{Dir, IoGen};
@@ -116,6 +118,8 @@ struct Slot {
 pub struct WorkerCtx {
     pub index: u32,
     pub t0: Instant,
+    /// The TSC rate where the workers read the TSC (`--clock`), else None.
+    pub clock: Option<TscRate>,
     pub qd: u32,
     /// Completions to wait for before refilling (`--batch-complete`).
     pub batch_complete: u32,
@@ -214,6 +218,7 @@ pub fn run<E: Engine, V: Hooks>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPo
     let mut budget_ops = c.budget_ops;
     let mut budget_bytes = c.budget_bytes;
     hooks.start(c.t0);
+    let mut clock = WorkerClock::new(c.t0, c.clock);
     // With --verify, I/O planned this pass is queued together after it
     // (so the journal can be synced once before a batch of writes is
     // issued); without, each I/O goes to the engine at once.
@@ -232,7 +237,7 @@ pub fn run<E: Engine, V: Hooks>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPo
     let mut batch_writes = false;
     // A planned I/O whose blocks another in-flight I/O holds (--verify).
     let mut held: Option<(crate::gen::IoPlan, u64)> = None;
-    let mut now = now_ns(c.t0);
+    let mut now = clock.now();
 
     'run: loop {
         if !measuring && now >= tl.warmup_ns {
@@ -415,11 +420,10 @@ pub fn run<E: Engine, V: Hooks>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPo
                 let target = (next_due as u64).min(next_b);
                 sleep_until(c.t0, target);
             }
-            now = now_ns(c.t0);
-            while now >= next_b {
-                snap.end_ns = next_b;
-                send_snapshot(&c, &mut snap, &mut iv_idx, rate_mode);
-                next_b = tl.end(iv_idx);
+            now = clock.now();
+            if now >= next_b {
+                end_intervals(&c, &mut snap, &mut iv_idx, &mut next_b, now, rate_mode);
+                clock.resync();
             }
             continue;
         }
@@ -439,11 +443,10 @@ pub fn run<E: Engine, V: Hooks>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPo
             fatal = Some(format!("waiting for completions: {e}"));
             break;
         }
-        now = now_ns(c.t0);
-        while now >= next_b {
-            snap.end_ns = next_b;
-            send_snapshot(&c, &mut snap, &mut iv_idx, rate_mode);
-            next_b = tl.end(iv_idx);
+        now = clock.now();
+        if now >= next_b {
+            end_intervals(&c, &mut snap, &mut iv_idx, &mut next_b, now, rate_mode);
+            clock.resync();
         }
         if cqes.is_empty() {
             continue;
@@ -608,6 +611,23 @@ fn finish_read<V: Hooks>(
     let data = &pool.slot_mut(cq.slot as usize)[..s.len as usize];
     let path = &c.target_paths[s.target as usize];
     hooks.check_read(data, (s.target, s.offset, s.len), path, after, now)
+}
+
+/// Send the snapshot of every interval that ended by `now`.
+#[cold]
+fn end_intervals(
+    c: &WorkerCtx,
+    snap: &mut Box<Snapshot>,
+    iv_idx: &mut u32,
+    next_b: &mut u64,
+    now: u64,
+    svc: bool,
+) {
+    while now >= *next_b {
+        snap.end_ns = *next_b;
+        send_snapshot(c, snap, iv_idx, svc);
+        *next_b = c.timeline.end(*iv_idx);
+    }
 }
 
 fn send_snapshot(c: &WorkerCtx, snap: &mut Box<Snapshot>, iv_idx: &mut u32, svc: bool) {

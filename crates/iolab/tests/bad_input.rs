@@ -68,6 +68,10 @@ fn impossible_parameters() {
         &run(&["--target", "f", "--size", "1m", "--cpus", "5000"]),
         "CPU numbers go up to 1023",
     );
+    assert_bad_input(
+        &run(&["--target", "f", "--size", "1m", "--clock", "hpet"]),
+        "--clock hpet is not known",
+    );
     // A CPU this process may not use (1023 exists on no machine here).
     assert_bad_input(
         &run(&["--target", "f", "--size", "1m", "--cpus", "1023"]),

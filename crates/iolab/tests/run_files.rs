@@ -217,6 +217,89 @@ fn rate_is_held_and_latency_reported_twice() {
     assert!(stdout(&out).contains("requested 2000 IOPS"));
 }
 
+/// The kernel keeps CLOCK_MONOTONIC on the TSC (what `--clock auto` and
+/// `--clock tsc` require).
+fn kernel_clock_is_tsc() -> bool {
+    cfg!(target_arch = "x86_64")
+        && std::fs::read_to_string(
+            "/sys/devices/system/clocksource/clocksource0/current_clocksource",
+        )
+        .is_ok_and(|s| s.trim() == "tsc")
+}
+
+#[test]
+fn each_clock_source_keeps_real_time() {
+    // A rate-limited run schedules every I/O on the worker's clock: with
+    // either clock, 2 s at 5000 IOPS are 10000 I/Os that take 2 s of the
+    // test's own clock, and the document names the clock that was read.
+    let d = tmp();
+    let tsc = kernel_clock_is_tsc();
+    if !tsc {
+        println!("SKIP (part): the kernel's clocksource is not tsc; only clock_gettime is run");
+    }
+    let mut runs = vec![
+        ("clock_gettime", "clock_gettime"),
+        ("auto", if tsc { "tsc" } else { "clock_gettime" }),
+    ];
+    if tsc {
+        runs.push(("tsc", "tsc"));
+    }
+    for (choice, used) in runs {
+        let t = std::time::Instant::now();
+        let (out, doc) = run_json(
+            &[
+                "--target",
+                "c.dat",
+                "--size",
+                "8m",
+                "--no-prefill",
+                "--engine",
+                "null",
+                "--rw",
+                "randread",
+                "--rate",
+                "5000",
+                "--qd",
+                "4",
+                "--duration",
+                "2s",
+                "--clock",
+                choice,
+            ],
+            d.path(),
+        );
+        let wall = t.elapsed().as_secs_f64();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let r = &ptr(&doc, "runs")[0];
+        assert_eq!(ptr(r, "effective/clock"), used, "--clock {choice}");
+        let ops = u(r, "summary/total/ops") as f64;
+        assert!(
+            (ops - 10_000.0).abs() < 200.0,
+            "--clock {choice}: {ops} I/Os"
+        );
+        let measured = f(r, "measured_s");
+        assert!(
+            (measured - 2.0).abs() < 0.02,
+            "--clock {choice}: measured {measured} s"
+        );
+        assert!(
+            (2.0..4.0).contains(&wall),
+            "--clock {choice}: the run took {wall} s"
+        );
+    }
+    if !tsc {
+        let out = iolab()
+            .args([
+                "run", "--target", "c.dat", "--size", "8m", "--engine", "null",
+            ])
+            .args(["--duration", "1s", "--clock", "tsc"])
+            .current_dir(d.path())
+            .output()
+            .unwrap();
+        assert_bad_input(&out, "--clock tsc");
+    }
+}
+
 #[test]
 fn a_file_iolab_did_not_create_is_never_overwritten() {
     let d = tmp();

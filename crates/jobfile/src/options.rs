@@ -316,6 +316,16 @@ pub struct WorkloadOptions {
     #[serde(default, deserialize_with = "de_str", alias = "cpus_allowed")]
     pub cpus: Option<String>,
 
+    /// Clock for every timestamp: auto (default: the CPU's TSC where the kernel's own clocksource is tsc, else clock_gettime), tsc (fio clocksource=cpu) or clock_gettime
+    #[arg(
+        long,
+        alias = "clocksource",
+        value_name = "CLOCK",
+        help_heading = "Concurrency"
+    )]
+    #[serde(default, alias = "clocksource")]
+    pub clock: Option<String>,
+
     /// Total I/O rate in IOPS on a fixed schedule (default: unlimited)
     #[arg(
         long,
@@ -550,6 +560,7 @@ impl WorkloadOptions {
                 batch_complete,
                 engine,
                 cpus,
+                clock,
                 rate,
                 duration,
                 io_size,

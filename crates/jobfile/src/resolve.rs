@@ -206,6 +206,16 @@ pub fn resolve_run(
             )))
         }
     };
+    let clock = match o.clock.as_deref().unwrap_or("auto") {
+        "auto" => ClockSource::Auto,
+        "tsc" | "cpu" => ClockSource::Tsc,
+        "clock_gettime" | "clock-gettime" => ClockSource::ClockGettime,
+        other => {
+            return Err(JobError(format!(
+                "--clock {other} is not known; use auto, tsc or clock_gettime"
+            )))
+        }
+    };
     let prefill = if o.no_prefill {
         Prefill::Never
     } else {
@@ -250,6 +260,7 @@ pub fn resolve_run(
             Some(c) => parse_cpu_list(c)?,
             None => Vec::new(),
         },
+        clock,
         seed,
         hit_area: size(&o.hit_area, "hit-area")?.unwrap_or(0),
         read_hit_pct: num(&o.read_hit_pct, "read-hit-pct", "a percentage")?.unwrap_or(0),

@@ -124,6 +124,7 @@ pub fn build_run(raw: &RawRun) -> RunResult {
             registered_buffers: raw.effective.registered_buffers,
             registered_files: raw.effective.registered_files,
             ring_flags: raw.effective.ring_flags.clone(),
+            clock: raw.effective.clock.to_string(),
             direct: raw.effective.direct,
             qd: raw.effective.qd,
             jobs: raw.effective.jobs,

@@ -311,6 +311,10 @@ pub struct Effective {
     pub registered_buffers: bool,
     pub registered_files: bool,
     pub ring_flags: String,
+    /// The clock every timestamp was read from: "tsc" or "clock_gettime"
+    /// (absent in documents from before it was recorded).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub clock: String,
     pub direct: bool,
     pub qd: u32,
     pub jobs: u32,

@@ -393,6 +393,7 @@ pub(crate) mod testing {
                 registered_buffers: false,
                 registered_files: false,
                 ring_flags: String::new(),
+                clock: String::new(),
                 direct: spec.direct,
                 qd: spec.qd,
                 jobs: spec.jobs,

@@ -102,6 +102,21 @@ pub enum Prefill {
     Never,
 }
 
+/// The clock the workers read for every timestamp (`--clock`, fio
+/// `clocksource`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClockSource {
+    /// The CPU's time-stamp counter where the kernel keeps
+    /// CLOCK_MONOTONIC on it, else `clock_gettime`.
+    #[default]
+    Auto,
+    /// The time-stamp counter; refused where the kernel does not use it.
+    Tsc,
+    /// `clock_gettime(CLOCK_MONOTONIC)`.
+    ClockGettime,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OnError {
@@ -157,6 +172,10 @@ pub struct WorkloadSpec {
     /// Empty: not pinned, the scheduler places them.
     #[serde(default)]
     pub cpus: Vec<u32>,
+    /// The clock for timestamps (`--clock`); what was used is
+    /// `effective.clock` in the result.
+    #[serde(default)]
+    pub clock: ClockSource,
     pub seed: u64,
     /// Leading bytes of each target's region that "cached" I/O goes to.
     pub hit_area: u64,
@@ -238,6 +257,7 @@ impl WorkloadSpec {
             dedupe_pct: 0,
             engine: EngineKind::IoUring,
             cpus: vec![],
+            clock: ClockSource::Auto,
             seed: 1,
             hit_area: 0,
             read_hit_pct: 0,

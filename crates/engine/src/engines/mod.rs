@@ -65,6 +65,13 @@ pub(crate) fn neg_errno() -> i32 {
 /// nothing to submit and nothing to wait for.
 #[inline]
 pub(crate) fn hand_over(done: &mut Vec<Cqe>, out: &mut Vec<Cqe>) {
-    out.extend_from_slice(done);
-    done.clear();
+    if out.is_empty() {
+        // The usual case (the worker clears `out` before each reap): trade
+        // the vectors instead of copying, which at QD 1 was a call to
+        // memmove per I/O. Both have room for the queue depth.
+        std::mem::swap(done, out);
+    } else {
+        out.extend_from_slice(done);
+        done.clear();
+    }
 }
