@@ -7,7 +7,12 @@
 //! and the rest stays incompressible. `compress:R` keeps 1/R of each chunk
 //! random and zeroes the rest. `--dedupe P` makes P % of writes carry the
 //! unstamped base content, which repeats across writes. The per-write cost
-//! is one 16-byte store per 4 KiB.
+//! is one 16-byte store per 4 KiB for a unique write, and nothing for a
+//! repeated one into a buffer that already holds the base content: the
+//! worker keeps a [`BufState`] per buffer. A read fills a buffer with
+//! whatever the device held; before that buffer is written from, the part
+//! the read overwrote is copied back from the base content (fio refills
+//! such buffers too), so `--data zero` writes zeros in a mixed workload.
 
 use iolab_spec::DataPattern;
 
@@ -15,6 +20,16 @@ pub const CHUNK: usize = 4096;
 
 /// What a repeated (`--dedupe`) block carries where a unique one has its stamp.
 const BASE_MARK: [u8; 16] = [0xd5; 16];
+
+/// What a worker knows about one of its buffers since it was filled with
+/// the base content.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BufState {
+    /// Leading bytes whose chunks may carry a write's stamp.
+    pub stamped: u32,
+    /// Leading bytes a read overwrote.
+    pub read: u32,
+}
 
 #[derive(Clone, Copy)]
 pub struct DataGen {
@@ -30,7 +45,8 @@ impl DataGen {
         }
     }
 
-    /// Fill a buffer with the base content (done once per buffer).
+    /// Fill a buffer with the base content (done once per buffer). It
+    /// carries no stamps afterwards (`BufState::default()`).
     pub fn fill_base(&self, buf: &mut [u8], rng: &mut fastrand::Rng) {
         match self.pattern {
             DataPattern::Zero => buf.fill(0),
@@ -44,9 +60,23 @@ impl DataGen {
                 }
             }
         }
+        if !matches!(self.pattern, DataPattern::Zero) {
+            let mut c = 0;
+            while c + 16 <= buf.len() {
+                buf[c..c + 16].copy_from_slice(&BASE_MARK);
+                c += CHUNK;
+            }
+        }
     }
 
-    /// Make the first `len` bytes of `buf` unique for this write.
+    /// Make the first `len` bytes of `buf` this write's content: unique, or
+    /// the base content for a repeated (`--dedupe`) write. `st` is the
+    /// buffer's state; `base` is the base content, at least as long as
+    /// anything a read put in the buffer (empty when reads and writes never
+    /// share buffers).
+    // Inlined into the worker loop: plain arguments rather than a struct
+    // built per write.
+    #[allow(clippy::too_many_arguments)]
     #[inline]
     pub fn prepare_write(
         &self,
@@ -55,23 +85,38 @@ impl DataGen {
         offset: u64,
         seq: u64,
         rng: &mut fastrand::Rng,
+        st: &mut BufState,
+        base: &[u8],
     ) {
+        if st.read > 0 {
+            // Put back what the read overwrote; its stamps went with it.
+            let r = (st.read as usize).min(base.len()).min(buf.len());
+            buf[..r].copy_from_slice(&base[..r]);
+            if st.stamped as usize <= r {
+                st.stamped = 0;
+            }
+            st.read = 0;
+        }
         if matches!(self.pattern, DataPattern::Zero) {
             return;
         }
         if self.dedupe_pct > 0 && rng.u32(0..100) < self.dedupe_pct {
-            // A repeated block: reset the stamps to the base marker. Only
-            // stamps that differ are written: a buffer that already holds
-            // the base content stays clean in the cache, so the device (or a
-            // kernel thread on another CPU) reads it without pulling
-            // modified cache lines from this CPU.
-            for c in (0..len).step_by(CHUNK) {
-                if c + 16 <= len && buf[c..c + 16] != BASE_MARK {
-                    buf[c..c + 16].copy_from_slice(&BASE_MARK);
-                }
+            // A repeated block: put the base marker back where stamps may
+            // be, and touch nothing when there are none. A buffer that
+            // holds the base content is neither read nor written here, so
+            // it stays clean in the cache, and the device (or a kernel
+            // thread on another CPU) reads it without pulling modified
+            // lines from this CPU.
+            let dirty = (st.stamped as usize).min(buf.len());
+            let mut c = 0;
+            while c + 16 <= dirty {
+                buf[c..c + 16].copy_from_slice(&BASE_MARK);
+                c += CHUNK;
             }
+            st.stamped = 0;
             return;
         }
+        st.stamped = st.stamped.max(len as u32);
         let mut c = 0;
         while c + 16 <= len {
             let a = (offset + c as u64) ^ 0x9e37_79b9_7f4a_7c15;
@@ -104,8 +149,9 @@ mod tests {
         let mut a = vec![0u8; 8192];
         g.fill_base(&mut a, &mut rng);
         let mut b = a.clone();
-        g.prepare_write(&mut a, 8192, 0, 1, &mut rng);
-        g.prepare_write(&mut b, 8192, 8192, 2, &mut rng);
+        let (mut sa, mut sb) = (BufState::default(), BufState::default());
+        g.prepare_write(&mut a, 8192, 0, 1, &mut rng, &mut sa, &[]);
+        g.prepare_write(&mut b, 8192, 8192, 2, &mut rng, &mut sb, &[]);
         assert_ne!(a[..4096], b[..4096]);
         assert_ne!(a[..4096], a[4096..]);
     }
@@ -118,15 +164,46 @@ mod tests {
         let mut a = vec![0u8; 16384];
         unique.fill_base(&mut a, &mut rng);
         let mut b = a.clone();
-        // a: repeated twice; b: unique (stamped), then repeated.
-        repeat.prepare_write(&mut a, 16384, 0, 1, &mut rng);
-        let first = a.clone();
-        repeat.prepare_write(&mut a, 16384, 16384, 2, &mut rng);
-        assert_eq!(a, first, "a repeated block changed between writes");
-        unique.prepare_write(&mut b, 16384, 0, 3, &mut rng);
+        let base = a.clone();
+        let (mut sa, mut sb) = (BufState::default(), BufState::default());
+        // a: repeated twice; b: unique (stamped) twice, then repeated.
+        repeat.prepare_write(&mut a, 16384, 0, 1, &mut rng, &mut sa, &[]);
+        assert_eq!(a, base, "a repeated write into a fresh buffer changed it");
+        repeat.prepare_write(&mut a, 16384, 16384, 2, &mut rng, &mut sa, &[]);
+        assert_eq!(a, base, "a repeated block changed between writes");
+        unique.prepare_write(&mut b, 4096, 0, 3, &mut rng, &mut sb, &[]);
+        unique.prepare_write(&mut b, 12288, 0, 4, &mut rng, &mut sb, &[]);
         assert_ne!(b, a);
-        repeat.prepare_write(&mut b, 16384, 0, 4, &mut rng);
-        assert_eq!(b, a, "the stamps of a unique write were not all reset");
+        // A shorter repeated write still removes every stamp.
+        repeat.prepare_write(&mut b, 4096, 0, 5, &mut rng, &mut sb, &[]);
+        assert_eq!(b, a, "the stamps of the unique writes were not all reset");
+        assert_eq!(sb.stamped, 0);
+    }
+
+    #[test]
+    fn a_buffer_a_read_used_gets_its_base_content_back() {
+        for pattern in [
+            DataPattern::Zero,
+            DataPattern::Random,
+            DataPattern::Compress { ratio: 2.0 },
+        ] {
+            let g = DataGen::new(pattern, 100);
+            let mut rng = fastrand::Rng::with_seed(5);
+            let mut buf = vec![0u8; 16384];
+            g.fill_base(&mut buf, &mut rng);
+            let base = buf.clone();
+            // A unique write, then a read of 8 KiB (device data), then a
+            // repeated write of 4 KiB: the first 8 KiB are base again and
+            // no stamp is left anywhere.
+            let unique = DataGen::new(pattern, 0);
+            let mut st = BufState::default();
+            unique.prepare_write(&mut buf, 16384, 0, 1, &mut rng, &mut st, &base);
+            buf[..8192].fill(0x77);
+            st.read = 8192;
+            g.prepare_write(&mut buf, 4096, 0, 2, &mut rng, &mut st, &base);
+            assert_eq!(buf, base, "{pattern:?}");
+            assert_eq!((st.read, st.stamped), (0, 0));
+        }
     }
 
     #[test]
@@ -145,7 +222,15 @@ mod tests {
         let mut rng = fastrand::Rng::with_seed(1);
         let mut a = vec![7u8; 4096];
         g.fill_base(&mut a, &mut rng);
-        g.prepare_write(&mut a, 4096, 4096, 9, &mut rng);
+        g.prepare_write(
+            &mut a,
+            4096,
+            4096,
+            9,
+            &mut rng,
+            &mut BufState::default(),
+            &[],
+        );
         assert!(a.iter().all(|&b| b == 0));
     }
 }

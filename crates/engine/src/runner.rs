@@ -231,7 +231,15 @@ fn prefill_one(
                     .unwrap_or(0);
                 v.prefill_stamp(t, &mut pool.slot_mut(0)[..len], off, wall);
             }
-            None => data.prepare_write(pool.slot_mut(0), len, off, seq, &mut rng),
+            None => data.prepare_write(
+                pool.slot_mut(0),
+                len,
+                off,
+                seq,
+                &mut rng,
+                &mut Default::default(),
+                &[],
+            ),
         }
         // SAFETY: the pool's slot 0 holds at least `chunk` >= len bytes.
         let r = unsafe { libc::pwrite(fd, pool.ptr(0) as *const libc::c_void, len, off as i64) };
@@ -574,6 +582,7 @@ pub fn run_workload(
             batch_complete: spec.batch_complete,
             gen: IoGen::new(&gen_cfg, regions, seed),
             data: DataGen::new(spec.data, spec.dedupe_pct),
+            base: Vec::new(),
             target_paths: my_paths,
             timeline: tl,
             end_ns,
@@ -588,6 +597,9 @@ pub fn run_workload(
             verify,
         };
         let engine = spec.engine;
+        // Reads and writes share the slots (the base content is kept to
+        // put back after a read; --verify writes whole sectors itself).
+        let mixed = spec.read_pct > 0 && spec.writes() && !spec.verify;
         let qd = spec.qd as usize;
         let max_bs = spec.max_bs() as usize;
         let setup_tx = setup_tx.clone();
@@ -612,7 +624,7 @@ pub fn run_workload(
                         return;
                     }
                 };
-                worker::fill_buffers(&mut pool, &ctx.data, w);
+                ctx.base = worker::fill_buffers(&mut pool, &ctx.data, w, mixed);
                 macro_rules! go {
                     ($eng:expr, $setup:expr) => {{
                         let _ = setup_tx.send(Ok($setup));

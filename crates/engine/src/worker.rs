@@ -8,7 +8,7 @@
 
 use crate::buffers::BufferPool;
 use crate::clock::{TscRate, WorkerClock};
-use crate::data::DataGen;
+use crate::data::{BufState, DataGen};
 use crate::engines::{Cqe, Engine, OpKind, Sqe};
 use crate::gen::{Dir, IoGen};
 use crate::raw::{DirStats, Gap, IoErrorRec, VerifyRaw};
@@ -125,6 +125,9 @@ pub struct WorkerCtx {
     pub batch_complete: u32,
     pub gen: IoGen,
     pub data: DataGen,
+    /// The slots' base content when reads and writes share them, else
+    /// empty ([`fill_buffers`]).
+    pub base: Vec<u8>,
     /// Global target index of each of this worker's targets (for error
     /// records) and their paths.
     pub target_paths: Vec<String>,
@@ -167,11 +170,20 @@ fn sleep_until(t0: Instant, due_ns: u64) {
 }
 
 /// Fill every slot with the data pattern's base content (before the clock
-/// starts).
-pub fn fill_buffers(pool: &mut BufferPool, data: &DataGen, index: u32) {
+/// starts): the same in every slot of a worker. With `keep_base` (reads
+/// and writes share the slots) a copy is returned, to put back what a read
+/// overwrote before the slot is written from ([`DataGen::prepare_write`]).
+pub fn fill_buffers(pool: &mut BufferPool, data: &DataGen, index: u32, keep_base: bool) -> Vec<u8> {
     let mut rng = fastrand::Rng::with_seed(index as u64 ^ 0x5eed);
-    for s in 0..pool.slots() {
-        data.fill_base(pool.slot_mut(s), &mut rng);
+    data.fill_base(pool.slot_mut(0), &mut rng);
+    let base = pool.slot_mut(0).to_vec();
+    for s in 1..pool.slots() {
+        pool.slot_mut(s).copy_from_slice(&base);
+    }
+    if keep_base {
+        base
+    } else {
+        Vec::new()
     }
 }
 
@@ -188,6 +200,7 @@ pub fn run<E: Engine, V: Hooks>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPo
     let rate_mode = c.rate_period_ns.is_some();
     let qd = c.qd as usize;
     let mut slots = vec![Slot::default(); qd];
+    let mut bufst = vec![BufState::default(); qd];
     let mut free: Vec<u32> = (0..qd as u32).rev().collect();
     let mut cqes: Vec<Cqe> = Vec::with_capacity(qd * 2 + 8);
     let tl = c.timeline;
@@ -352,7 +365,11 @@ pub fn run<E: Engine, V: Hooks>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPo
             }
             let slot = free.pop().unwrap_or(0);
             let op = match plan.dir {
-                Dir::Read => OpKind::Read,
+                Dir::Read => {
+                    let st = &mut bufst[slot as usize];
+                    st.read = st.read.max(plan.len);
+                    OpKind::Read
+                }
                 Dir::Write => {
                     write_seq += 1;
                     let len = plan.len as usize;
@@ -360,7 +377,15 @@ pub fn run<E: Engine, V: Hooks>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPo
                     if V::ON {
                         hooks.stamp(buf, &plan, now);
                     } else {
-                        c.data.prepare_write(buf, len, plan.offset, write_seq, rng);
+                        c.data.prepare_write(
+                            buf,
+                            len,
+                            plan.offset,
+                            write_seq,
+                            rng,
+                            &mut bufst[slot as usize],
+                            &c.base,
+                        );
                     }
                     batch_writes = true;
                     writes_since_fsync += 1;
