@@ -447,8 +447,15 @@ pub fn run<E: Engine, V: Hooks>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPo
             }
             now = clock.now();
             if now >= next_b {
-                end_intervals(&c, &mut snap, &mut iv_idx, &mut next_b, now, rate_mode);
-                clock.resync();
+                end_intervals(
+                    &c,
+                    &mut snap,
+                    &mut iv_idx,
+                    &mut next_b,
+                    now,
+                    rate_mode,
+                    &mut clock,
+                );
             }
             continue;
         }
@@ -470,8 +477,15 @@ pub fn run<E: Engine, V: Hooks>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPo
         }
         now = clock.now();
         if now >= next_b {
-            end_intervals(&c, &mut snap, &mut iv_idx, &mut next_b, now, rate_mode);
-            clock.resync();
+            end_intervals(
+                &c,
+                &mut snap,
+                &mut iv_idx,
+                &mut next_b,
+                now,
+                rate_mode,
+                &mut clock,
+            );
         }
         if cqes.is_empty() {
             continue;
@@ -638,7 +652,8 @@ fn finish_read<V: Hooks>(
     hooks.check_read(data, (s.target, s.offset, s.len), path, after, now)
 }
 
-/// Send the snapshot of every interval that ended by `now`.
+/// Send the snapshot of every interval that ended by `now`, then re-anchor
+/// the worker's clock (once per interval, off the per-I/O path).
 #[cold]
 fn end_intervals(
     c: &WorkerCtx,
@@ -647,12 +662,14 @@ fn end_intervals(
     next_b: &mut u64,
     now: u64,
     svc: bool,
+    clock: &mut WorkerClock,
 ) {
     while now >= *next_b {
         snap.end_ns = *next_b;
         send_snapshot(c, snap, iv_idx, svc);
         *next_b = c.timeline.end(*iv_idx);
     }
+    clock.resync();
 }
 
 fn send_snapshot(c: &WorkerCtx, snap: &mut Box<Snapshot>, iv_idx: &mut u32, svc: bool) {
