@@ -106,6 +106,7 @@ fn prepare_targets_inner(
             write: spec.writes() || spec.prefill_always(),
             size: t.size,
             destroy_data_on: destroy.clone(),
+            allow_mounted_write: spec.allow_mounted_write,
         };
         let info = iolab_target::prepare(Path::new(&t.path), &opts)?;
         if info.created {

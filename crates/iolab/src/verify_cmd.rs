@@ -63,6 +63,7 @@ fn open_target(p: &Path) -> Result<Opened, String> {
             write: false,
             size: None,
             destroy_data_on: Vec::new(),
+            allow_mounted_write: false,
         },
     )
     .map_err(|e| e.to_string())?;

@@ -201,6 +201,11 @@ pub struct WorkloadOptions {
     #[serde(default, deserialize_with = "de_list")]
     pub destroy_data_on: Vec<String>,
 
+    /// Also write a --destroy-data-on device while it is mounted, held or active swap (fio allow_mounted_write); this corrupts whatever uses it
+    #[arg(long, help_heading = "Targets", num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
+    #[serde(default)]
+    pub allow_mounted_write: Option<bool>,
+
     /// Write every target end to end first, block devices too (default: only files iolab created)
     #[arg(long, help_heading = "Targets", num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
     #[serde(default)]
@@ -577,7 +582,8 @@ impl WorkloadOptions {
                 verify,
                 verify_after,
                 journal,
-                max_errors
+                max_errors,
+                allow_mounted_write
             ],
             [target, destroy_data_on],
             [no_prefill, buffered]

@@ -268,6 +268,7 @@ pub fn resolve_run(
         on_error,
         prefill,
         destroy_data_on: o.destroy_data_on.clone(),
+        allow_mounted_write: o.allow_mounted_write.unwrap_or(false),
         stall_threshold_s: secs(&o.stall_threshold, "stall-threshold")?.unwrap_or(1.0),
         verify: o.verify.unwrap_or(false) || o.verify_after.unwrap_or(false) || o.journal.is_some(),
         verify_after: o.verify_after.unwrap_or(false),

@@ -188,6 +188,10 @@ pub struct WorkloadSpec {
     pub prefill: Prefill,
     /// Paths whose data the user allowed iolab to destroy.
     pub destroy_data_on: Vec<String>,
+    /// `--allow-mounted-write`: a device named in `destroy_data_on` may be
+    /// written while mounted, held or active swap.
+    #[serde(default)]
+    pub allow_mounted_write: bool,
     /// A gap with I/O outstanding and no completion at least this long is a
     /// stall event.
     pub stall_threshold_s: f64,
@@ -265,6 +269,7 @@ impl WorkloadSpec {
             on_error: OnError::Stop,
             prefill: Prefill::Auto,
             destroy_data_on: vec![],
+            allow_mounted_write: false,
             stall_threshold_s: 1.0,
             verify: false,
             verify_after: false,

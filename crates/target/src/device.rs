@@ -1,6 +1,8 @@
 //! Block-device targets: size and geometry from the kernel, and the write
-//! checks of `safety` unless the user named the device with
-//! `--destroy-data-on`. Preparing a device only reads it.
+//! checks of `safety`: a device with data is written only when the user
+//! named it with `--destroy-data-on`, and a device in use (mounted, held,
+//! active swap) only when `--allow-mounted-write` is given as well.
+//! Preparing a device only reads it.
 
 use crate::prepare::{canonical, invalid, map_io, named_in};
 use crate::{geometry, safety, sys, Kind, PrepareOptions, TargetError, TargetInfo};
@@ -38,8 +40,16 @@ pub fn prepare(
         None => actual,
     };
     if opts.write {
-        let reasons = safety::write_refusals(path).map_err(|e| map_io(path, e, "read"))?;
-        if !reasons.is_empty() && !named_in(&canonical, &opts.destroy_data_on) {
+        let found = safety::check(path).map_err(|e| map_io(path, e, "read"))?;
+        let named = named_in(&canonical, &opts.destroy_data_on);
+        if !found.in_use.is_empty() && !opts.allow_mounted_write {
+            return Err(TargetError::InUse {
+                path: path.to_path_buf(),
+                reasons: found.all(),
+            });
+        }
+        let reasons = found.all();
+        if !reasons.is_empty() && !named {
             return Err(TargetError::Refused {
                 path: path.to_path_buf(),
                 reasons,

@@ -190,6 +190,7 @@ mod tests {
             write,
             size,
             destroy_data_on: Vec::new(),
+            allow_mounted_write: false,
         }
     }
 

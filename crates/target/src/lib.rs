@@ -3,11 +3,15 @@
 //! This crate answers three questions before any I/O happens: what is this
 //! path (file or block device, its size and block geometry, the alignment
 //! O_DIRECT needs), may iolab write to it (the safety checks), and how to
-//! open it. iolab never writes to a block device that is mounted, has
-//! partitions or holders, is active swap or carries a known signature, and
-//! never overwrites or deletes a regular file it did not create, unless the
-//! user named that path with `--destroy-data-on`.
+//! open it. iolab never writes to a block device that has partitions or
+//! carries a signature libblkid (or, without libblkid, iolab's own list)
+//! recognises, and never overwrites or deletes a regular file it did not
+//! create, unless the user named that path with `--destroy-data-on`. A
+//! device that is in use (it or a partition of it mounted, active swap,
+//! held by another driver, or exclusively claimed) is not written even when
+//! named, unless the user also passes `--allow-mounted-write`.
 
+mod blkid;
 mod device;
 mod file;
 mod geometry;
@@ -72,6 +76,11 @@ pub struct PrepareOptions {
     pub size: Option<u64>,
     /// Paths the user named with `--destroy-data-on`.
     pub destroy_data_on: Vec<PathBuf>,
+    /// `--allow-mounted-write` (fio's `allow_mounted_write`): a device that
+    /// is mounted, held, active swap or claimed may be written when it is
+    /// also named in `destroy_data_on`. Without it such a device is never
+    /// written.
+    pub allow_mounted_write: bool,
 }
 
 /// One reason a write to a block device or file was refused.
@@ -81,8 +90,9 @@ pub struct Refusal(pub String);
 /// A known on-disk signature found on a device.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Signature {
-    /// e.g. "ext4", "xfs", "btrfs", "swap", "gpt", "dos partition table",
-    /// "LVM2 physical volume", "zfs_member", "linux_raid_member".
+    /// libblkid's TYPE or PTTYPE, e.g. "ext4", "xfs", "btrfs", "swap",
+    /// "gpt", "dos", "LVM2_member", "zfs_member", "linux_raid_member",
+    /// "oracleasm", "ceph_bluestore", "VMFS".
     pub name: String,
     /// Byte offset of the magic that identified it.
     pub offset: u64,
@@ -100,6 +110,11 @@ pub enum TargetError {
     NotFileOrDevice { path: PathBuf, what: String },
     #[error("refusing to write to {path}: {}; if its data may be destroyed, name it with --destroy-data-on {path}", .reasons.iter().map(|r| r.0.as_str()).collect::<Vec<_>>().join("; "))]
     Refused {
+        path: PathBuf,
+        reasons: Vec<Refusal>,
+    },
+    #[error("refusing to write to {path}: {}; it is in use, and writing under a mounted file system or a holder corrupts it: unmount it (swapoff, stop the holder) first, or, to write to it while in use, give both --destroy-data-on {path} and --allow-mounted-write", .reasons.iter().map(|r| r.0.as_str()).collect::<Vec<_>>().join("; "))]
+    InUse {
         path: PathBuf,
         reasons: Vec<Refusal>,
     },
@@ -143,13 +158,26 @@ pub fn remove_created(info: &TargetInfo) -> io::Result<()> {
 }
 
 /// Why writing to the block device at `dev` would destroy data: mounted
-/// (with where), partitions, holders, active swap, signatures.
+/// (with where), holders, active swap, exclusive claims (the in-use
+/// reasons, first), then partitions and signatures.
 pub fn write_refusals(dev: &Path) -> io::Result<Vec<Refusal>> {
     safety::write_refusals(dev)
 }
 
-/// Signatures on the start (and, for md 0.90/1.0, the end) of a device or
-/// file of `size` bytes.
+/// Signatures on a device or file of `size` bytes: from libblkid when it
+/// loads, else from iolab's hand-kept list.
 pub fn detect_signatures(f: &File, size: u64) -> io::Result<Vec<Signature>> {
-    signature::detect(f, size)
+    signature::detect(f, size).map(|(s, _)| s)
+}
+
+/// Signatures from iolab's hand-kept list only (the fallback when libblkid
+/// is not available), on the start and, for md 0.90/1.0 and ZFS, the end.
+pub fn detect_signatures_hand_list(f: &File, size: u64) -> io::Result<Vec<Signature>> {
+    signature::detect_hand_list(f, size)
+}
+
+/// Whether the system's libblkid is used for signatures; `Err` says why
+/// not (not installed, or disabled with `IOLAB_LIBBLKID=off`).
+pub fn libblkid_available() -> Result<(), String> {
+    blkid::available()
 }

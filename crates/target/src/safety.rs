@@ -1,6 +1,8 @@
 //! Why a block device must not be written: it (or one of its partitions) is
 //! mounted, is active swap, is held by another driver (device mapper, md,
-//! bcache), has partitions, or carries a known signature.
+//! bcache), has partitions, or carries a known signature (from libblkid, or
+//! iolab's own list when libblkid is not available). The first four say the
+//! device is in use, which `--destroy-data-on` alone does not lift.
 //!
 //! The sources are the kernel's own views: /proc/self/mountinfo (by device
 //! number, and by mount source for file systems such as btrfs that report
@@ -225,8 +227,33 @@ pub fn signature_refusals(sigs: &[crate::Signature]) -> Vec<Refusal> {
         .collect()
 }
 
+/// The reasons writing to a block device would destroy data, split by
+/// whether naming the device with `--destroy-data-on` is enough.
+#[derive(Debug, Default)]
+pub struct Refusals {
+    /// Mounted, active swap, held, exclusively claimed: also needs
+    /// `--allow-mounted-write`.
+    pub in_use: Vec<Refusal>,
+    /// Partitions and signatures.
+    pub data: Vec<Refusal>,
+}
+
+impl Refusals {
+    pub fn all(self) -> Vec<Refusal> {
+        let mut v = self.in_use;
+        v.extend(self.data);
+        v
+    }
+}
+
 /// The reasons writing to the block device `dev` would destroy data.
 pub fn write_refusals(dev: &Path) -> io::Result<Vec<Refusal>> {
+    check(dev).map(Refusals::all)
+}
+
+/// The reasons writing to the block device `dev` would destroy data, split
+/// into in-use and data reasons.
+pub fn check(dev: &Path) -> io::Result<Refusals> {
     let meta = fs::metadata(dev)?;
     if !meta.file_type().is_block_device() {
         return Err(io::Error::new(
@@ -243,24 +270,34 @@ pub fn write_refusals(dev: &Path) -> io::Result<Vec<Refusal>> {
     );
     let fam = Family { members };
 
-    let mut out = Vec::new();
-    mounted(&fam, &mut out);
-    swap(&fam, &mut out);
-    holders(&fam, &mut out);
-    let parts = fam.partitions();
-    if !parts.is_empty() {
-        out.push(Refusal(format!("it has partitions ({})", parts.join(", "))));
-    }
-    if out.is_empty() && exclusively_busy(dev) {
-        out.push(Refusal(
+    let mut out = Refusals::default();
+    mounted(&fam, &mut out.in_use);
+    swap(&fam, &mut out.in_use);
+    holders(&fam, &mut out.in_use);
+    if out.in_use.is_empty() && exclusively_busy(dev) {
+        out.in_use.push(Refusal(
             "it is in use (an exclusive open failed: mounted in another mount namespace or claimed by a driver)"
                 .to_string(),
         ));
     }
+    let parts = fam.partitions();
+    if !parts.is_empty() {
+        out.data
+            .push(Refusal(format!("it has partitions ({})", parts.join(", "))));
+    }
     let f = File::open(dev)?;
     let size = sys::block_size_bytes(&f)?;
-    out.extend(signature_refusals(&signature::detect(&f, size)?));
+    let (sigs, source) = signature::detect(&f, size)?;
+    out.data.extend(signature_refusals(&sigs));
+    if let (false, signature::Source::HandList(why)) = (sigs.is_empty(), source) {
+        out.data.push(Refusal(hand_list_note(&why)));
+    }
     Ok(out)
+}
+
+/// Said with signatures found by the hand-kept list.
+fn hand_list_note(why: &str) -> String {
+    format!("libblkid was not available ({why}), so signatures were checked against iolab's own list only")
 }
 
 /// True when an O_EXCL open of the device fails with EBUSY: the kernel says

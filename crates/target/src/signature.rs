@@ -1,14 +1,19 @@
 //! On-disk signatures: the magic numbers of file systems, partition tables,
 //! volume managers, RAID and swap that say a device holds data.
 //!
-//! iolab refuses to write to a device that carries any of them. The table
-//! follows the offsets libblkid probes (util-linux `libblkid/src/`), trimmed
+//! iolab refuses to write to a device that carries any of them. They come
+//! from libblkid (see `blkid`) when the system's `libblkid.so.1` loads; this
+//! module's hand-kept list is the fallback when it does not, and the
+//! refusal then says so. Names follow libblkid's `TYPE`/`PTTYPE` values in
+//! both cases ("ext4", "dos", "LVM2_member"), so messages read the same.
+//!
+//! The hand-kept table follows the offsets libblkid probes (util-linux `libblkid/src/`), trimmed
 //! to the magic itself plus the few checks that keep common layouts apart
 //! (a FAT boot sector also ends in 0x55AA; an md superblock names its major
 //! version). Reads are 4 KiB-aligned into 4 KiB-aligned buffers, so the
 //! probe also works through an O_DIRECT descriptor.
 
-use crate::Signature;
+use crate::{blkid, Signature};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io;
@@ -91,6 +96,14 @@ impl<'a> Reader<'a> {
 /// Plain magic strings: (name, offset, bytes).
 const SIMPLE: &[(&str, u64, &[u8])] = &[
     ("xfs", 0, b"XFSB"),
+    // Oracle ASM disk label (libblkid ocfs.c: "ORCLDISK" at 32).
+    ("oracleasm", 32, b"ORCLDISK"),
+    // Ceph BlueStore block device label (libblkid bluestore.c).
+    ("ceph_bluestore", 0, b"bluestore block device"),
+    // VMFS volume (LVM) header at 1 MiB and file system at 2 MiB
+    // (libblkid vmfs.c).
+    ("VMFS_volume_member", 1024 * KIB, &[0x0d, 0xd0, 0x01, 0xc0]),
+    ("VMFS", 2048 * KIB, &[0x5e, 0xf1, 0xab, 0x2f]),
     ("btrfs", 65600, b"_BHRfS_M"),
     ("ntfs", 3, b"NTFS    "),
     ("exfat", 3, b"EXFAT   "),
@@ -128,9 +141,26 @@ const MD_MAGIC: u32 = 0xa92b_4efc;
 const ZFS_UB_MAGIC: u64 = 0x00ba_b10c;
 const ZFS_LABEL: u64 = 256 * KIB;
 
-/// Every signature found in the first `size` bytes of `f` (and at the
-/// offsets near its end that md 0.90/1.0 and ZFS use).
-pub fn detect(f: &File, size: u64) -> io::Result<Vec<Signature>> {
+/// Where a set of signatures came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    Libblkid,
+    /// The hand-kept list, because libblkid was not available (why).
+    HandList(String),
+}
+
+/// Every signature on the first `size` bytes of `f`: from libblkid when it
+/// loads, else from the hand-kept list (and why libblkid was not used).
+pub fn detect(f: &File, size: u64) -> io::Result<(Vec<Signature>, Source)> {
+    match blkid::available() {
+        Ok(()) => Ok((blkid::detect(f, size)?, Source::Libblkid)),
+        Err(why) => Ok((detect_hand_list(f, size)?, Source::HandList(why))),
+    }
+}
+
+/// Every signature of the hand-kept list found in the first `size` bytes
+/// of `f` (and at the offsets near its end that md 0.90/1.0 and ZFS use).
+pub fn detect_hand_list(f: &File, size: u64) -> io::Result<Vec<Signature>> {
     let mut r = Reader::new(f, size);
     let mut hits = Vec::new();
     let mut hit = |name: &str, offset: u64| {
@@ -177,13 +207,13 @@ pub fn detect(f: &File, size: u64) -> io::Result<Vec<Signature>> {
     }
     if let Some(protective) = dos(&mut r)? {
         if !(protective && gpt) {
-            hit("dos partition table", 510);
+            hit("dos", 510);
         }
     }
     for sector in 0..4u64 {
         let off = sector * 512;
         if r.has(off, b"LABELONE")? && r.has(off + 24, b"LVM2 001")? {
-            hit("LVM2 physical volume", off);
+            hit("LVM2_member", off);
         }
     }
     for off in md_offsets(size) {
@@ -324,16 +354,22 @@ pub fn describe(name: &str) -> String {
         "swap" => "a swap space",
         "swsuspend" => "a hibernation image",
         "gpt" => "a GPT partition table",
-        "dos partition table" => "a DOS partition table",
+        "dos" | "dos partition table" => "a DOS partition table",
+        "PMBR" => "a protective MBR (of a GPT disk)",
         "vfat" => "a vfat file system",
         "ntfs" => "an NTFS file system",
         "exfat" => "an exFAT file system",
         "BitLocker" => "a BitLocker volume",
-        "LVM2 physical volume" => "an LVM2 physical volume",
+        "LVM2_member" | "LVM2 physical volume" => "an LVM2 physical volume",
+        "LVM1_member" => "an LVM1 physical volume",
+        "oracleasm" => "an Oracle ASM disk",
+        "ceph_bluestore" => "a Ceph BlueStore device",
+        "VMFS" => "a VMware VMFS file system",
+        "VMFS_volume_member" => "a VMware VMFS volume",
         "crypto_LUKS" => "a LUKS encrypted volume",
         "linux_raid_member" => "an md RAID member",
         "zfs_member" => "a ZFS pool member",
-        "iso9660" => "an iso9660 file system",
+        "iso9660" => "an ISO 9660 file system",
         "f2fs" => "an f2fs file system",
         "jfs" => "a jfs file system",
         "squashfs" => "a squashfs file system",
@@ -363,7 +399,7 @@ mod tests {
 
     fn names(size: u64, writes: &[(u64, &[u8])]) -> Vec<(String, u64)> {
         let (_t, f) = image(size, writes);
-        detect(&f, size)
+        detect_hand_list(&f, size)
             .unwrap()
             .into_iter()
             .map(|s| (s.name, s.offset))
@@ -390,7 +426,7 @@ mod tests {
     #[test]
     fn every_simple_magic_is_found() {
         for &(name, off, magic) in SIMPLE {
-            one(MIB, &[(off, magic)], name, off);
+            one(4 * MIB, &[(off, magic)], name, off);
         }
     }
 
@@ -398,8 +434,8 @@ mod tests {
     fn magic_beyond_size_is_skipped() {
         // btrfs at 65600 on a 64 KiB "device" is out of range.
         let (_t, f) = image(MIB, &[(65600, b"_BHRfS_M")]);
-        assert!(detect(&f, 65536).unwrap().is_empty());
-        assert_eq!(detect(&f, 65608).unwrap().len(), 1);
+        assert!(detect_hand_list(&f, 65536).unwrap().is_empty());
+        assert_eq!(detect_hand_list(&f, 65608).unwrap().len(), 1);
     }
 
     fn ext_sb(compat: u32, incompat: u32, ro: u32) -> Vec<u8> {
@@ -448,12 +484,7 @@ mod tests {
 
     #[test]
     fn dos_partition_table() {
-        one(
-            MIB,
-            &[(0, &mbr(&[(0x80, 0x83), (0, 0x82)]))],
-            "dos partition table",
-            510,
-        );
+        one(MIB, &[(0, &mbr(&[(0x80, 0x83), (0, 0x82)]))], "dos", 510);
         // 0x55AA without entries, or with a bad boot flag, is not a table.
         assert!(names(MIB, &[(0, &mbr(&[]))]).is_empty());
         assert!(names(MIB, &[(0, &mbr(&[(0x12, 0x83)]))]).is_empty());
@@ -477,7 +508,7 @@ mod tests {
         let s = mbr(&[(0, 0xee)]);
         one(MIB, &[(0, &s), (512, b"EFI PART")], "gpt", 512);
         // Without the GPT header the protective MBR still counts.
-        one(MIB, &[(0, &s)], "dos partition table", 510);
+        one(MIB, &[(0, &s)], "dos", 510);
     }
 
     #[test]
@@ -487,7 +518,7 @@ mod tests {
             one(
                 MIB,
                 &[(off, b"LABELONE"), (off + 24, b"LVM2 001")],
-                "LVM2 physical volume",
+                "LVM2_member",
                 off,
             );
         }
@@ -584,7 +615,7 @@ mod tests {
                 return;
             }
         };
-        let got: Vec<String> = detect(&direct, MIB)
+        let got: Vec<String> = detect_hand_list(&direct, MIB)
             .unwrap()
             .into_iter()
             .map(|s| s.name)

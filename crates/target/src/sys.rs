@@ -1,7 +1,8 @@
 //! Thin, checked wrappers over the Linux calls std does not offer: extended
 //! attributes, statx(STATX_DIOALIGN) and the block-device size ioctls.
 //!
-//! Every `unsafe` block of the crate lives here, so the modules above deal
+//! Every `unsafe` block of the crate lives here (apart from the libblkid
+//! bindings in `blkid`), so the modules above deal
 //! only in `io::Result` and plain values.
 
 use std::ffi::CString;

@@ -87,13 +87,14 @@ fn opts(write: bool, destroy: &[&Path]) -> PrepareOptions {
         write,
         size: None,
         destroy_data_on: destroy.iter().map(|p| p.to_path_buf()).collect(),
+        allow_mounted_write: false,
     }
 }
 
 /// Prepare for writing and expect a refusal; return its one-line message.
 fn refused(dev: &Path) -> String {
     match prepare(dev, &opts(true, &[])) {
-        Err(e @ TargetError::Refused { .. }) => {
+        Err(e @ (TargetError::Refused { .. } | TargetError::InUse { .. })) => {
             let msg = e.to_string();
             eprintln!("{msg}");
             assert!(!msg.contains('\n'), "{msg}");
@@ -224,7 +225,7 @@ fn dos_label_is_refused() {
                 Some("label: dos\n,16M\n"),
             )
         },
-        "dos partition table",
+        "dos",
         "a DOS partition table signature (at byte 510)",
     );
 }

@@ -18,6 +18,7 @@ fn opts(write: bool, size: Option<u64>, destroy: &[&Path]) -> PrepareOptions {
         write,
         size,
         destroy_data_on: destroy.iter().map(|p| p.to_path_buf()).collect(),
+        allow_mounted_write: false,
     }
 }
 

@@ -37,6 +37,10 @@ pub struct Args {
     #[arg(long, value_name = "PATH", help_heading = "Targets")]
     pub destroy_data_on: Vec<String>,
 
+    /// Also write a --destroy-data-on device while it is mounted, held or active swap (fio allow_mounted_write); this corrupts whatever uses it
+    #[arg(long, help_heading = "Targets")]
+    pub allow_mounted_write: bool,
+
     /// Write every target end to end first, block devices too (default: only files iolab created)
     #[arg(long, help_heading = "Targets", conflicts_with = "no_prefill")]
     pub prefill: bool,

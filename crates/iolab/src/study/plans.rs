@@ -143,6 +143,7 @@ fn base(a: &Args, targets: Vec<String>, duration: &str, warmup: &str) -> Workloa
         duration: Some(Values(vec![a.duration.clone().unwrap_or(duration.into())])),
         warmup: Some(Values(vec![a.warmup.clone().unwrap_or(warmup.into())])),
         destroy_data_on: a.destroy_data_on.clone(),
+        allow_mounted_write: a.allow_mounted_write.then_some(true),
         prefill: a.prefill.then_some(true),
         no_prefill: a.no_prefill,
         direct: a.direct.then(|| true.into()),
