@@ -325,6 +325,20 @@ qd = 32
     }
 
     #[test]
+    fn allow_mounted_write_key_and_default() {
+        let j = parse_job_text(
+            "[global]\ntarget='/dev/x'\ndestroy_data_on='/dev/x'\nallow_mounted_write=true\n",
+            "t",
+        )
+        .unwrap();
+        let s = resolve(&j.workloads()[0], 0).unwrap();
+        assert!(s.allow_mounted_write);
+        assert_eq!(s.destroy_data_on, vec!["/dev/x".to_string()]);
+        let j = parse_job_text("[global]\ntarget='/dev/x'\n", "t").unwrap();
+        assert!(!resolve(&j.workloads()[0], 0).unwrap().allow_mounted_write);
+    }
+
+    #[test]
     fn vdbench_and_fio_aliases() {
         let j = parse_job_text(
             "[global]\ntarget=['/a','/b']\nrdpct=70\nseekpct=100\niodepth=4\nnumjobs=2\n",

@@ -113,7 +113,7 @@ pub enum TargetError {
         path: PathBuf,
         reasons: Vec<Refusal>,
     },
-    #[error("refusing to write to {path}: {}; it is in use, and writing under a mounted file system or a holder corrupts it: unmount it (swapoff, stop the holder) first, or, to write to it while in use, give both --destroy-data-on {path} and --allow-mounted-write", .reasons.iter().map(|r| r.0.as_str()).collect::<Vec<_>>().join("; "))]
+    #[error("refusing to write to {path}: {}; writing to a device in use corrupts whatever uses it: unmount it (or swapoff it, or stop its holder) first, or, to write to it anyway, give both --destroy-data-on {path} and --allow-mounted-write", .reasons.iter().map(|r| r.0.as_str()).collect::<Vec<_>>().join("; "))]
     InUse {
         path: PathBuf,
         reasons: Vec<Refusal>,
