@@ -258,3 +258,83 @@ pub fn detect(f: &File, size: u64) -> io::Result<Vec<Signature>> {
     drop(probe);
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::FileExt;
+
+    /// A 4 MiB sparse image with an Oracle ASM label, which the hand-kept
+    /// list of old missed.
+    fn image() -> tempfile::NamedTempFile {
+        let t = tempfile::NamedTempFile::new().unwrap();
+        let f = t.reopen().unwrap();
+        f.set_len(4 << 20).unwrap();
+        f.write_all_at(b"ORCLDISKDATA_0001", 32).unwrap();
+        t
+    }
+
+    macro_rules! needs_libblkid {
+        () => {
+            iolab_testutil::require!(
+                available().is_ok(),
+                format!("libblkid.so.1 not usable: {:?}", available())
+            );
+        };
+    }
+
+    #[test]
+    fn finds_what_the_old_list_missed_in_a_file() {
+        needs_libblkid!();
+        let t = image();
+        let f = File::open(t.path()).unwrap();
+        let got = detect(&f, 4 << 20).unwrap();
+        assert_eq!(
+            got,
+            vec![Signature {
+                name: "oracleasm".into(),
+                offset: 32
+            }]
+        );
+        // Nothing to probe in zero bytes; a blank file has no signature.
+        assert!(detect(&f, 0).unwrap().is_empty());
+        let blank = tempfile::NamedTempFile::new().unwrap();
+        blank.as_file().set_len(1 << 20).unwrap();
+        assert!(detect(blank.as_file(), 1 << 20).unwrap().is_empty());
+    }
+
+    #[test]
+    fn works_through_an_o_direct_descriptor() {
+        needs_libblkid!();
+        let t = image();
+        let direct = match std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECT)
+            .open(t.path())
+        {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!("SKIP: no O_DIRECT on the temp file system: {e}");
+                return;
+            }
+        };
+        assert!(is_direct(&direct));
+        let got = detect(&direct, 4 << 20).unwrap();
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].name, "oracleasm");
+        // The caller's descriptor keeps its flags.
+        assert!(is_direct(&direct));
+    }
+
+    #[test]
+    fn loading_is_cached_and_reports_why_not() {
+        // Either the library and all its symbols load, or the error says
+        // what is missing; both answers are stable across calls.
+        let a = lib().map(|_| ());
+        let b = lib().map(|_| ());
+        assert_eq!(a, b);
+        if let Err(e) = a {
+            assert!(!e.is_empty());
+        }
+    }
+}
