@@ -375,7 +375,19 @@ pub fn describe(name: &str) -> String {
         "squashfs" => "a squashfs file system",
         "reiserfs" => "a reiserfs file system",
         "bcache" => "a bcache device",
-        other => return format!("a {other}"),
+        "udf" => "a UDF file system",
+        "hfsplus" => "an HFS+ file system",
+        "apfs" => "an APFS container",
+        "drbd" => "a DRBD device",
+        "VDO" => "a VDO volume",
+        "stratis" => "a Stratis pool member",
+        other => {
+            // libblkid's other firmware RAID members: "isw_raid_member", ...
+            if let Some(kind) = other.strip_suffix("_raid_member") {
+                return format!("a firmware RAID member ({kind})");
+            }
+            return format!("a {other}");
+        }
     };
     s.to_string()
 }
@@ -628,5 +640,9 @@ mod tests {
         assert_eq!(describe("ext4"), "an ext4 file system");
         assert_eq!(describe("gpt"), "a GPT partition table");
         assert_eq!(describe("something"), "a something");
+        assert_eq!(describe("oracleasm"), "an Oracle ASM disk");
+        assert_eq!(describe("dos"), "a DOS partition table");
+        assert_eq!(describe("LVM2_member"), "an LVM2 physical volume");
+        assert_eq!(describe("isw_raid_member"), "a firmware RAID member (isw)");
     }
 }
