@@ -142,38 +142,59 @@ fn finding3_mounted_device_named_with_destroy_data_on_alone_is_refused() {
 #[test]
 fn finding2_without_libblkid_the_hand_list_refuses_and_says_so() {
     require_root!();
-    let dev = LoopDevice::new(16 * MIB, false).unwrap();
-    let f = std::fs::OpenOptions::new()
-        .write(true)
-        .open(&dev.path)
-        .unwrap();
-    std::os::unix::fs::FileExt::write_all_at(&f, b"ORCLDISKDATA_0001", 32).unwrap();
-    f.sync_all().unwrap();
-    drop(f);
-    let before = content(&dev.path);
+    let vmfs_volume = 0xc001_d00du32.to_le_bytes();
+    let vmfs_fs = 0x2fab_f15eu32.to_le_bytes();
+    let cases: [(&[(u64, &[u8])], &str); 3] = [
+        (
+            &[(32, b"ORCLDISKDATA_0001")],
+            "it carries an Oracle ASM disk signature (at byte 32)",
+        ),
+        (
+            &[(0, b"bluestore block device\n")],
+            "it carries a Ceph BlueStore device signature (at byte 0)",
+        ),
+        (
+            &[(MIB, &vmfs_volume), (2 * MIB, &vmfs_fs)],
+            "it carries a VMware VMFS file system signature (at byte 2097152)",
+        ),
+    ];
     let d = tempfile::tempdir().unwrap();
-    let path: PathBuf = dev.path.clone();
-    let p = path.to_str().unwrap();
-    for (env, libblkid) in [(Some("off"), false), (None, true)] {
-        let mut c = iolab();
-        c.args(["run", "--target", p, "--rw", "randwrite", "--ops", "1"])
-            .current_dir(d.path());
-        match env {
-            Some(v) => c.env("IOLAB_LIBBLKID", v),
-            None => c.env_remove("IOLAB_LIBBLKID"),
-        };
-        let o = c.output().unwrap();
-        assert_bad_input(&o, "it carries an Oracle ASM disk signature (at byte 32)");
-        let says = stderr(&o).contains("libblkid was not available");
-        if libblkid {
-            // Only when this machine has libblkid; otherwise both runs fall back.
-            if iolab_target::libblkid_available().is_ok() {
-                assert!(!says, "{}", stderr(&o));
-            }
-        } else {
-            assert!(says, "{}", stderr(&o));
-            assert!(stderr(&o).contains("IOLAB_LIBBLKID=off"), "{}", stderr(&o));
+    for (writes, phrase) in cases {
+        let dev = LoopDevice::new(16 * MIB, false).unwrap();
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&dev.path)
+            .unwrap();
+        for (off, b) in writes {
+            std::os::unix::fs::FileExt::write_all_at(&f, b, *off).unwrap();
         }
-        assert!(content(&dev.path) == before, "a refused device changed");
+        f.sync_all().unwrap();
+        drop(f);
+        let before = content(&dev.path);
+        let path: PathBuf = dev.path.clone();
+        let p = path.to_str().unwrap();
+        for (env, libblkid) in [(Some("off"), false), (None, true)] {
+            let mut c = iolab();
+            c.args(["run", "--target", p, "--rw", "randwrite", "--ops", "1"])
+                .current_dir(d.path());
+            match env {
+                Some(v) => c.env("IOLAB_LIBBLKID", v),
+                None => c.env_remove("IOLAB_LIBBLKID"),
+            };
+            let o = c.output().unwrap();
+            assert_bad_input(&o, phrase);
+            let says = stderr(&o).contains("libblkid was not available");
+            if libblkid {
+                // Only when this machine has libblkid; otherwise both runs
+                // fall back.
+                if iolab_target::libblkid_available().is_ok() {
+                    assert!(!says, "{}", stderr(&o));
+                }
+            } else {
+                assert!(says, "{}", stderr(&o));
+                assert!(stderr(&o).contains("IOLAB_LIBBLKID=off"), "{}", stderr(&o));
+            }
+            assert!(content(&dev.path) == before, "a refused device changed");
+        }
     }
 }
