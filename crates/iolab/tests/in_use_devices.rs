@@ -139,12 +139,15 @@ fn finding3_mounted_device_named_with_destroy_data_on_alone_is_refused() {
     assert!(o.status.success(), "{}", stderr(&o));
 }
 
+/// Header bytes to write: (offset, bytes).
+type Writes<'a> = &'a [(u64, &'a [u8])];
+
 #[test]
 fn finding2_without_libblkid_the_hand_list_refuses_and_says_so() {
     require_root!();
     let vmfs_volume = 0xc001_d00du32.to_le_bytes();
     let vmfs_fs = 0x2fab_f15eu32.to_le_bytes();
-    let cases: [(&[(u64, &[u8])], &str); 3] = [
+    let cases: [(Writes, &str); 3] = [
         (
             &[(32, b"ORCLDISKDATA_0001")],
             "it carries an Oracle ASM disk signature (at byte 32)",
