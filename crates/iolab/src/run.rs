@@ -4,7 +4,7 @@
 
 use crate::cli::{RunArgs, EXIT_BAD_INPUT};
 use crate::default_job::default_job;
-use iolab_engine::{IntervalRaw, Observer};
+use iolab_engine::{IntervalRaw, Observer, RawRun};
 use iolab_jobfile::{load_job_file, WorkloadOptions};
 use iolab_report::{build_run, interval_record, terminal, write_document, ResultDoc};
 use iolab_spec::WorkloadSpec;
@@ -22,6 +22,8 @@ struct Term {
     runs: usize,
     planned_s: f64,
     dev: Option<crate::devstats::DevRun>,
+    /// The document kept up to date while a run is in progress.
+    live: Option<crate::live::LiveDoc>,
 }
 
 impl Term {
@@ -45,6 +47,12 @@ impl Observer for Term {
         }
     }
 
+    fn measuring(&mut self, run: &RawRun) {
+        if let Some(l) = self.live.as_mut() {
+            l.measuring(run);
+        }
+    }
+
     fn note(&mut self, msg: &str) {
         self.clear_progress();
         eprintln!("iolab: {msg}");
@@ -55,6 +63,9 @@ impl Observer for Term {
             d.interval(iv);
         }
         let rec = interval_record(iv);
+        if let Some(l) = self.live.as_mut() {
+            l.interval(iv, &rec);
+        }
         if !self.quiet {
             self.clear_progress();
             if !self.header_done {
@@ -191,6 +202,10 @@ pub fn execute(
         }
         Ok(())
     };
+    let live = match crate::live::LiveDoc::new(json_path.as_deref()) {
+        Ok(l) => l,
+        Err(e) => return bad_input(&e),
+    };
     let n = plan.runs.len();
     let mut term = Term {
         quiet: out.quiet,
@@ -200,6 +215,7 @@ pub fn execute(
         runs: n,
         planned_s: 0.0,
         dev: None,
+        live,
     };
     if sweep {
         println!("plan: {}", crate::plan::describe(&plan));
@@ -233,6 +249,10 @@ pub fn execute(
         }
         let mut spec = planned.spec.clone();
         term.planned_s = spec.warmup_s + spec.duration_s.unwrap_or(0.0);
+        if let Some(l) = term.live.as_mut() {
+            let tags = sweep.then(|| (planned.point, planned.repeat, planned.params_map()));
+            l.begin(&doc, tags);
+        }
         let raw = match iolab_engine::run_workload(&spec, &mut term, stop.clone()) {
             Err(iolab_engine::RunError::Target(terr))
                 if temp_file.is_some() && is_direct_unsupported(&terr) =>
@@ -245,6 +265,9 @@ pub fn execute(
             }
             r => r,
         };
+        if let Some(l) = term.live.as_mut() {
+            l.settle();
+        }
         let raw = match raw {
             Ok(r) => r,
             Err(e) => {
