@@ -57,9 +57,9 @@ pub struct LiveDoc {
 }
 
 impl LiveDoc {
-    /// A live document for `--json PATH`, or None when there is no document
-    /// or it is not a regular file (a stream gets only the final document).
-    /// Err: a bad `IOLAB_SAVE_EVERY`.
+    /// A live document for `--json PATH`, or None without one. The caller
+    /// gives no path for a stream (a FIFO, `/dev/stdout`, `/dev/null`):
+    /// it gets only the final document. Err: a bad `IOLAB_SAVE_EVERY`.
     pub fn new(path: Option<&Path>) -> Result<Option<LiveDoc>, String> {
         let every_s = match std::env::var(SAVE_EVERY_ENV) {
             Ok(v) => match v.trim().parse::<f64>() {
@@ -73,10 +73,6 @@ impl LiveDoc {
             Err(_) => SAVE_EVERY_S,
         };
         let Some(path) = path else { return Ok(None) };
-        match std::fs::metadata(path) {
-            Ok(m) if !m.is_file() => return Ok(None),
-            _ => {}
-        }
         Ok(Some(LiveDoc {
             every_ns: (every_s * 1e9) as u64,
             writer: Writer::start(path.to_path_buf()),
@@ -136,10 +132,7 @@ impl LiveDoc {
             self.measured_end_ns = self.measured_end_ns.max(iv.end_ns);
         }
         self.errors += iv.errors;
-        // Update now if waiting for the next boundary would leave more than
-        // the period since the last update (so at most every 10 s; at every
-        // boundary when intervals are longer).
-        if iv.end_ns + self.interval_ns > self.saved_ns + self.every_ns {
+        if update_due(iv.end_ns, self.interval_ns, self.saved_ns, self.every_ns) {
             self.update(iv.end_ns);
         }
     }
@@ -193,6 +186,15 @@ impl LiveDoc {
         }
         self.writer.update(run);
     }
+}
+
+/// Whether the interval that ended at `end_ns` brings an update: yes when
+/// waiting for the next boundary would leave more than `every_ns` since
+/// the last update (at `saved_ns`). So updates come at most `every_ns`
+/// apart, at the last boundary before that, and at every boundary when
+/// intervals are longer than `every_ns`.
+fn update_due(end_ns: u64, interval_ns: u64, saved_ns: u64, every_ns: u64) -> bool {
+    end_ns + interval_ns > saved_ns + every_ns
 }
 
 /// The writer thread: writes the newest provisional record pushed onto the
@@ -307,5 +309,35 @@ fn write_loop(sh: &Shared, path: &Path) {
         }
         g.busy = false;
         sh.cv.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::update_due;
+
+    /// Run times (s) of the updates after the one at 0 s, up to `until`.
+    fn updates(interval_s: u64, every_s: u64, until: u64) -> Vec<u64> {
+        let s = 1_000_000_000;
+        let mut saved = 0;
+        let mut out = Vec::new();
+        let mut end = interval_s;
+        while end <= until {
+            if update_due(end * s, interval_s * s, saved * s, every_s * s) {
+                saved = end;
+                out.push(end);
+            }
+            end += interval_s;
+        }
+        out
+    }
+
+    #[test]
+    fn updates_come_at_most_every_period_and_at_every_longer_interval() {
+        assert_eq!(updates(1, 10, 30), [10, 20, 30]);
+        assert_eq!(updates(3, 10, 30), [9, 18, 27]);
+        assert_eq!(updates(10, 10, 30), [10, 20, 30]);
+        assert_eq!(updates(30, 10, 90), [30, 60, 90]);
+        assert_eq!(updates(1, 1, 3), [1, 2, 3]);
     }
 }

@@ -202,7 +202,11 @@ pub fn execute(
         }
         Ok(())
     };
-    let live = match crate::live::LiveDoc::new(json_path.as_deref()) {
+    // A stream (`--json /dev/stdout`, a FIFO) gets one document, the last.
+    let stream = json_path
+        .as_deref()
+        .is_some_and(|p| std::fs::metadata(p).is_ok_and(|m| !m.is_file()));
+    let live = match crate::live::LiveDoc::new(json_path.as_deref().filter(|_| !stream)) {
         Ok(l) => l,
         Err(e) => return bad_input(&e),
     };
@@ -309,7 +313,8 @@ pub fn execute(
             doc.points = iolab_report::summarize_points(&doc);
         }
         after_run(&mut doc);
-        if let Err(e) = save(&doc) {
+        let saved = if stream { Ok(()) } else { save(&doc) };
+        if let Err(e) = saved {
             eprintln!("iolab: {e}");
             exit = exit.max(1);
         }
@@ -335,7 +340,12 @@ pub fn execute(
     if sweep && repeats > 1 && !doc.points.is_empty() {
         println!("{}", terminal::points_table(&doc));
     }
-    let _ = save(&doc);
+    if let Err(e) = save(&doc) {
+        if stream {
+            eprintln!("iolab: {e}");
+            exit = exit.max(1);
+        }
+    }
     if let Some(p) = &json_path {
         eprintln!("iolab: results written to {}", p.display());
     }
