@@ -1,6 +1,7 @@
 //! `iolab run`: resolve every workload first (bad input fails before any
 //! I/O), run them in order, print interval lines and summaries, and keep
-//! the result document up to date after every run.
+//! the result document up to date during and after every run (crate::live
+//! keeps it while a run is in progress).
 
 use crate::cli::{RunArgs, EXIT_BAD_INPUT};
 use crate::default_job::default_job;
