@@ -10,7 +10,9 @@
 //! "in progress", its intervals so far, and a summary with latency
 //! percentiles from the intervals' merged histograms. The final save
 //! after the run replaces it with the real record. docs/results.md
-//! describes such a document.
+//! describes such a document. Documents so large that a write takes more
+//! than 0.5 s (day-long runs) are updated less often, so keeping them
+//! never takes more than 5 % of the time (`WRITE_SPACING`).
 //!
 //! Everything here runs once per interval on the collector thread (never
 //! per I/O, never on a worker); the write itself (serialising, fsync,
@@ -28,6 +30,13 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 /// The longest run time between two updates, unless an interval is longer.
 const SAVE_EVERY_S: f64 = 10.0;
+
+/// Updates are spaced to at least this many times the last write's
+/// duration, so keeping the document takes at most 5 % of the writer
+/// thread's time and of the output's bandwidth: only documents of very
+/// long runs (a day of 1 s intervals is 150 MB, a second to write) get
+/// updates further apart than the period.
+const WRITE_SPACING: u64 = 20;
 
 /// Hidden, for tests only: the update period in seconds instead of 10
 /// (a test cannot wait 30 s for the figures of the check).
@@ -132,7 +141,10 @@ impl LiveDoc {
             self.measured_end_ns = self.measured_end_ns.max(iv.end_ns);
         }
         self.errors += iv.errors;
-        if update_due(iv.end_ns, self.interval_ns, self.saved_ns, self.every_ns) {
+        let every_ns = self
+            .every_ns
+            .max(WRITE_SPACING.saturating_mul(self.writer.last_write_ns()));
+        if update_due(iv.end_ns, self.interval_ns, self.saved_ns, every_ns) {
             self.update(iv.end_ns);
         }
     }
@@ -220,6 +232,8 @@ struct State {
     generation: u64,
     pending: Option<RunResult>,
     busy: bool,
+    /// How long the last write took, ns.
+    last_write_ns: u64,
     quit: bool,
 }
 
@@ -250,6 +264,10 @@ impl Writer {
     fn update(&self, run: RunResult) {
         self.shared.lock().pending = Some(run);
         self.shared.cv.notify_all();
+    }
+
+    fn last_write_ns(&self) -> u64 {
+        self.shared.lock().last_write_ns
     }
 
     /// Drop what waits and wait for a write under way to finish.
@@ -292,7 +310,9 @@ fn write_loop(sh: &Shared, path: &Path) {
         g.busy = true;
         drop(g);
         doc.runs.push(run);
+        let t = std::time::Instant::now();
         let r = write_document(path, &doc);
+        let took = t.elapsed().as_nanos() as u64;
         doc.runs.pop();
         if let Err(e) = r {
             if !warned {
@@ -308,6 +328,7 @@ fn write_loop(sh: &Shared, path: &Path) {
             g.base = Some(doc);
         }
         g.busy = false;
+        g.last_write_ns = took;
         sh.cv.notify_all();
     }
 }
