@@ -47,6 +47,12 @@ pub trait Observer {
     /// The run clock started (after prefill and set-up): time 0 of the
     /// intervals.
     fn clock_started(&mut self) {}
+    /// Right after [`Observer::clock_started`]: the run as known before
+    /// its first I/O (spec, settings that took effect, targets, start
+    /// time, notes) with no figures yet, `complete` false. A front end
+    /// that keeps a provisional record of the run while it is in progress
+    /// (so a killed process leaves what it measured) builds on it.
+    fn measuring(&mut self, _run: &RawRun) {}
     /// A note about the run before it starts (fallbacks, prefill, ...).
     fn note(&mut self, _msg: &str) {}
     /// An interval finished (all workers merged, or some late).
@@ -695,6 +701,27 @@ pub fn run_workload(
     let t0 = Instant::now();
     gate.open(Some(t0));
     obs.clock_started();
+    obs.measuring(&RawRun {
+        spec: spec.clone(),
+        effective: effective.clone(),
+        targets: target_raw.clone(),
+        started_at,
+        warmup_ns: tl.warmup_ns,
+        measured_ns: 0,
+        intervals: Vec::new(),
+        read: DirStats::new(rate_mode),
+        write: DirStats::new(rate_mode),
+        fsyncs: 0,
+        cpu: CpuTime::default(),
+        errors: Vec::new(),
+        errno_counts: Vec::new(),
+        errors_total: 0,
+        stalls: StallsRaw::default(),
+        complete: false,
+        incomplete_reason: None,
+        notes: notes.clone(),
+        verify: None,
+    });
     let mut col = Collector::new(spec.jobs, tl, rate_mode, cpu_start);
     let mut cpu_marks: BTreeMap<u32, CpuTime> = BTreeMap::new();
     let mut cpu_warm = if tl.warmup_ns == 0 {

@@ -54,7 +54,7 @@ pub struct RunArgs {
     #[command(flatten)]
     pub plan: crate::plan::PlanArgs,
 
-    /// Write the result document (docs/results.md) here; updated after every run
+    /// Write the result document (docs/results.md) here; kept up to date while runs go (every 10 s)
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub json: Option<PathBuf>,
 

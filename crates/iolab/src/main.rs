@@ -6,6 +6,7 @@ mod compare_cmd;
 mod default_job;
 mod devstats;
 mod doctor;
+mod live;
 mod plan;
 mod qdepth;
 mod report_cmd;

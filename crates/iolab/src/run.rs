@@ -1,10 +1,11 @@
 //! `iolab run`: resolve every workload first (bad input fails before any
 //! I/O), run them in order, print interval lines and summaries, and keep
-//! the result document up to date after every run.
+//! the result document up to date during and after every run (crate::live
+//! keeps it while a run is in progress).
 
 use crate::cli::{RunArgs, EXIT_BAD_INPUT};
 use crate::default_job::default_job;
-use iolab_engine::{IntervalRaw, Observer};
+use iolab_engine::{IntervalRaw, Observer, RawRun};
 use iolab_jobfile::{load_job_file, WorkloadOptions};
 use iolab_report::{build_run, interval_record, terminal, write_document, ResultDoc};
 use iolab_spec::WorkloadSpec;
@@ -22,6 +23,8 @@ struct Term {
     runs: usize,
     planned_s: f64,
     dev: Option<crate::devstats::DevRun>,
+    /// The document kept up to date while a run is in progress.
+    live: Option<crate::live::LiveDoc>,
 }
 
 impl Term {
@@ -45,6 +48,12 @@ impl Observer for Term {
         }
     }
 
+    fn measuring(&mut self, run: &RawRun) {
+        if let Some(l) = self.live.as_mut() {
+            l.measuring(run);
+        }
+    }
+
     fn note(&mut self, msg: &str) {
         self.clear_progress();
         eprintln!("iolab: {msg}");
@@ -55,6 +64,9 @@ impl Observer for Term {
             d.interval(iv);
         }
         let rec = interval_record(iv);
+        if let Some(l) = self.live.as_mut() {
+            l.interval(iv, &rec);
+        }
         if !self.quiet {
             self.clear_progress();
             if !self.header_done {
@@ -191,6 +203,14 @@ pub fn execute(
         }
         Ok(())
     };
+    // A stream (`--json /dev/stdout`, a FIFO) gets one document, the last.
+    let stream = json_path
+        .as_deref()
+        .is_some_and(|p| std::fs::metadata(p).is_ok_and(|m| !m.is_file()));
+    let live = match crate::live::LiveDoc::new(json_path.as_deref().filter(|_| !stream)) {
+        Ok(l) => l,
+        Err(e) => return bad_input(&e),
+    };
     let n = plan.runs.len();
     let mut term = Term {
         quiet: out.quiet,
@@ -200,6 +220,7 @@ pub fn execute(
         runs: n,
         planned_s: 0.0,
         dev: None,
+        live,
     };
     if sweep {
         println!("plan: {}", crate::plan::describe(&plan));
@@ -233,6 +254,10 @@ pub fn execute(
         }
         let mut spec = planned.spec.clone();
         term.planned_s = spec.warmup_s + spec.duration_s.unwrap_or(0.0);
+        if let Some(l) = term.live.as_mut() {
+            let tags = sweep.then(|| (planned.point, planned.repeat, planned.params_map()));
+            l.begin(&doc, tags);
+        }
         let raw = match iolab_engine::run_workload(&spec, &mut term, stop.clone()) {
             Err(iolab_engine::RunError::Target(terr))
                 if temp_file.is_some() && is_direct_unsupported(&terr) =>
@@ -245,6 +270,9 @@ pub fn execute(
             }
             r => r,
         };
+        if let Some(l) = term.live.as_mut() {
+            l.settle();
+        }
         let raw = match raw {
             Ok(r) => r,
             Err(e) => {
@@ -286,7 +314,8 @@ pub fn execute(
             doc.points = iolab_report::summarize_points(&doc);
         }
         after_run(&mut doc);
-        if let Err(e) = save(&doc) {
+        let saved = if stream { Ok(()) } else { save(&doc) };
+        if let Err(e) = saved {
             eprintln!("iolab: {e}");
             exit = exit.max(1);
         }
@@ -312,7 +341,12 @@ pub fn execute(
     if sweep && repeats > 1 && !doc.points.is_empty() {
         println!("{}", terminal::points_table(&doc));
     }
-    let _ = save(&doc);
+    if let Err(e) = save(&doc) {
+        if stream {
+            eprintln!("iolab: {e}");
+            exit = exit.max(1);
+        }
+    }
     if let Some(p) = &json_path {
         eprintln!("iolab: results written to {}", p.display());
     }

@@ -211,17 +211,24 @@ fn a_killed_sweep_keeps_its_finished_runs() {
     assert!(seen >= 3, "the document never held 3 runs");
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let runs = doc["runs"].as_array().unwrap();
-    assert!(runs.len() >= 3 && runs.len() < 8, "{} runs", runs.len());
+    assert!(runs.len() >= 3 && runs.len() <= 8, "{} runs", runs.len());
     assert_eq!(doc["complete"], false);
     assert_eq!(u(&doc, "plan.runs_planned"), 8);
+    // Every run is finished, except that the last may be the one that was
+    // in progress at the last update (docs/results.md).
+    let finished = runs.iter().filter(|r| r["complete"] == true).count();
     for (i, r) in runs.iter().enumerate() {
-        assert_eq!(
-            r["complete"], true,
-            "run {i} was appended only when finished"
-        );
+        if i < finished {
+            assert_eq!(r["complete"], true, "run {i}");
+        } else {
+            assert_eq!(i + 1, runs.len(), "only the last run is in progress");
+            let why = r["incomplete_reason"].as_str().unwrap();
+            assert!(why.starts_with("in progress"), "run {i}: {why}");
+        }
         assert_eq!(u(r, "spec.qd"), i as u64 + 1);
     }
-    assert_eq!(doc["points"].as_array().unwrap().len(), runs.len());
+    assert!(finished >= 2);
+    assert_eq!(doc["points"].as_array().unwrap().len(), finished);
 }
 
 #[test]

@@ -115,6 +115,7 @@ pub fn build_run(raw: &RawRun) -> RunResult {
             })
             .collect(),
         zero_intervals: s.zero_intervals.clone(),
+        provisional: false,
     };
     RunResult {
         name: raw.spec.name.clone(),

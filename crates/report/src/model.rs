@@ -426,6 +426,13 @@ pub struct Stalls {
     pub events: Vec<StallEvent>,
     /// Indexes of measured intervals in which no I/O completed.
     pub zero_intervals: Vec<u32>,
+    /// True in a record written while the run was still in progress (what
+    /// a killed run leaves): gaps are analysed only when a run ends, so
+    /// `longest_gap_ms` and `events` are not known; `zero_intervals`
+    /// covers the intervals up to the last update. Absent (false) in a
+    /// finished run's record.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub provisional: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

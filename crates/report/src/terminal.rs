@@ -228,11 +228,15 @@ pub fn summary(run: &RunResult) -> String {
     .unwrap();
     let st = &run.stalls;
     if !run.intervals.is_empty() {
-        let mut stall = format!(
-            "stalls: longest gap with no completion {}{:.1} ms",
-            if st.exact { "" } else { "at most " },
-            st.longest_gap_ms
-        );
+        let mut stall = if st.provisional {
+            "stalls: longest gap not known (gaps are analysed when a run ends)".to_string()
+        } else {
+            format!(
+                "stalls: longest gap with no completion {}{:.1} ms",
+                if st.exact { "" } else { "at most " },
+                st.longest_gap_ms
+            )
+        };
         if let (Some(a), Some(b)) = (st.longest_gap_start_s, st.longest_gap_end_s) {
             write!(stall, " (from {a:.3} s to {b:.3} s)").unwrap();
         }

@@ -369,15 +369,21 @@ fn run_section(p: &mut Page, doc: &ResultDoc, i: usize, r: &RunResult, axes: &[S
 
 fn stall_text(r: &RunResult) -> String {
     let st = &r.stalls;
-    let mut s = format!(
-        "Longest gap with no completion: {}{} ms",
-        if st.exact { "" } else { "at most " },
-        fmt_num(st.longest_gap_ms)
-    );
+    let mut s = if st.provisional {
+        "Longest gap with no completion: not known (gaps are analysed when a run ends)".to_string()
+    } else {
+        format!(
+            "Longest gap with no completion: {}{} ms",
+            if st.exact { "" } else { "at most " },
+            fmt_num(st.longest_gap_ms)
+        )
+    };
     if let (Some(a), Some(b)) = (st.longest_gap_start_s, st.longest_gap_end_s) {
         s.push_str(&format!(" (from {a:.3} s to {b:.3} s)"));
     }
-    if st.events.is_empty() {
+    if st.provisional {
+        // No stall list before the gap analysis.
+    } else if st.events.is_empty() {
         s.push_str(&format!(
             "; no stall of {} ms or more",
             fmt_num(st.threshold_ms)
