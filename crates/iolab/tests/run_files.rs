@@ -289,7 +289,10 @@ fn each_clock_source_keeps_real_time() {
     let d = tmp();
     let tsc = kernel_clock_is_tsc();
     if !tsc {
-        println!("SKIP (part): the kernel's clocksource is not tsc; only clock_gettime is run");
+        iolab_testutil::print_skip(
+            module_path!(),
+            "(in part) the kernel's clocksource is not tsc; only clock_gettime is run",
+        );
     }
     let mut runs = vec![
         ("clock_gettime", "clock_gettime"),
