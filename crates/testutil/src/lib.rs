@@ -55,6 +55,7 @@ pub fn skip_line(test: &str, why: &str) -> String {
 /// The line is written to the process's stderr handle directly: libtest
 /// captures `print!`/`eprint!` of passing tests (so `eprintln!` would show
 /// nothing without `--nocapture`), but not writes to the handle itself.
+#[track_caller]
 pub fn skip_or_fail<T: std::fmt::Display + ?Sized>(fallback: &str, why: &T) {
     if in_ci() {
         panic!("required under CI but missing: {why}");
