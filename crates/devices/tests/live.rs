@@ -9,7 +9,7 @@ use iolab_devices::compare::{compare, AppCounts};
 use iolab_devices::context::target_context;
 use iolab_devices::discover::discover;
 use iolab_devices::{doctor, Sampler, Sysroot};
-use iolab_testutil::{require, require_root, LoopDevice, MountedFs, Zram};
+use iolab_testutil::{require_root, require_tool, require_zram, LoopDevice, MountedFs, Zram};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -17,14 +17,6 @@ const MIB: u64 = 1 << 20;
 
 fn live() -> Sysroot {
     Sysroot::new("/")
-}
-
-fn have(tool: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
 }
 
 fn sh(cmd: &str, args: &[&str]) {
@@ -39,7 +31,7 @@ fn sh(cmd: &str, args: &[&str]) {
 #[test]
 fn doctor_flags_the_partition_at_sector_34_and_not_the_one_at_2048() {
     require_root!();
-    require!(have("sfdisk"), "sfdisk is not installed (fdisk package)");
+    require_tool!("sfdisk", "partx");
     let bad = LoopDevice::with_partitions(8 * MIB, "label: dos\nstart=34, size=8192\n").unwrap();
     let good = LoopDevice::with_partitions(8 * MIB, "label: dos\nstart=2048, size=8192\n").unwrap();
     let root = live();
@@ -80,6 +72,7 @@ fn doctor_flags_the_partition_at_sector_34_and_not_the_one_at_2048() {
 #[test]
 fn ext4_on_a_loop_device_mount_fs_and_the_stack_below() {
     require_root!();
+    require_tool!("mkfs.ext4");
     let fs = MountedFs::new("ext4", 64 * MIB).unwrap();
     let target = fs.path().join("data.bin");
     let root = live();
@@ -112,10 +105,7 @@ impl Drop for DmDevice {
 #[test]
 fn btrfs_on_a_loop_device_with_compression() {
     require_root!();
-    require!(
-        have("mkfs.btrfs"),
-        "mkfs.btrfs is not installed (btrfs-progs)"
-    );
+    require_tool!("mkfs.btrfs");
     let fs = MountedFs::new("btrfs", 128 * MIB).unwrap();
     let mp = fs.path().to_str().unwrap().to_string();
     sh("mount", &["-o", "remount,compress=zstd", &mp]);
@@ -152,14 +142,11 @@ fn device_mapper() -> bool {
 #[test]
 fn btrfs_on_dm_on_loop_holders_slaves_and_compression() {
     require_root!();
-    require!(have("dmsetup"), "dmsetup is not installed");
-    require!(
-        have("mkfs.btrfs"),
-        "mkfs.btrfs is not installed (btrfs-progs)"
-    );
+    require_tool!("dmsetup");
+    require_tool!("mkfs.btrfs");
     if !device_mapper() {
         // Not a CI requirement: some kernels are built without it.
-        eprintln!("SKIP {}: this kernel has no device-mapper", module_path!());
+        iolab_testutil::print_skip(module_path!(), "this kernel has no device-mapper");
         return;
     }
     let lo = LoopDevice::new(256 * MIB, false).unwrap();
@@ -207,23 +194,23 @@ fn btrfs_on_dm_on_loop_holders_slaves_and_compression() {
 
 #[test]
 fn zram_is_compressing_and_thin() {
-    require_root!();
+    require_zram!();
     let z = Zram::new(64 * MIB).unwrap();
     let root = live();
     let r = doctor(&root, runner_for(&root).as_ref(), &[z.path_str().into()]);
     assert_eq!(r.devices.len(), 1);
-    assert_eq!(r.devices[0].name, "zram0");
+    assert_eq!(r.devices[0].name, z.name());
     assert_eq!(r.devices[0].size_bytes, Some(64 * MIB));
     let ctx = target_context(&root, &SystemRunner, z.path_str());
     assert!(
         ctx.compression
             .as_deref()
             .unwrap_or("")
-            .starts_with("zram zram0"),
+            .starts_with(&format!("zram {}", z.name())),
         "{ctx:#?}"
     );
     assert!(ctx.thin.is_some());
-    assert_eq!(ctx.devices[0].device, "zram0");
+    assert_eq!(ctx.devices[0].device, z.name());
 }
 
 /// The JSON numbers of `iostat -x -d -y -o JSON 1 1 DEV` for DEV.
@@ -235,7 +222,7 @@ fn iostat_json(out: &[u8]) -> serde_json::Value {
 #[test]
 fn sampler_agrees_with_iostat_over_the_same_second() {
     require_root!();
-    require!(have("iostat"), "iostat is not installed (sysstat)");
+    require_tool!("iostat");
     let lo = LoopDevice::new(64 * MIB, true).unwrap();
     let name = lo.name();
     // Both start before any I/O, both end after it: the same counts fall in
@@ -320,6 +307,7 @@ fn sampler_agrees_with_iostat_over_the_same_second() {
 #[test]
 fn buffered_reread_of_a_small_file_is_a_cache_hit_note() {
     require_root!();
+    require_tool!("mkfs.ext4");
     let fs = MountedFs::new("ext4", 64 * MIB).unwrap();
     let f = fs.path().join("small.dat");
     let data = vec![0x5au8; 8 * MIB as usize];

@@ -45,21 +45,17 @@ fn find_chromium() -> Option<PathBuf> {
     None
 }
 
-/// Chromium, or `None` after saying why the test skips. In CI a missing
-/// Chromium is a failure.
+/// Chromium, or `None` after saying why the test skips (`SKIP <test>:
+/// <reason>`). In CI a missing Chromium is a failure.
 fn chromium_or_skip() -> Option<PathBuf> {
-    match find_chromium() {
-        Some(p) => Some(p),
-        None if std::env::var_os("CI").is_some() => {
-            panic!("chromium not found in CI; .ci/run installs Debian's chromium")
-        }
-        None => {
-            eprintln!(
-                "skipping the browser test: chromium is not installed (apt-get install chromium)"
-            );
-            None
-        }
+    let found = find_chromium();
+    if found.is_none() {
+        iolab_testutil::skip_or_fail(
+            module_path!(),
+            "chromium is not installed (apt-get install chromium, or scripts/test as root)",
+        );
     }
+    found
 }
 
 /// A file descriptor at 10 or above, close-on-exec, so that placing it on

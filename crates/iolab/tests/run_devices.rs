@@ -6,7 +6,10 @@
 
 mod common;
 use common::*;
-use iolab_testutil::{diskstats, require_root, LoopDevice, MountedFs, TmpfsMount, Zram};
+use iolab_testutil::{
+    diskstats, require_fuse, require_io_uring, require_root, require_tool, require_zram,
+    LoopDevice, MountedFs, TmpfsMount, Zram,
+};
 use std::process::Command;
 
 fn sha(path: &std::path::Path) -> Vec<u8> {
@@ -107,6 +110,7 @@ fn o_direct_counts_match_the_devices_diskstats() {
 #[test]
 fn a_buffered_reread_of_a_small_file_is_noted_as_served_from_cache() {
     require_root!();
+    require_tool!("mkfs.ext4");
     let fs = MountedFs::new("ext4", 64 << 20).unwrap();
     let (out, doc) = run_json(
         &[
@@ -144,7 +148,7 @@ fn a_buffered_reread_of_a_small_file_is_noted_as_served_from_cache() {
 
 #[test]
 fn zram_runs_and_prefill_writes_the_device_when_asked() {
-    require_root!();
+    require_zram!();
     let z = Zram::new(128 << 20).unwrap();
     let d = tempfile::tempdir().unwrap();
     let (out, doc) = run_json(
@@ -170,7 +174,7 @@ fn zram_runs_and_prefill_writes_the_device_when_asked() {
     assert_eq!(u(r, "targets/0/prefilled_bytes"), 128 << 20);
     assert_eq!(ptr(r, "targets/0/kind"), "block_device");
     assert!(u(r, "summary/read/ops") > 1000);
-    let used: u64 = std::fs::read_to_string("/sys/block/zram0/mm_stat")
+    let used: u64 = std::fs::read_to_string(z.sys().join("mm_stat"))
         .unwrap()
         .split_whitespace()
         .next()
@@ -183,6 +187,7 @@ fn zram_runs_and_prefill_writes_the_device_when_asked() {
 #[test]
 fn a_device_with_a_file_system_is_refused_and_untouched() {
     require_root!();
+    require_tool!("mkfs.ext4");
     let dev = LoopDevice::new(64 << 20, false).unwrap();
     let mk = Command::new("mkfs.ext4")
         .args(["-q", "-F", dev.path_str()])
@@ -259,6 +264,7 @@ fn a_device_with_a_file_system_is_refused_and_untouched() {
 #[test]
 fn a_mounted_device_is_refused() {
     require_root!();
+    require_tool!("mkfs.ext4");
     let fs = MountedFs::new("ext4", 64 << 20).unwrap();
     let d = tempfile::tempdir().unwrap();
     let o = iolab()
@@ -320,6 +326,7 @@ fn enospc_on_a_small_tmpfs_is_counted_with_its_offset() {
 #[test]
 fn eio_mid_run_is_counted_and_the_run_goes_on_with_continue() {
     require_root!();
+    require_fuse!();
     let (fs, lo) = faultfs_loop(64 << 20);
     let d = tempfile::tempdir().unwrap();
     let dev = lo.path().to_str().unwrap().to_string();
@@ -366,6 +373,7 @@ fn eio_mid_run_is_counted_and_the_run_goes_on_with_continue() {
 #[test]
 fn a_vanished_device_stops_the_run_and_keeps_the_results() {
     require_root!();
+    require_fuse!();
     let (mut fs, lo) = faultfs_loop(64 << 20);
     let d = tempfile::tempdir().unwrap();
     let dev = lo.path().to_str().unwrap().to_string();
@@ -400,6 +408,7 @@ fn a_vanished_device_stops_the_run_and_keeps_the_results() {
 #[test]
 fn a_hung_path_shows_as_a_stall_with_its_start_and_end() {
     require_root!();
+    require_fuse!();
     let (fs, lo) = faultfs_loop(64 << 20);
     let pid = fs.daemon_pid().expect("daemon pid") as i32;
     let d = tempfile::tempdir().unwrap();
@@ -448,6 +457,7 @@ fn a_hung_path_shows_as_a_stall_with_its_start_and_end() {
 #[test]
 fn an_error_stop_skips_the_rest_of_the_job_and_says_so() {
     require_root!();
+    require_fuse!();
     let (fs, lo) = faultfs_loop(16 << 20);
     fs.control("fail-reads EIO").unwrap();
     let d = tempfile::tempdir().unwrap();
@@ -497,11 +507,8 @@ fn uring_enters(args: &[&str], dir: &std::path::Path) -> u64 {
 #[test]
 fn batch_complete_waits_for_that_many_completions_before_refilling() {
     require_root!();
-    iolab_testutil::require!(
-        Command::new("strace").arg("-V").output().is_ok(),
-        "needs strace (apt-get install strace) to count io_uring_enter calls"
-    );
-    iolab_testutil::require!(iolab_testutil::io_uring_available(), "needs io_uring");
+    require_tool!("strace");
+    require_io_uring!();
     let dev = LoopDevice::new(128 << 20, true).unwrap();
     let d = tempfile::tempdir().unwrap();
     let ops = 20_000u64;

@@ -85,6 +85,7 @@ fn randrw_on_a_file_writes_a_full_result_document() {
 
 #[test]
 fn null_psync_and_io_uring_do_the_same_io() {
+    iolab_testutil::require_io_uring!();
     let d = tmp();
     let mut counts = Vec::new();
     for engine in ["null", "psync", "io_uring"] {
@@ -219,6 +220,7 @@ fn rate_is_held_and_latency_reported_twice() {
 
 #[test]
 fn a_mixed_workload_writes_its_data_pattern_not_what_it_read() {
+    iolab_testutil::require_io_uring!();
     // Regression: reads and writes share buffer slots, and a write from a
     // slot a read had used carried the read's data. Lay the file out with
     // random data, then run a 50/50 mix with --data zero: every 4 KiB
@@ -287,7 +289,10 @@ fn each_clock_source_keeps_real_time() {
     let d = tmp();
     let tsc = kernel_clock_is_tsc();
     if !tsc {
-        println!("SKIP (part): the kernel's clocksource is not tsc; only clock_gettime is run");
+        iolab_testutil::print_skip(
+            module_path!(),
+            "(in part) the kernel's clocksource is not tsc; only clock_gettime is run",
+        );
     }
     let mut runs = vec![
         ("clock_gettime", "clock_gettime"),
@@ -630,6 +635,7 @@ fn without_io_uring_iolab_says_so_and_falls_back_to_psync() {
 
 #[test]
 fn registered_buffers_and_files_are_used_by_io_uring() {
+    iolab_testutil::require_io_uring!();
     let d = tmp();
     let (out, doc) = run_json(
         &[

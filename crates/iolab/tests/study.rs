@@ -6,7 +6,7 @@
 
 mod common;
 use common::*;
-use iolab_testutil::{require_root, Zram};
+use iolab_testutil::{require_tool, require_zram, Zram};
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
@@ -106,7 +106,7 @@ fn bs_ladder_on_a_file() {
 
 #[test]
 fn bs_ladder_on_zram_rises_from_16k_to_256k() {
-    require_root!();
+    require_zram!();
     let z = Zram::new(128 << 20).unwrap();
     let d = tempfile::tempdir().unwrap();
     // Reads only: zram's writes of random data are bound by compression,
@@ -187,7 +187,7 @@ fn qd_ladder_on_a_file() {
 
 #[test]
 fn qd_ladder_on_zram_with_an_absolute_bound() {
-    require_root!();
+    require_zram!();
     let z = Zram::new(64 << 20).unwrap();
     let d = tempfile::tempdir().unwrap();
     let doc = study(
@@ -316,7 +316,7 @@ fn corners_on_a_file() {
 
 #[test]
 fn corners_on_zram() {
-    require_root!();
+    require_zram!();
     let z = Zram::new(64 << 20).unwrap();
     let d = tempfile::tempdir().unwrap();
     let doc = study(
@@ -412,7 +412,7 @@ fn streams_over_files_label_n_over_m_with_per_target_figures() {
 
 #[test]
 fn streams_on_zram() {
-    require_root!();
+    require_zram!();
     let z = Zram::new(64 << 20).unwrap();
     let d = tempfile::tempdir().unwrap();
     let doc = study(
@@ -502,7 +502,7 @@ fn iozone_in_a_directory() {
     check_iozone(&doc, &target);
 }
 
-/// ext4 on /dev/zram0, mounted on a temporary directory; unmounted on drop.
+/// ext4 on a zram device of its own, mounted on a temporary directory; unmounted on drop.
 struct ZramFs {
     dir: tempfile::TempDir,
     _z: Zram,
@@ -537,7 +537,8 @@ impl Drop for ZramFs {
 
 #[test]
 fn iozone_on_ext4_on_zram() {
-    require_root!();
+    require_zram!();
+    require_tool!("mkfs.ext4");
     let fs = ZramFs::new();
     let d = tempfile::tempdir().unwrap();
     let mut a = vec!["--target", fs.dir.path().to_str().unwrap()];

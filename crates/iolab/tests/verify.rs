@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use iolab_testutil::{require_root, LoopDevice};
+use iolab_testutil::{require_fuse, require_root, LoopDevice};
 use serde_json::Value;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -350,6 +350,7 @@ fn max_errors_stops_the_run() {
 #[test]
 fn dropped_writes_are_caught_during_the_run() {
     require_root!();
+    require_fuse!();
     let (fs, lo) = faultfs_loop(16 << 20);
     let d = tempfile::tempdir().unwrap();
     let dev = lo.path().to_str().unwrap().to_string();
@@ -398,6 +399,7 @@ fn dropped_writes_are_caught_during_the_run() {
 #[test]
 fn misdirected_writes_are_caught_during_the_run() {
     require_root!();
+    require_fuse!();
     let (fs, lo) = faultfs_loop(16 << 20);
     let d = tempfile::tempdir().unwrap();
     let dev = lo.path().to_str().unwrap().to_string();

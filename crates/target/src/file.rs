@@ -201,7 +201,10 @@ mod tests {
         let info = crate::prepare(&p, &opts(true, Some(1 << 20))).unwrap();
         assert!(info.created && info.owned);
         if sys::get_xattr(&p, XATTR_OWNER).unwrap().is_none() {
-            eprintln!("SKIP rest: no user xattrs on the temp file system");
+            iolab_testutil::print_skip(
+                module_path!(),
+                "(the rest) no user xattrs on the temp file system",
+            );
             return;
         }
         mark_prefilled(&info, 65536).unwrap();

@@ -4,7 +4,7 @@
 //! and mounts, partitions, active swap and exclusive claims are reported.
 
 use iolab_target::{detect_signatures, prepare, write_refusals, Kind, PrepareOptions, TargetError};
-use iolab_testutil::{require_root, LoopDevice, MountedFs};
+use iolab_testutil::{require_root, require_tool, LoopDevice, MountedFs};
 use std::fs::{File, OpenOptions};
 use std::io::Read;
 use std::os::unix::fs::OpenOptionsExt;
@@ -160,6 +160,8 @@ fn signature_is_refused(size: u64, make: &dyn Fn(&str), name: &str, phrase: &str
 
 #[test]
 fn ext4_is_refused() {
+    require_root!();
+    require_tool!("mkfs.ext4");
     signature_is_refused(
         64 * MIB,
         &|d| run("mkfs.ext4", &["-q", "-F", d], None),
@@ -170,6 +172,8 @@ fn ext4_is_refused() {
 
 #[test]
 fn xfs_is_refused() {
+    require_root!();
+    require_tool!("mkfs.xfs");
     signature_is_refused(
         300 * MIB,
         &|d| run("mkfs.xfs", &["-q", "-f", d], None),
@@ -180,6 +184,8 @@ fn xfs_is_refused() {
 
 #[test]
 fn btrfs_is_refused() {
+    require_root!();
+    require_tool!("mkfs.btrfs");
     signature_is_refused(
         128 * MIB,
         &|d| run("mkfs.btrfs", &["-q", "-f", d], None),
@@ -190,6 +196,8 @@ fn btrfs_is_refused() {
 
 #[test]
 fn swap_is_refused() {
+    require_root!();
+    require_tool!("mkswap");
     signature_is_refused(
         64 * MIB,
         &|d| run("mkswap", &["-q", d], None),
@@ -200,6 +208,8 @@ fn swap_is_refused() {
 
 #[test]
 fn gpt_label_is_refused() {
+    require_root!();
+    require_tool!("sfdisk");
     signature_is_refused(
         64 * MIB,
         &|d| {
@@ -216,6 +226,8 @@ fn gpt_label_is_refused() {
 
 #[test]
 fn dos_label_is_refused() {
+    require_root!();
+    require_tool!("sfdisk");
     signature_is_refused(
         64 * MIB,
         &|d| {
@@ -275,6 +287,7 @@ fn blank_device_may_be_written() {
 #[test]
 fn mounted_ext4_is_refused_as_mounted() {
     require_root!();
+    require_tool!("mkfs.ext4");
     let fs = MountedFs::new("ext4", 64 * MIB).unwrap();
     let msg = refused(&fs.dev.path);
     let want = format!("it is mounted on {}", fs.path().display());
@@ -286,6 +299,7 @@ fn mounted_ext4_is_refused_as_mounted() {
 fn mounted_btrfs_is_found_by_its_mount_source() {
     // btrfs reports an anonymous device number in mountinfo.
     require_root!();
+    require_tool!("mkfs.btrfs");
     let fs = MountedFs::new("btrfs", 128 * MIB).unwrap();
     let msg = refused(&fs.dev.path);
     let want = format!("it is mounted on {}", fs.path().display());
@@ -295,6 +309,7 @@ fn mounted_btrfs_is_found_by_its_mount_source() {
 #[test]
 fn partitions_and_a_mounted_partition_are_refused() {
     require_root!();
+    require_tool!("sfdisk", "partx", "mkfs.ext4");
     let dev = LoopDevice::new(64 * MIB, false).unwrap();
     let d = dev.path_str().to_string();
     let name = dev.name();
@@ -326,6 +341,7 @@ fn partitions_and_a_mounted_partition_are_refused() {
 #[test]
 fn active_swap_is_refused() {
     require_root!();
+    require_tool!("mkswap", "swapon", "swapoff");
     let dev = LoopDevice::new(16 * MIB, false).unwrap();
     run("mkswap", &["-q", dev.path_str()], None);
     let _undo = cleanup(&[&["swapoff", dev.path_str()]]);
