@@ -95,8 +95,9 @@ pub struct Gap {
 }
 
 impl Gap {
+    /// The gap's length; 0 for an empty or reversed gap.
     pub fn len(&self) -> u64 {
-        self.end_ns - self.start_ns
+        self.end_ns.saturating_sub(self.start_ns)
     }
     pub fn is_empty(&self) -> bool {
         self.end_ns <= self.start_ns
@@ -217,4 +218,19 @@ pub struct VerifyRunRaw {
     pub max_errors: u64,
     pub stopped_on_max_errors: bool,
     pub w: VerifyRaw,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Gap;
+
+    #[test]
+    fn a_reversed_gap_has_length_zero_not_an_overflow() {
+        let g = Gap {
+            start_ns: 2_000,
+            end_ns: 1_000,
+        };
+        assert_eq!(g.len(), 0);
+        assert!(g.is_empty());
+    }
 }
