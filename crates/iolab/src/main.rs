@@ -6,6 +6,7 @@ mod compare_cmd;
 mod default_job;
 mod devstats;
 mod doctor;
+mod outputs;
 mod plan;
 mod qdepth;
 mod report_cmd;

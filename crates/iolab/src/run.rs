@@ -6,7 +6,7 @@ use crate::cli::{RunArgs, EXIT_BAD_INPUT};
 use crate::default_job::default_job;
 use iolab_engine::{IntervalRaw, Observer};
 use iolab_jobfile::{load_job_file, WorkloadOptions};
-use iolab_report::{build_run, interval_record, terminal, write_document, ResultDoc};
+use iolab_report::{build_run, interval_record, save_document, terminal, ResultDoc};
 use iolab_spec::WorkloadSpec;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -148,6 +148,7 @@ pub fn run_command(args: RunArgs) -> ExitCode {
         quiet: args.quiet,
         findings_log: args.findings_log.clone(),
         temp_file,
+        force: args.force,
     };
     execute(plan, out, &mut |_| {})
 }
@@ -159,6 +160,8 @@ pub struct Output {
     pub findings_log: Option<PathBuf>,
     /// The default job's file, removed at the end.
     pub temp_file: Option<PathBuf>,
+    /// `--force`: an output may replace a file iolab did not write.
+    pub force: bool,
 }
 
 /// Run a plan: every run in order, the document saved after each (so a
@@ -169,6 +172,12 @@ pub fn execute(
     out: Output,
     after_run: &mut dyn FnMut(&mut ResultDoc),
 ) -> ExitCode {
+    // Every output is checked before the first I/O (nothing was created
+    // yet, so there is nothing to clean up on a refusal).
+    let json_out = match crate::outputs::check_run(&plan, &out) {
+        Ok(j) => j,
+        Err(e) => return crate::outputs::refused(&e),
+    };
     let temp_file = out.temp_file;
     let json_path = out.json;
     let stop = Arc::new(AtomicBool::new(false));
@@ -184,10 +193,10 @@ pub fn execute(
     if sweep {
         doc.plan = Some(plan.info.clone());
     }
-    let mut findings_log = FindingsLog::new(out.findings_log);
+    let mut findings_log = FindingsLog::new(out.findings_log, out.force);
     let save = |doc: &ResultDoc| -> Result<(), String> {
-        if let Some(p) = &json_path {
-            write_document(p, doc).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+        if let Some(o) = &json_out {
+            save_document(o, doc).map_err(|e| e.0)?;
         }
         Ok(())
     };
@@ -351,14 +360,21 @@ fn cleanup(temp: &Option<PathBuf>) {
 /// The findings log: every finding of every run, with its hex window.
 /// Written only when there are findings: to `--findings-log FILE`, else
 /// `findings.log` in the journal directory, else `iolab-findings.log`.
+/// Appended to only when iolab created it (its first line); a new log is
+/// started with that line; any other file is refused unless `--force`.
 pub struct FindingsLog {
     path: Option<PathBuf>,
     opened: Option<PathBuf>,
+    force: bool,
 }
 
 impl FindingsLog {
-    pub fn new(path: Option<PathBuf>) -> Self {
-        FindingsLog { path, opened: None }
+    pub fn new(path: Option<PathBuf>, force: bool) -> Self {
+        FindingsLog {
+            path,
+            opened: None,
+            force,
+        }
     }
 
     pub fn append(
@@ -369,18 +385,19 @@ impl FindingsLog {
         if v.findings.is_empty() {
             return Ok(());
         }
-        let p = self.opened.clone().unwrap_or_else(|| {
-            self.path.clone().unwrap_or_else(|| match journal {
-                Some(j) => PathBuf::from(j).join("findings.log"),
-                None => PathBuf::from("iolab-findings.log"),
-            })
-        });
-        use std::io::Write;
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&p)
-            .map_err(|e| format!("cannot write the findings log {}: {e}", p.display()))?;
+        let p = self
+            .opened
+            .clone()
+            .unwrap_or_else(|| crate::outputs::findings_log_path(self.path.as_deref(), journal));
+        let flag = if self.path.is_some() {
+            "--findings-log"
+        } else {
+            "the findings log"
+        };
+        let rules = iolab_target::OutputRules::new(self.force);
+        let out =
+            iolab_target::check_output(flag, &p, iolab_target::OutputKind::FindingsLog, &rules)
+                .map_err(|e| e.0)?;
         let mut text = String::new();
         for fd in &v.findings {
             text.push_str(&terminal::finding_log_entry(fd));
@@ -391,8 +408,7 @@ impl FindingsLog {
                 v.findings_total - v.findings.len() as u64
             ));
         }
-        f.write_all(text.as_bytes())
-            .map_err(|e| format!("cannot write the findings log {}: {e}", p.display()))?;
+        out.append(text.as_bytes()).map_err(|e| e.0)?;
         self.opened = Some(p);
         Ok(())
     }

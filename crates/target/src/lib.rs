@@ -7,11 +7,19 @@
 //! partitions or holders, is active swap or carries a known signature, and
 //! never overwrites or deletes a regular file it did not create, unless the
 //! user named that path with `--destroy-data-on`.
+//!
+//! It also owns the same promise for everything else iolab writes or
+//! reads: [`output`] is the one check every output path (result documents,
+//! reports, findings logs, journal directories) goes through, and [`input`]
+//! the one bounded way a given file (job file, result document, journal) is
+//! read.
 
 mod device;
 mod file;
 mod geometry;
+pub mod input;
 mod open;
+pub mod output;
 mod prepare;
 mod safety;
 mod signature;
@@ -20,6 +28,12 @@ mod sys;
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
+
+pub use input::{read_bounded, read_exact_len, read_text_bounded, InputError, TEXT_LIMIT};
+pub use output::{
+    check_journal_dir, check_output, check_outputs, OutputError, OutputKind, OutputPath,
+    OutputRules,
+};
 
 /// What a target is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
