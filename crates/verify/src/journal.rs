@@ -674,4 +674,41 @@ mod tests {
         std::fs::write(&hp, &h[..h.len() / 2]).unwrap();
         assert!(load(&jd).err().unwrap().0.contains("corrupted"));
     }
+
+    #[test]
+    fn maps_must_be_plain_files_of_the_journal_of_their_exact_length() {
+        let d = tempfile::tempdir().unwrap();
+        let t = d.path().join("t");
+        std::fs::write(&t, vec![0u8; 8192]).unwrap();
+        let jd = d.path().join("j");
+        Journal::open_for_run(&jd, &[ident(&t, 8192)], 4096, DataPattern::Random, 9, true)
+            .unwrap()
+            .close(true)
+            .unwrap();
+        let hp = jd.join("journal.json");
+        let h = std::fs::read_to_string(&hp).unwrap();
+        for bad in ["/dev/zero", "../t", ".", ""] {
+            std::fs::write(&hp, h.replace("\"map-0.bin\"", &format!("{bad:?}"))).unwrap();
+            let e = load(&jd).err().unwrap();
+            assert!(e.0.contains("is corrupted"), "{bad}: {e}");
+        }
+        // More blocks than the target's size holds.
+        std::fs::write(&hp, h.replace("\"blocks\": 2", "\"blocks\": 3")).unwrap();
+        assert!(load(&jd)
+            .err()
+            .unwrap()
+            .0
+            .contains("3 blocks for 8192 bytes"));
+        std::fs::write(&hp, &h).unwrap();
+        let mp = jd.join("map-0.bin");
+        std::fs::remove_file(&mp).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &mp).unwrap();
+        let t0 = std::time::Instant::now();
+        let e = load(&jd).err().unwrap();
+        assert!(e.0.contains("character device"), "{e}");
+        assert!(t0.elapsed() < std::time::Duration::from_secs(1));
+        // A journal path that is a file is refused before anything is made.
+        let e = check_dir(&t).err().unwrap();
+        assert!(e.0.contains("is a regular file, not a directory"), "{e}");
+    }
 }
