@@ -65,6 +65,10 @@ pub struct RunArgs {
     /// Log data validation findings here (default: findings.log in the journal directory, else iolab-findings.log; written only when there are findings)
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub findings_log: Option<PathBuf>,
+
+    /// Let --json or --findings-log replace an existing file that iolab did not write (never a block device or a target of the run; see docs/results.md)
+    #[arg(long, help_heading = "Output")]
+    pub force: bool,
 }
 
 /// One line from a clap error: its first line plus its tip, if any.

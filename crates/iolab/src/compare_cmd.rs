@@ -6,6 +6,7 @@
 use crate::cli::EXIT_BAD_INPUT;
 use iolab_report::compare::{self, render};
 use iolab_report::{load_document, LoadError, ResultDoc};
+use iolab_target::OutputKind;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -30,6 +31,10 @@ pub struct Args {
     /// Leave parameters out of the match key, e.g. engine to compare psync with io_uring runs
     #[arg(long, value_name = "PARAM", value_delimiter = ',')]
     pub ignore: Vec<String>,
+
+    /// Let --html or --json replace an existing file that iolab did not write (never a block device or a document compared; see docs/results.md)
+    #[arg(long)]
+    pub force: bool,
 }
 
 fn bad_input(msg: &str) -> ExitCode {
@@ -92,13 +97,15 @@ fn known_params(docs: &[ResultDoc]) -> Vec<String> {
     v
 }
 
-fn write_file(flag: &str, path: &Path, text: &str) -> Result<(), ExitCode> {
-    std::fs::write(path, text).map_err(|e| {
-        bad_input(&format!(
-            "--{flag} {}: {e}; give a writable path",
-            path.display()
-        ))
-    })
+/// The comparison as JSON: the document's identity first, as in every
+/// iolab JSON document, so a later `--json` recognises it as iolab's.
+#[derive(serde::Serialize)]
+struct CompareDoc<'a> {
+    schema_version: u32,
+    tool: &'static str,
+    tool_version: &'static str,
+    #[serde(flatten)]
+    res: &'a compare::CompareResult,
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -115,21 +122,25 @@ pub fn run(args: Args) -> ExitCode {
             args.format
         ));
     }
-    // An output must not overwrite a document being compared.
-    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => a == b,
-    };
-    for (flag, out) in [("html", &args.html), ("json", &args.json)] {
-        if let Some(o) = out {
-            if args.results.iter().any(|r| same(r, o)) {
-                return bad_input(&format!(
-                    "--{flag} {} is one of the documents compared; give another file name",
-                    o.display()
-                ));
-            }
-        }
+    // The outputs are checked before any document is read; none may
+    // replace a document being compared.
+    let mut rules = iolab_target::OutputRules::new(args.force);
+    for r in &args.results {
+        rules.protect(r, "one of the documents compared");
     }
+    let mut list = Vec::new();
+    if let Some(p) = &args.html {
+        list.push(("--html", p.as_path(), OutputKind::Html));
+    }
+    if let Some(p) = &args.json {
+        list.push(("--json", p.as_path(), OutputKind::CompareJson));
+    }
+    let outs = match iolab_target::check_outputs(&list, &rules) {
+        Ok(v) => v,
+        Err(e) => return crate::outputs::refused(&e),
+    };
+    let html_out = outs.iter().find(|o| o.kind() == OutputKind::Html);
+    let json_out = outs.iter().find(|o| o.kind() == OutputKind::CompareJson);
     let mut docs = Vec::with_capacity(args.results.len());
     for p in &args.results {
         match load_document(p) {
@@ -159,22 +170,28 @@ pub fn run(args: Args) -> ExitCode {
         "csv" => print!("{}", render::csv(&res)),
         _ => print!("{}", render::text(&res)),
     }
-    if let Some(path) = &args.html {
-        if let Err(code) = write_file("html", path, &render::html(&res)) {
-            return code;
+    if let Some(o) = html_out {
+        if let Err(e) = o.write_bytes(render::html(&res).as_bytes()) {
+            return bad_input(&e.0);
         }
-        eprintln!("iolab: comparison report written to {}", path.display());
+        eprintln!("iolab: comparison report written to {}", o.path().display());
     }
-    if let Some(path) = &args.json {
-        let mut text = match serde_json::to_string_pretty(&res) {
+    if let Some(o) = json_out {
+        let doc = CompareDoc {
+            schema_version: 1,
+            tool: "iolab",
+            tool_version: env!("CARGO_PKG_VERSION"),
+            res: &res,
+        };
+        let mut text = match serde_json::to_string_pretty(&doc) {
             Ok(t) => t,
             Err(e) => return bad_input(&format!("could not encode the comparison: {e}")),
         };
         text.push('\n');
-        if let Err(code) = write_file("json", path, &text) {
-            return code;
+        if let Err(e) = o.write_bytes(text.as_bytes()) {
+            return bad_input(&e.0);
         }
-        eprintln!("iolab: comparison written to {}", path.display());
+        eprintln!("iolab: comparison written to {}", o.path().display());
     }
     ExitCode::SUCCESS
 }

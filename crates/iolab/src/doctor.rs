@@ -20,6 +20,10 @@ pub struct Args {
     /// Also write the report as a JSON document (docs/doctor.md) to FILE
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+
+    /// Let --json replace an existing file that iolab did not write (never a block device; see docs/results.md)
+    #[arg(long)]
+    pub force: bool,
 }
 
 fn bad_input(msg: &str) -> ExitCode {
@@ -34,21 +38,30 @@ pub fn run(args: Args) -> ExitCode {
             args.sysroot.display()
         ));
     }
+    let out = match &args.json {
+        Some(p) => match iolab_target::check_output(
+            "--json",
+            p,
+            iolab_target::OutputKind::DoctorJson,
+            &iolab_target::OutputRules::new(args.force),
+        ) {
+            Ok(o) => Some(o),
+            Err(e) => return crate::outputs::refused(&e),
+        },
+        None => None,
+    };
     let root = Sysroot::new(&args.sysroot);
     let runner = runner_for(&root);
     let report = doctor(&root, runner.as_ref(), &args.targets);
     print!("{}", render_text(&report));
-    if let Some(path) = &args.json {
+    if let Some(out) = &out {
         let mut text = match serde_json::to_string_pretty(&report) {
             Ok(t) => t,
             Err(e) => return bad_input(&format!("could not encode the report: {e}")),
         };
         text.push('\n');
-        if let Err(e) = std::fs::write(path, text) {
-            return bad_input(&format!(
-                "--json {}: {e}; give a writable path",
-                path.display()
-            ));
+        if let Err(e) = out.write_bytes(text.as_bytes()) {
+            return bad_input(&e.0);
         }
     }
     ExitCode::SUCCESS

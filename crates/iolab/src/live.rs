@@ -23,9 +23,9 @@
 
 use iolab_engine::{CpuTime, DirStats, IntervalRaw, RawRun, StallsRaw};
 use iolab_report::model::{Interval, ResultDoc, RunResult};
-use iolab_report::{build_run, write_document};
+use iolab_report::{build_run, save_document};
+use iolab_target::OutputPath;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 /// The longest run time between two updates, unless an interval is longer.
@@ -69,7 +69,7 @@ impl LiveDoc {
     /// A live document for `--json PATH`, or None without one. The caller
     /// gives no path for a stream (a FIFO, `/dev/stdout`, `/dev/null`):
     /// it gets only the final document. Err: a bad `IOLAB_SAVE_EVERY`.
-    pub fn new(path: Option<&Path>) -> Result<Option<LiveDoc>, String> {
+    pub fn new(path: Option<&OutputPath>) -> Result<Option<LiveDoc>, String> {
         let every_s = match std::env::var(SAVE_EVERY_ENV) {
             Ok(v) => match v.trim().parse::<f64>() {
                 Ok(s) if s.is_finite() && s > 0.0 && s <= 86400.0 => s,
@@ -84,7 +84,7 @@ impl LiveDoc {
         let Some(path) = path else { return Ok(None) };
         Ok(Some(LiveDoc {
             every_ns: (every_s * 1e9) as u64,
-            writer: Writer::start(path.to_path_buf()),
+            writer: Writer::start(path.clone()),
             tags: None,
             skeleton: None,
             interval_ns: 0,
@@ -244,7 +244,7 @@ impl Shared {
 }
 
 impl Writer {
-    fn start(path: PathBuf) -> Writer {
+    fn start(path: OutputPath) -> Writer {
         let shared = Arc::new(Shared::default());
         let s = shared.clone();
         let thread = std::thread::Builder::new()
@@ -293,7 +293,7 @@ impl Drop for Writer {
     }
 }
 
-fn write_loop(sh: &Shared, path: &Path) {
+fn write_loop(sh: &Shared, path: &OutputPath) {
     let mut warned = false;
     let mut g = sh.lock();
     loop {
@@ -311,14 +311,14 @@ fn write_loop(sh: &Shared, path: &Path) {
         drop(g);
         doc.runs.push(run);
         let t = std::time::Instant::now();
-        let r = write_document(path, &doc);
+        let r = save_document(path, &doc);
         let took = t.elapsed().as_nanos() as u64;
         doc.runs.pop();
         if let Err(e) = r {
             if !warned {
                 eprintln!(
                     "iolab: cannot update {} while the run is in progress: {e}; it is written again when the run ends",
-                    path.display()
+                    path.path().display()
                 );
                 warned = true;
             }

@@ -7,6 +7,7 @@ mod default_job;
 mod devstats;
 mod doctor;
 mod live;
+mod outputs;
 mod plan;
 mod qdepth;
 mod report_cmd;

@@ -11,24 +11,44 @@ pub struct Args {
     #[arg(value_name = "RESULT.json")]
     pub result: PathBuf,
 
-    /// Write the report here (default: standard output)
+    /// Write the report here (default: standard output); a new file, or one that holds an earlier iolab report of this format
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
 
     /// html (default), md or csv
     #[arg(long, value_name = "FORMAT", default_value = "html")]
     pub format: String,
+
+    /// Let -o replace an existing file that iolab did not write (never a block device or the result document itself; see docs/results.md)
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let render: fn(&iolab_report::ResultDoc) -> String = match args.format.as_str() {
-        "html" => iolab_report::html::document_report,
-        "md" | "markdown" => iolab_report::tables::document_markdown,
-        "csv" => iolab_report::tables::document_csv,
+    use iolab_target::OutputKind;
+    let (render, kind): (fn(&iolab_report::ResultDoc) -> String, _) = match args.format.as_str() {
+        "html" => (iolab_report::html::document_report, OutputKind::Html),
+        "md" | "markdown" => (
+            iolab_report::tables::document_markdown,
+            OutputKind::Markdown,
+        ),
+        "csv" => (iolab_report::tables::document_csv, OutputKind::Csv),
         other => {
             eprintln!("iolab: unknown --format '{other}'; use html, md or csv");
             return ExitCode::from(crate::cli::EXIT_BAD_INPUT);
         }
+    };
+    // The output is checked before the document is read.
+    let out = match &args.output {
+        Some(path) => {
+            let mut rules = iolab_target::OutputRules::new(args.force);
+            rules.protect(&args.result, "the result document being reported");
+            match iolab_target::check_output("-o", path, kind, &rules) {
+                Ok(o) => Some(o),
+                Err(e) => return crate::outputs::refused(&e),
+            }
+        }
+        None => None,
     };
     let doc = match iolab_report::load_document(&args.result) {
         Ok(d) => d,
@@ -38,13 +58,8 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     let text = render(&doc);
-    let written = match &args.output {
-        Some(path) => std::fs::write(path, text.as_bytes()).map_err(|e| {
-            format!(
-                "cannot write {}: {e}; give -o a path in a writable directory",
-                path.display()
-            )
-        }),
+    let written = match &out {
+        Some(o) => o.write_bytes(text.as_bytes()).map_err(|e| e.0),
         None => {
             let mut out = std::io::stdout().lock();
             match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {

@@ -7,7 +7,7 @@ use crate::cli::{RunArgs, EXIT_BAD_INPUT};
 use crate::default_job::default_job;
 use iolab_engine::{IntervalRaw, Observer, RawRun};
 use iolab_jobfile::{load_job_file, WorkloadOptions};
-use iolab_report::{build_run, interval_record, terminal, write_document, ResultDoc};
+use iolab_report::{build_run, interval_record, save_document, terminal, ResultDoc};
 use iolab_spec::WorkloadSpec;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -160,6 +160,7 @@ pub fn run_command(args: RunArgs) -> ExitCode {
         quiet: args.quiet,
         findings_log: args.findings_log.clone(),
         temp_file,
+        force: args.force,
     };
     execute(plan, out, &mut |_| {})
 }
@@ -171,6 +172,8 @@ pub struct Output {
     pub findings_log: Option<PathBuf>,
     /// The default job's file, removed at the end.
     pub temp_file: Option<PathBuf>,
+    /// `--force`: an output may replace a file iolab did not write.
+    pub force: bool,
 }
 
 /// Run a plan: every run in order, the document saved after each (so a
@@ -181,6 +184,12 @@ pub fn execute(
     out: Output,
     after_run: &mut dyn FnMut(&mut ResultDoc),
 ) -> ExitCode {
+    // Every output is checked before the first I/O (nothing was created
+    // yet, so there is nothing to clean up on a refusal).
+    let json_out = match crate::outputs::check_run(&plan, &out) {
+        Ok(j) => j,
+        Err(e) => return crate::outputs::refused(&e),
+    };
     let temp_file = out.temp_file;
     let json_path = out.json;
     let stop = Arc::new(AtomicBool::new(false));
@@ -196,18 +205,16 @@ pub fn execute(
     if sweep {
         doc.plan = Some(plan.info.clone());
     }
-    let mut findings_log = FindingsLog::new(out.findings_log);
+    let mut findings_log = FindingsLog::new(out.findings_log, out.force);
     let save = |doc: &ResultDoc| -> Result<(), String> {
-        if let Some(p) = &json_path {
-            write_document(p, doc).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+        if let Some(o) = &json_out {
+            save_document(o, doc).map_err(|e| e.0)?;
         }
         Ok(())
     };
     // A stream (`--json /dev/stdout`, a FIFO) gets one document, the last.
-    let stream = json_path
-        .as_deref()
-        .is_some_and(|p| std::fs::metadata(p).is_ok_and(|m| !m.is_file()));
-    let live = match crate::live::LiveDoc::new(json_path.as_deref().filter(|_| !stream)) {
+    let stream = json_out.as_ref().is_some_and(|o| o.is_stream());
+    let live = match crate::live::LiveDoc::new(json_out.as_ref().filter(|_| !stream)) {
         Ok(l) => l,
         Err(e) => return bad_input(&e),
     };
@@ -385,14 +392,21 @@ fn cleanup(temp: &Option<PathBuf>) {
 /// The findings log: every finding of every run, with its hex window.
 /// Written only when there are findings: to `--findings-log FILE`, else
 /// `findings.log` in the journal directory, else `iolab-findings.log`.
+/// Appended to only when iolab created it (its first line); a new log is
+/// started with that line; any other file is refused unless `--force`.
 pub struct FindingsLog {
     path: Option<PathBuf>,
     opened: Option<PathBuf>,
+    force: bool,
 }
 
 impl FindingsLog {
-    pub fn new(path: Option<PathBuf>) -> Self {
-        FindingsLog { path, opened: None }
+    pub fn new(path: Option<PathBuf>, force: bool) -> Self {
+        FindingsLog {
+            path,
+            opened: None,
+            force,
+        }
     }
 
     pub fn append(
@@ -403,18 +417,19 @@ impl FindingsLog {
         if v.findings.is_empty() {
             return Ok(());
         }
-        let p = self.opened.clone().unwrap_or_else(|| {
-            self.path.clone().unwrap_or_else(|| match journal {
-                Some(j) => PathBuf::from(j).join("findings.log"),
-                None => PathBuf::from("iolab-findings.log"),
-            })
-        });
-        use std::io::Write;
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&p)
-            .map_err(|e| format!("cannot write the findings log {}: {e}", p.display()))?;
+        let p = self
+            .opened
+            .clone()
+            .unwrap_or_else(|| crate::outputs::findings_log_path(self.path.as_deref(), journal));
+        let flag = if self.path.is_some() {
+            "--findings-log"
+        } else {
+            "the findings log"
+        };
+        let rules = iolab_target::OutputRules::new(self.force);
+        let out =
+            iolab_target::check_output(flag, &p, iolab_target::OutputKind::FindingsLog, &rules)
+                .map_err(|e| e.0)?;
         let mut text = String::new();
         for fd in &v.findings {
             text.push_str(&terminal::finding_log_entry(fd));
@@ -425,8 +440,7 @@ impl FindingsLog {
                 v.findings_total - v.findings.len() as u64
             ));
         }
-        f.write_all(text.as_bytes())
-            .map_err(|e| format!("cannot write the findings log {}: {e}", p.display()))?;
+        out.append(text.as_bytes()).map_err(|e| e.0)?;
         self.opened = Some(p);
         Ok(())
     }

@@ -3,7 +3,7 @@
 use crate::cli::EXIT_BAD_INPUT;
 use crate::run::FindingsLog;
 use iolab_report::model::{ResultDoc, VerifyResult};
-use iolab_report::{terminal, write_document};
+use iolab_report::{save_document, terminal};
 use iolab_target::PrepareOptions;
 use iolab_verify::journal::{load, match_targets};
 use iolab_verify::scan::{scan, ScanOptions, ScanTarget};
@@ -40,6 +40,10 @@ pub struct VerifyArgs {
     /// No progress line
     #[arg(long, short = 'q')]
     pub quiet: bool,
+
+    /// Let --json or --findings-log replace an existing file that iolab did not write (never a block device or a target; see docs/results.md)
+    #[arg(long)]
+    pub force: bool,
 }
 
 fn bad(msg: &str) -> ExitCode {
@@ -105,6 +109,37 @@ pub fn verify_command(args: VerifyArgs) -> ExitCode {
     if args.journal.is_none() && args.target.is_empty() {
         return bad("iolab verify needs --target PATH, --journal DIR, or both");
     }
+    // The outputs are checked before anything is read.
+    let mut rules = iolab_target::OutputRules::new(args.force);
+    for t in &args.target {
+        rules.protect(t, "a target of this verify");
+    }
+    let jdir = args
+        .journal
+        .as_ref()
+        .map(|d| d.to_string_lossy().into_owned());
+    let log_path = crate::outputs::findings_log_path(args.findings_log.as_deref(), jdir.as_deref());
+    let log_flag = if args.findings_log.is_some() {
+        "--findings-log"
+    } else {
+        "the findings log"
+    };
+    let mut list = Vec::new();
+    if let Some(p) = &args.json {
+        list.push(("--json", p.as_path(), iolab_target::OutputKind::ResultJson));
+    }
+    // A missing journal is said by the journal check below.
+    if args.findings_log.is_some() || args.journal.as_ref().is_none_or(|j| j.is_dir()) {
+        list.push((
+            log_flag,
+            log_path.as_path(),
+            iolab_target::OutputKind::FindingsLog,
+        ));
+    }
+    let json_out = match iolab_target::check_outputs(&list, &rules) {
+        Ok(v) => v.into_iter().next().filter(|_| args.json.is_some()),
+        Err(e) => return crate::outputs::refused(&e),
+    };
     let tty = std::io::stderr().is_terminal() && !args.quiet;
     let mut totals = VerifyTotals::default();
     let mut read_errors = Vec::new();
@@ -265,11 +300,7 @@ pub fn verify_command(args: VerifyArgs) -> ExitCode {
         "verified {:.1} MiB in {secs:.1} s",
         bytes as f64 / 1048576.0
     );
-    let mut log = FindingsLog::new(args.findings_log.clone());
-    let jdir = args
-        .journal
-        .as_ref()
-        .map(|d| d.to_string_lossy().into_owned());
+    let mut log = FindingsLog::new(args.findings_log.clone(), args.force);
     if let Err(e) = log.append(&result, jdir.as_deref()) {
         eprintln!("iolab: {e}");
     }
@@ -277,7 +308,7 @@ pub fn verify_command(args: VerifyArgs) -> ExitCode {
         eprintln!("iolab: findings logged to {}", p.display());
     }
     let failed = result.findings_total > 0 || !result.read_errors.is_empty();
-    if let Some(p) = &args.json {
+    if let Some(out) = &json_out {
         let doc = ResultDoc {
             started_at,
             finished_at: Some(iolab_report::model_time_now()),
@@ -285,8 +316,8 @@ pub fn verify_command(args: VerifyArgs) -> ExitCode {
             verify: Some(result),
             ..ResultDoc::new()
         };
-        if let Err(e) = write_document(p, &doc) {
-            eprintln!("iolab: cannot write {}: {e}", p.display());
+        if let Err(e) = save_document(out, &doc) {
+            eprintln!("iolab: {e}");
             return ExitCode::from(1);
         }
     }

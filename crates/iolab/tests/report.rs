@@ -404,5 +404,5 @@ fn bad_input_is_one_line_and_exit_2() {
         ],
         &good,
     );
-    assert_bad_input(&out, "cannot write");
+    assert_bad_input(&out, "no/such/dir does not exist");
 }

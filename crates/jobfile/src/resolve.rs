@@ -63,11 +63,20 @@ pub fn parse_job_text(text: &str, origin: &str) -> Result<JobFile, JobError> {
 }
 
 pub fn load_job_file(path: &Path) -> Result<JobFile, JobError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        JobError(format!(
-            "cannot read job file {}: {e}; check the path",
-            path.display()
-        ))
+    // Bounded: `/dev/zero` or a FIFO as the job file is refused at once.
+    let text = iolab_target::read_text_bounded(path, iolab_target::TEXT_LIMIT).map_err(|e| {
+        use iolab_target::InputError as E;
+        JobError(match e {
+            E::NotFound { path } => format!(
+                "cannot read job file {}: it does not exist; check the path",
+                path.display()
+            ),
+            E::Io { path, source } => format!(
+                "cannot read job file {}: {source}; check the path",
+                path.display()
+            ),
+            e => format!("cannot read job file: {e}; give a TOML job file (docs/jobfile.md)"),
+        })
     })?;
     parse_job_text(&text, &path.display().to_string())
 }

@@ -1,37 +1,36 @@
-//! Writing and reading the result document. Writes go to a temporary file
-//! that is renamed over the target, so a crash never leaves a torn
-//! document: the file holds either the previous state or the new one.
+//! Writing and reading the result document.
+//!
+//! Writing goes through iolab_target's output check (never a block device,
+//! never over a file that is not an iolab result document unless forced,
+//! never over a target of the run): a regular file is replaced through a
+//! temporary file renamed over it, so a crash never leaves a torn document;
+//! a FIFO, /dev/null or standard output is written straight through.
+//! Reading is bounded: a regular file of at most 64 MiB.
 
 use crate::model::{ResultDoc, SCHEMA_VERSION};
-use std::io::Write;
+use iolab_target::{check_output, OutputError, OutputKind, OutputPath, OutputRules};
 use std::path::Path;
 
+/// Write `doc` to `path` after the output check with no `--force` and no
+/// targets to protect. Commands check their outputs up front and use
+/// [`save_document`].
 pub fn write_document(path: &Path, doc: &ResultDoc) -> std::io::Result<()> {
-    // Something that is not a regular file (`--json /dev/null`, a FIFO, a
-    // terminal) is written straight through: renaming over it would
-    // replace a device node with a file.
-    if let Ok(m) = std::fs::metadata(path) {
-        if !m.file_type().is_file() {
-            let f = std::fs::OpenOptions::new().write(true).open(path)?;
-            let mut f = std::io::BufWriter::with_capacity(1 << 20, f);
-            serde_json::to_writer_pretty(&mut f, doc).map_err(std::io::Error::other)?;
-            f.write_all(b"\n")?;
-            return f.flush();
-        }
-    }
-    // A symlink stays a link: the document replaces the file it points to.
-    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let tmp = real.with_extension("json.tmp");
-    {
-        // Buffered: serde_json writes token by token, and a bare File makes
-        // each token a system call (a 150 MB document of a day-long run
-        // took two minutes to write that way, a second buffered).
-        let mut f = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?);
-        serde_json::to_writer_pretty(&mut f, doc).map_err(std::io::Error::other)?;
-        f.write_all(b"\n")?;
-        f.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-    }
-    std::fs::rename(&tmp, &real)
+    let out = check_output(
+        "--json",
+        path,
+        OutputKind::ResultJson,
+        &OutputRules::default(),
+    )
+    .map_err(std::io::Error::other)?;
+    save_document(&out, doc).map_err(std::io::Error::other)
+}
+
+/// Write `doc` to an output checked before the run (checked again now).
+pub fn save_document(out: &OutputPath, doc: &ResultDoc) -> Result<(), OutputError> {
+    out.write_with(&mut |w| {
+        serde_json::to_writer_pretty(&mut *w, doc).map_err(std::io::Error::other)?;
+        w.write_all(b"\n")
+    })
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -40,15 +39,27 @@ pub enum LoadError {
     Read { path: String, err: std::io::Error },
     #[error("{path} is not an iolab result document ({err}); give a file written by iolab --json")]
     Parse { path: String, err: String },
+    #[error("{msg}; give a result document written by iolab run --json")]
+    Input { msg: String },
     #[error("{path} has schema version {found}, this iolab reads version {SCHEMA_VERSION}; use the iolab version that wrote it")]
     Version { path: String, found: u64 },
 }
 
 pub fn load_document(path: &Path) -> Result<ResultDoc, LoadError> {
     let p = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|err| LoadError::Read {
-        path: p.clone(),
-        err,
+    let text = iolab_target::read_text_bounded(path, iolab_target::TEXT_LIMIT).map_err(|e| {
+        use iolab_target::InputError as E;
+        match e {
+            E::NotFound { .. } => LoadError::Read {
+                path: p.clone(),
+                err: std::io::ErrorKind::NotFound.into(),
+            },
+            E::Io { source, .. } => LoadError::Read {
+                path: p.clone(),
+                err: source,
+            },
+            e => LoadError::Input { msg: e.to_string() },
+        }
     })?;
     let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| LoadError::Parse {
         path: p.clone(),
@@ -97,7 +108,7 @@ mod tests {
         assert!(text.contains("\"schema_version\""), "{text}");
         // A symlink: the file it points to gets the document.
         let real = dir.path().join("real.json");
-        std::fs::write(&real, "old").unwrap();
+        write_document(&real, &doc).unwrap();
         let link = dir.path().join("link.json");
         std::os::unix::fs::symlink(&real, &link).unwrap();
         write_document(&link, &doc).unwrap();

@@ -18,6 +18,13 @@ use std::path::Path;
 /// Create the missing file `path` with `size` bytes (sparse) and mark it as
 /// iolab's.
 pub fn create(path: &Path, size: u64, opts: &PrepareOptions) -> Result<TargetInfo, TargetError> {
+    // The same rule as for a new output file: an existing, writable
+    // directory (said before trying, rather than as a bare errno).
+    if let Some(problem) = crate::output::dir_problem(path) {
+        if fs::symlink_metadata(path).is_err() {
+            return Err(invalid(path, &format!("cannot create it: {problem}")));
+        }
+    }
     let f = match OpenOptions::new()
         .write(true)
         .create_new(true)

@@ -10,12 +10,20 @@
 //! device that is in use (it or a partition of it mounted, active swap,
 //! held by another driver, or exclusively claimed) is not written even when
 //! named, unless the user also passes `--allow-mounted-write`.
+//!
+//! It also owns the same promise for everything else iolab writes or
+//! reads: [`output`] is the one check every output path (result documents,
+//! reports, findings logs, journal directories) goes through, and [`input`]
+//! the one bounded way a given file (job file, result document, journal) is
+//! read.
 
 mod blkid;
 mod device;
 mod file;
 mod geometry;
+pub mod input;
 mod open;
+pub mod output;
 mod prepare;
 mod safety;
 mod signature;
@@ -24,6 +32,12 @@ mod sys;
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
+
+pub use input::{read_bounded, read_exact_len, read_text_bounded, InputError, TEXT_LIMIT};
+pub use output::{
+    check_journal_dir, check_output, check_outputs, OutputError, OutputKind, OutputPath,
+    OutputRules,
+};
 
 /// What a target is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

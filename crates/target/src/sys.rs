@@ -19,6 +19,9 @@ pub const XATTR_OWNER: &str = "user.iolab.owner";
 pub const XATTR_PREFILLED: &str = "user.iolab.prefilled";
 /// The value written to `XATTR_OWNER`.
 pub const OWNER_VALUE: &[u8] = b"iolab";
+/// Mark on an output file iolab wrote (result document, report, findings
+/// log, ...): the kind of output, e.g. `result-json` (see `output.rs`).
+pub const XATTR_OUTPUT: &str = "user.iolab.output";
 
 /// `_IOR(ty, nr, size)` for the architectures whose ioctl encoding differs
 /// from the generic one (2 direction bits at 30, 14 size bits at 16).
@@ -135,6 +138,19 @@ pub fn fset_xattr(f: &File, name: &str, value: &[u8]) -> io::Result<()> {
         )
     };
     if r == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Whether this process may create and remove entries in the directory
+/// `dir` (access(2) with W_OK | X_OK, which also says EROFS for a
+/// read-only file system).
+pub fn dir_writable(dir: &Path) -> io::Result<()> {
+    let p = cpath(dir)?;
+    // SAFETY: `p` is a NUL-terminated string that outlives the call.
+    if unsafe { libc::access(p.as_ptr(), libc::W_OK | libc::X_OK) } == 0 {
         Ok(())
     } else {
         Err(io::Error::last_os_error())

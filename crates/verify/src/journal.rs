@@ -13,6 +13,11 @@
 //!
 //! Nothing is written to a journal that fails a check: bad input leaves
 //! it untouched.
+//!
+//! A journal is read through iolab_target's bounded reads: `journal.json`
+//! must be a regular file of at most 64 MiB, and each map a regular file in
+//! the journal directory of exactly its expected length, at most
+//! [`MAP_LIMIT`] bytes.
 
 use crate::check::rfc3339;
 use crate::map::{GenMap, GEN, LOCK, MAP_HEADER, UNSURE};
@@ -30,6 +35,11 @@ use xxhash_rust::xxh3::xxh3_64;
 pub const FORMAT: &str = "iolab-journal";
 pub const VERSION: u32 = 1;
 const MAP_MAGIC: &[u8; 8] = b"iOLjmap1";
+
+/// The largest map file a journal may have: 16 GiB of map, one byte per
+/// block, covers 64 TiB of target at 4 KiB blocks (a larger target needs a
+/// larger block size). `iolab verify` holds the maps in memory.
+pub const MAP_LIMIT: u64 = MAP_HEADER as u64 + (16 << 30);
 
 /// A journal problem: bad input, reported in one line, exit code 2.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -192,11 +202,10 @@ pub fn load(dir: &Path) -> Result<(JournalHeader, Vec<Vec<u8>>), JournalError> {
             dir.display()
         )));
     }
-    let text = std::fs::read_to_string(&hp).map_err(|e| {
+    let text = iolab_target::read_text_bounded(&hp, iolab_target::TEXT_LIMIT).map_err(|e| {
         jerr(format!(
-            "{} is not an iolab journal ({}: {e}); give the directory an `iolab run --journal` wrote",
+            "{} is not an iolab journal ({e}); give the directory an `iolab run --journal` wrote",
             dir.display(),
-            hp.display()
         ))
     })?;
     let h: JournalHeader = serde_json::from_str(&text).map_err(|e| {
@@ -224,22 +233,40 @@ pub fn load(dir: &Path) -> Result<(JournalHeader, Vec<Vec<u8>>), JournalError> {
     let series = h.series_u64();
     let mut maps = Vec::new();
     for (i, t) in h.targets.iter().enumerate() {
-        let mp = dir.join(&t.map_file);
-        let mut bytes = std::fs::read(&mp).map_err(|e| {
-            jerr(format!(
-                "journal {} is missing {} ({e}); restore it or start a new journal",
-                dir.display(),
-                t.map_file
-            ))
-        })?;
+        // A map is a file of the journal directory itself, never a path
+        // elsewhere (`/dev/zero`, `../x`).
+        let plain = !t.map_file.is_empty()
+            && !t.map_file.contains('/')
+            && t.map_file != "."
+            && t.map_file != "..";
         let want = MAP_HEADER as u64 + t.blocks;
-        if (bytes.len() as u64) != want {
+        if !plain || t.blocks != t.size / h.block_size || want > MAP_LIMIT {
             return Err(jerr(format!(
-                "{} is truncated or damaged: {} bytes where {want} were expected; restore it or start a new journal",
-                mp.display(),
-                bytes.len()
+                "{} is corrupted (target {}: map file '{}' of {} blocks for {} bytes at {}-byte blocks); restore it or start a new journal",
+                hp.display(),
+                t.path,
+                t.map_file,
+                t.blocks,
+                t.size,
+                h.block_size
             )));
         }
+        let mp = dir.join(&t.map_file);
+        let mut bytes = iolab_target::read_exact_len(&mp, want).map_err(|e| match e {
+            iolab_target::InputError::NotFound { .. } => jerr(format!(
+                "journal {} is missing {}; restore it or start a new journal",
+                dir.display(),
+                t.map_file
+            )),
+            iolab_target::InputError::WrongLength { size, .. } => jerr(format!(
+                "{} is truncated or damaged: {size} bytes where {want} were expected; restore it or start a new journal",
+                mp.display(),
+            )),
+            e => jerr(format!(
+                "journal {} has a bad map: {e}; restore it or start a new journal",
+                dir.display()
+            )),
+        })?;
         let hdr = map_header(series, i as u32, h.block_size, t.blocks);
         if bytes[..8] != *MAP_MAGIC || bytes[32..40] != hdr[32..40] {
             return Err(jerr(format!(
@@ -262,6 +289,29 @@ pub fn load(dir: &Path) -> Result<(JournalHeader, Vec<Vec<u8>>), JournalError> {
         maps.push(map.into_iter().map(|b| b & !LOCK).collect());
     }
     Ok((h, maps))
+}
+
+/// Whether `dir` can be a run's journal: a new path below a writable
+/// directory, an empty directory, or a directory holding a journal; never
+/// a block device, a file, or a directory of other things. Checked before
+/// a run's first I/O and again when the journal is opened.
+pub fn check_dir(dir: &Path) -> Result<(), JournalError> {
+    iolab_target::check_journal_dir("--journal", dir).map_err(|e| jerr(e.0))?;
+    if !dir.is_dir() || dir.join("journal.json").exists() {
+        return Ok(());
+    }
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| jerr(format!("cannot read {}: {e}", dir.display())))?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name() != "journal.lock")
+        .count();
+    if entries > 0 {
+        return Err(jerr(format!(
+            "{} is not empty and holds no journal.json; give an empty or new directory for --journal",
+            dir.display()
+        )));
+    }
+    Ok(())
 }
 
 /// Match a run's targets with a journal's: the journal index of each.
@@ -323,21 +373,10 @@ impl Journal {
         data_seed: u64,
         durable: bool,
     ) -> Result<Journal, JournalError> {
+        check_dir(dir)?;
         let exists = dir.join("journal.json").exists();
         if !exists {
-            if dir.exists() {
-                let entries = std::fs::read_dir(dir)
-                    .map_err(|e| jerr(format!("cannot read {}: {e}", dir.display())))?
-                    .filter_map(|e| e.ok())
-                    .filter(|e| e.file_name() != "journal.lock")
-                    .count();
-                if entries > 0 {
-                    return Err(jerr(format!(
-                        "{} is not empty and holds no journal.json; give an empty or new directory for --journal",
-                        dir.display()
-                    )));
-                }
-            } else {
+            if !dir.exists() {
                 std::fs::create_dir_all(dir).map_err(|e| {
                     jerr(format!(
                         "cannot create journal directory {}: {e}",
@@ -429,6 +468,13 @@ impl Journal {
         let mut maps = Vec::new();
         for (i, t) in targets.iter().enumerate() {
             let blocks = t.size / block_size;
+            if MAP_HEADER as u64 + blocks > MAP_LIMIT {
+                return Err(jerr(format!(
+                    "{} has {blocks} blocks of {block_size} bytes, more than a journal map holds ({} blocks); give a larger --bs or a smaller --size",
+                    t.path,
+                    MAP_LIMIT - MAP_HEADER as u64
+                )));
+            }
             let name = format!("map-{i}.bin");
             let p = dir.join(&name);
             let io = |e: io::Error| jerr(format!("cannot create {}: {e}", p.display()));
@@ -627,5 +673,42 @@ mod tests {
         let h = std::fs::read(&hp).unwrap();
         std::fs::write(&hp, &h[..h.len() / 2]).unwrap();
         assert!(load(&jd).err().unwrap().0.contains("corrupted"));
+    }
+
+    #[test]
+    fn maps_must_be_plain_files_of_the_journal_of_their_exact_length() {
+        let d = tempfile::tempdir().unwrap();
+        let t = d.path().join("t");
+        std::fs::write(&t, vec![0u8; 8192]).unwrap();
+        let jd = d.path().join("j");
+        Journal::open_for_run(&jd, &[ident(&t, 8192)], 4096, DataPattern::Random, 9, true)
+            .unwrap()
+            .close(true)
+            .unwrap();
+        let hp = jd.join("journal.json");
+        let h = std::fs::read_to_string(&hp).unwrap();
+        for bad in ["/dev/zero", "../t", ".", ""] {
+            std::fs::write(&hp, h.replace("\"map-0.bin\"", &format!("{bad:?}"))).unwrap();
+            let e = load(&jd).err().unwrap();
+            assert!(e.0.contains("is corrupted"), "{bad}: {e}");
+        }
+        // More blocks than the target's size holds.
+        std::fs::write(&hp, h.replace("\"blocks\": 2", "\"blocks\": 3")).unwrap();
+        assert!(load(&jd)
+            .err()
+            .unwrap()
+            .0
+            .contains("3 blocks for 8192 bytes"));
+        std::fs::write(&hp, &h).unwrap();
+        let mp = jd.join("map-0.bin");
+        std::fs::remove_file(&mp).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &mp).unwrap();
+        let t0 = std::time::Instant::now();
+        let e = load(&jd).err().unwrap();
+        assert!(e.0.contains("character device"), "{e}");
+        assert!(t0.elapsed() < std::time::Duration::from_secs(1));
+        // A journal path that is a file is refused before anything is made.
+        let e = check_dir(&t).err().unwrap();
+        assert!(e.0.contains("is a regular file, not a directory"), "{e}");
     }
 }

@@ -119,6 +119,10 @@ pub struct Args {
     /// No interval lines, only the summaries and the study's tables
     #[arg(long, short = 'q', help_heading = "Output")]
     pub quiet: bool,
+
+    /// Let --json replace an existing file that iolab did not write (never a block device or a target of the study; see docs/results.md)
+    #[arg(long, help_heading = "Output")]
+    pub force: bool,
 }
 
 fn bad_input(msg: &str) -> ExitCode {
@@ -152,6 +156,7 @@ pub fn run(args: Args) -> ExitCode {
         quiet: args.quiet,
         findings_log: None,
         temp_file: None,
+        force: args.force,
     };
     let study: Study = planned.study;
     let scratch = planned.scratch;
