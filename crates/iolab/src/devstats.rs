@@ -131,6 +131,7 @@ impl DevRun {
                     .iter()
                     .find(|r| r.path == t.path)
                     .is_some_and(|r| r.created || r.prefilled_bytes > 0),
+                outstanding: u64::from(spec.qd) * u64::from(spec.jobs),
             };
             for f in run_findings(ctx, &facts, &measured, &self.stats.summary, &fc_after) {
                 if !run.advice.contains(&f) {

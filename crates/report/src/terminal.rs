@@ -295,13 +295,11 @@ pub fn summary(run: &RunResult) -> String {
     for a in &run.advice {
         writeln!(
             s,
-            "advice [{}] {} on {}: {} {} Fix: {}",
+            "advice [{}] {} on {}: {}",
             a.severity.as_str(),
             a.code,
             a.device,
-            a.seen,
-            a.why,
-            a.fix
+            a.text()
         )
         .unwrap();
     }
