@@ -272,8 +272,16 @@ mod tests {
                 assert!(!n.text.contains(bad), "{}", n.text);
             }
         }
-        assert!(notes[0].text.contains("(iolab read nothing)"), "{}", notes[0].text);
-        assert!(notes[1].text.contains("(iolab wrote nothing)"), "{}", notes[1].text);
+        assert!(
+            notes[0].text.contains("(iolab read nothing)"),
+            "{}",
+            notes[0].text
+        );
+        assert!(
+            notes[1].text.contains("(iolab wrote nothing)"),
+            "{}",
+            notes[1].text
+        );
     }
 
     #[test]

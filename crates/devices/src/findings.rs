@@ -656,7 +656,11 @@ mod tests {
             .iter()
             .find(|f| f.code == "volatile-cache-no-flush")
             .unwrap();
-        assert!(v.text().contains("no flush did. Acknowledged"), "{}", v.text());
+        assert!(
+            v.text().contains("no flush did. Acknowledged"),
+            "{}",
+            v.text()
+        );
     }
 
     #[test]

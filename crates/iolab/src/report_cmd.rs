@@ -1,7 +1,7 @@
 //! `iolab report RESULT.json -o report.html`: one self-contained HTML file,
 //! or the tables as Markdown or CSV (`--format md|csv`).
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -11,7 +11,7 @@ pub struct Args {
     #[arg(value_name = "RESULT.json")]
     pub result: PathBuf,
 
-    /// Write the report here (default: standard output)
+    /// Write the report here (default: standard output, which for HTML must not be a terminal)
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
 
@@ -30,6 +30,13 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(crate::cli::EXIT_BAD_INPUT);
         }
     };
+    if args.output.is_none() && args.format == "html" && std::io::stdout().is_terminal() {
+        // Pages of HTML on a terminal help nobody (docs/report.md).
+        eprintln!(
+            "iolab: the HTML report is not for a terminal; give -o FILE (e.g. -o report.html), redirect it (> report.html), or use --format md"
+        );
+        return ExitCode::from(crate::cli::EXIT_BAD_INPUT);
+    }
     let doc = match iolab_report::load_document(&args.result) {
         Ok(d) => d,
         Err(e) => {

@@ -481,9 +481,10 @@ pub fn finding_log_entry(f: &iolab_verify::Finding) -> String {
     s
 }
 
-/// The points of a plan with repetitions: each figure as mean ± standard
-/// deviation, its min-max and the coefficient of variation; a large spread
-/// is marked.
+/// The summary table of a plan, one row per point: with repetitions each
+/// figure as mean ± standard deviation, the IOPS min-max and coefficient
+/// of variation (a large spread is marked); with one run per point the
+/// figures themselves.
 pub fn points_table(doc: &crate::model::ResultDoc) -> String {
     let mut s = String::new();
     let axes: Vec<&str> = doc
@@ -494,26 +495,56 @@ pub fn points_table(doc: &crate::model::ResultDoc) -> String {
     let pw = doc
         .points
         .iter()
-        .map(|p| point_label(p, &axes).len())
+        .map(|p| point_label(p, &axes).chars().count())
         .max()
         .unwrap_or(5)
         .max(5);
+    let repeats = doc.points.iter().any(|p| p.iops.n > 1);
+    if !repeats {
+        let _ = writeln!(
+            s,
+            "{:<pw$}  {:>10}  {:>9}  {:>10}  {:>10}",
+            "point", "IOPS", "MB/s", "mean us", "p99 us"
+        );
+        for p in &doc.points {
+            let _ = writeln!(
+                s,
+                "{:<pw$}  {:>10.0}  {:>9.1}  {:>10}  {:>10}",
+                point_label(p, &axes),
+                p.iops.mean,
+                p.mbps.mean,
+                fmt_us(p.lat_mean_us.mean),
+                fmt_us(p.lat_p99_us.mean)
+            );
+        }
+        return s.trim_end().to_string();
+    }
     let _ = writeln!(
         s,
-        "{:<pw$}  {:>3}  {:>22}  {:>21}  {:>6}  {:>19}  {:>19}",
-        "point", "n", "IOPS mean ± sd", "min - max", "CV %", "MB/s mean ± sd", "p99 us mean ± sd"
+        "{:<pw$}  {:>3}  {:>22}  {:>21}  {:>9}  {:>19}  {:>19}",
+        "point",
+        "n",
+        "IOPS mean ± sd",
+        "IOPS min - max",
+        "IOPS CV %",
+        "MB/s mean ± sd",
+        "p99 us mean ± sd"
     );
     for p in &doc.points {
         let _ = writeln!(
             s,
-            "{:<pw$}  {:>3}  {:>22}  {:>21}  {:>6.1}  {:>19}  {:>19}{}",
+            "{:<pw$}  {:>3}  {:>22}  {:>21}  {:>9.1}  {:>19}  {:>19}{}",
             point_label(p, &axes),
             p.iops.n,
             format!("{:.0} ± {:.0}", p.iops.mean, p.iops.sd),
             format!("{:.0} - {:.0}", p.iops.min, p.iops.max),
             p.iops.cv_pct,
             format!("{:.1} ± {:.1}", p.mbps.mean, p.mbps.sd),
-            format!("{:.0} ± {:.0}", p.lat_p99_us.mean, p.lat_p99_us.sd),
+            format!(
+                "{} ± {}",
+                fmt_us(p.lat_p99_us.mean),
+                fmt_us(p.lat_p99_us.sd)
+            ),
             if p.spread_large { "  spread large" } else { "" }
         );
     }
