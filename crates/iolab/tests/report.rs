@@ -203,6 +203,17 @@ fn md_and_csv(doc: &ResultDoc, dir: &Path, stem: &str) {
         assert!(out.stderr.is_empty(), "{}", stderr(&out));
         golden(&format!("{stem}.{fmt}"), &stdout(&out));
     }
+    // Every column of every exported table says its unit (or is a label).
+    let axes = iolab_report::tables::axis_names(doc);
+    for t in iolab_report::tables::document_tables(doc) {
+        for c in &t.columns {
+            assert!(
+                iolab_report::tables::column_has_unit(c, &axes),
+                "{stem}: {}: column {c:?} has no unit",
+                t.title
+            );
+        }
+    }
 }
 
 #[test]

@@ -171,22 +171,11 @@ pub fn summary(run: &RunResult) -> String {
         }
     )
     .unwrap();
+    let c = &crate::tables::FIGURE_COLUMNS;
     writeln!(
         s,
         "{:<6} {:>11} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
-        "",
-        "ops",
-        "IOPS",
-        "MB/s",
-        "MiB/s",
-        "min us",
-        "mean us",
-        "p50",
-        "p90",
-        "p99",
-        "p99.9",
-        "p99.99",
-        "max us"
+        c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12]
     )
     .unwrap();
     if s_.read.ops > 0 || run.spec.read_pct > 0 {
@@ -313,27 +302,18 @@ pub fn device_summary(d: &crate::model::DeviceStats) -> String {
     if d.summary.is_empty() {
         return s;
     }
+    let c = &crate::tables::DEVICE_COLUMNS;
     writeln!(
         s,
-        "{:<10} {:>9} {:>9} {:>10} {:>10} {:>8} {:>8} {:>8} {:>8} {:>7} {:>6}",
-        "device",
-        "r/s",
-        "w/s",
-        "rkB/s",
-        "wkB/s",
-        "rareq-sz",
-        "wareq-sz",
-        "r_await",
-        "w_await",
-        "aqu-sz",
-        "%util"
+        "{:<10} {:>9} {:>9} {:>10} {:>10} {:>11} {:>11} {:>10} {:>10} {:>7} {:>6}",
+        c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]
     )
     .unwrap();
     for r in &d.summary {
         let t = &r.stats;
         writeln!(
             s,
-            "{:<10} {:>9.1} {:>9.1} {:>10.1} {:>10.1} {:>8.1} {:>8.1} {:>8.2} {:>8.2} {:>7.2} {:>6.1}",
+            "{:<10} {:>9.1} {:>9.1} {:>10.1} {:>10.1} {:>11.1} {:>11.1} {:>10.2} {:>10.2} {:>7.2} {:>6.1}",
             r.device,
             t.r_s,
             t.w_s,
