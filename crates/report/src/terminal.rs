@@ -228,12 +228,8 @@ pub fn summary(run: &RunResult) -> String {
         if st.zero_intervals.is_empty() {
             stall.push_str("; every interval had completions");
         } else {
-            write!(
-                stall,
-                "; intervals with no completion: {:?}",
-                st.zero_intervals
-            )
-            .unwrap();
+            let list: Vec<String> = st.zero_intervals.iter().map(|z| z.to_string()).collect();
+            write!(stall, "; intervals with no completion: {}", list.join(", ")).unwrap();
         }
         writeln!(s, "{stall}").unwrap();
         for e in &st.events {
