@@ -15,7 +15,7 @@ pub struct Args {
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// html (default), md or csv
+    /// html, md or csv
     #[arg(long, value_name = "FORMAT", default_value = "html")]
     pub format: String,
 }

@@ -71,3 +71,28 @@ fn a_shown_default_does_not_override_a_job_file() {
     assert_eq!(u(&doc, "runs.0.spec.qd"), 8);
     assert_eq!(u(&doc, "runs.0.spec.bs.0.bytes"), 65536);
 }
+
+#[test]
+fn no_flag_states_its_default_twice() {
+    for sub in ["run", "verify", "report", "compare", "doctor", "qdepth"] {
+        let out = iolab().args([sub, "--help"]).output().unwrap();
+        assert!(out.status.success(), "{sub}: {}", stderr(&out));
+        let help = stdout(&out);
+        let mut entries: Vec<String> = Vec::new();
+        for l in help.lines() {
+            let t = l.trim_start();
+            if t.starts_with('-') {
+                entries.push(t.to_string());
+            } else if let Some(e) = entries.last_mut() {
+                if l.starts_with(' ') && !t.is_empty() {
+                    e.push(' ');
+                    e.push_str(t);
+                }
+            }
+        }
+        for e in &entries {
+            let n = e.to_lowercase().matches("default").count();
+            assert!(n <= 1, "iolab {sub} --help: {e}");
+        }
+    }
+}
