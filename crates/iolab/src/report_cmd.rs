@@ -11,7 +11,7 @@ pub struct Args {
     #[arg(value_name = "RESULT.json")]
     pub result: PathBuf,
 
-    /// Write the report here (default: standard output, which for HTML must not be a terminal)
+    /// Write the report here (default: standard output)
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
 
@@ -30,13 +30,6 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(crate::cli::EXIT_BAD_INPUT);
         }
     };
-    if args.output.is_none() && args.format == "html" && std::io::stdout().is_terminal() {
-        // Pages of HTML on a terminal help nobody (docs/report.md).
-        eprintln!(
-            "iolab: the HTML report is not for a terminal; give -o FILE (e.g. -o report.html), redirect it (> report.html), or use --format md"
-        );
-        return ExitCode::from(crate::cli::EXIT_BAD_INPUT);
-    }
     let doc = match iolab_report::load_document(&args.result) {
         Ok(d) => d,
         Err(e) => {
@@ -52,6 +45,10 @@ pub fn run(args: Args) -> ExitCode {
                 path.display()
             )
         }),
+        None if args.format == "html" && std::io::stdout().is_terminal() => {
+            // Pages of HTML on a terminal help nobody (docs/report.md).
+            Err("the HTML report is not for a terminal; give -o FILE (e.g. -o report.html), redirect it (> report.html), or use --format md".into())
+        }
         None => {
             let mut out = std::io::stdout().lock();
             match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {

@@ -22,8 +22,8 @@ const fn d(id: &'static str, value: &'static str, note: &'static str) -> Shown {
 }
 
 /// Every workload flag with a fixed default. Flags whose default depends on
-/// the target (`--direct`, `--prefill`, `--align`, `--range`) say so in
-/// their own help.
+/// the target or on other flags are in [`DESCRIBED`]; `--prefill` says its
+/// default in its own help.
 pub const SHOWN: &[Shown] = &[
     d("offset", "0", ""),
     d("hit_area", "0", "no hit area"),
@@ -58,7 +58,6 @@ pub const SHOWN: &[Shown] = &[
 pub const DESCRIBED: &[(&str, &str)] = &[
     ("name", "the mode and the workload's number, e.g. read-1"),
     ("range", "to the end of the target"),
-    ("prefill", "only files iolab created"),
     ("read_pct", "the mix of --rw"),
     ("random_pct", "the mix of --rw"),
     ("align", "the smallest block size"),

@@ -201,7 +201,7 @@ pub struct WorkloadOptions {
     #[serde(default, deserialize_with = "de_list")]
     pub destroy_data_on: Vec<String>,
 
-    /// Write every target end to end first, block devices too
+    /// Write every target end to end first, block devices too (default: only files iolab created)
     #[arg(long, help_heading = "Targets", num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
     #[serde(default)]
     pub prefill: Option<bool>,
