@@ -45,11 +45,10 @@ pub fn run(args: Args) -> ExitCode {
                 path.display()
             )
         }),
-        None if args.format == "html" && std::io::stdout().is_terminal() => {
-            // Pages of HTML on a terminal help nobody (docs/report.md).
-            Err("the HTML report is not for a terminal; give -o FILE (e.g. -o report.html), redirect it (> report.html), or use --format md".into())
-        }
         None => {
+            if args.format == "html" && std::io::stdout().is_terminal() {
+                return html_to_a_terminal();
+            }
             let mut out = std::io::stdout().lock();
             match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
                 Ok(()) => Ok(()),
@@ -66,4 +65,13 @@ pub fn run(args: Args) -> ExitCode {
             ExitCode::from(crate::cli::EXIT_BAD_INPUT)
         }
     }
+}
+
+/// Pages of HTML on a terminal help nobody: refuse, and say what to do
+/// (docs/report.md). A pipe or a redirected file still gets the report.
+fn html_to_a_terminal() -> ExitCode {
+    eprintln!(
+        "iolab: the HTML report is not for a terminal; give -o FILE (e.g. -o report.html), redirect it (> report.html), or use --format md"
+    );
+    ExitCode::from(crate::cli::EXIT_BAD_INPUT)
 }
