@@ -537,3 +537,41 @@ pub fn point_label(p: &crate::model::PointSummary, axes: &[&str]) -> String {
     }
     l
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iolab_devices::findings::{volatile_cache_no_flush, WorkloadFacts};
+
+    #[test]
+    fn advice_sentences_do_not_run_together() {
+        let w = WorkloadFacts {
+            target: "/t".into(),
+            writes: true,
+            ..Default::default()
+        };
+        let counts = iolab_devices::DeviceCounts {
+            writes: 10,
+            write_bytes: 40960,
+            ..Default::default()
+        };
+        let mut run = crate::study::testing::run(crate::study::testing::spec("w"), 1.0, 1.0, 1.0);
+        run.advice.extend(volatile_cache_no_flush(
+            &w,
+            "sdb",
+            Some("write back"),
+            &counts,
+        ));
+        let text = summary(&run);
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("advice ["))
+            .unwrap_or_else(|| panic!("no advice in {text}"));
+        assert!(
+            line.contains("and no flush did. Acknowledged writes"),
+            "{line}"
+        );
+        assert!(line.contains(". Fix: Measure"), "{line}");
+        assert!(line.ends_with('.'), "{line}");
+    }
+}
