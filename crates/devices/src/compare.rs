@@ -39,6 +39,16 @@ fn pct(a: u64, b: u64) -> f64 {
     }
 }
 
+/// `a` as a multiple of `b` (`2.50x`), or `none` in words when `b` is
+/// zero: a ratio never prints as `infx` or `NaNx`.
+fn times(a: u64, b: u64, none: &str) -> String {
+    if b == 0 {
+        none.to_string()
+    } else {
+        format!("{:.2}x", a as f64 / b as f64)
+    }
+}
+
 /// Compare `app` with what `device` saw over the same time. `device` is the
 /// one directly under the target (see `Discovery::top`); a device shared
 /// with other work shows that work too, which the slack of 1 MiB and 10 %
@@ -81,14 +91,10 @@ pub fn compare(app: &AppCounts, device: &str, dev: &DeviceCounts) -> Vec<CountNo
         note(
             "reads-grew",
             format!(
-                "{device} read {} for {} that iolab read ({:.2}x): {why}",
+                "{device} read {} for {} that iolab read ({}): {why}",
                 bytes(dr),
                 bytes(ar),
-                if ar > 0 {
-                    dr as f64 / ar as f64
-                } else {
-                    f64::INFINITY
-                }
+                times(dr, ar, "iolab read nothing")
             ),
         );
     }
@@ -101,7 +107,7 @@ pub fn compare(app: &AppCounts, device: &str, dev: &DeviceCounts) -> Vec<CountNo
                 "{device} wrote {} for {} that iolab wrote ({}): writes grew on the way down through read-modify-write, journal or metadata traffic, copy-on-write or parity",
                 bytes(dw),
                 bytes(aw),
-                if aw > 0 { format!("{:.2}x", dw as f64 / aw as f64) } else { "iolab wrote nothing".into() }
+                times(dw, aw, "iolab wrote nothing")
             ),
         );
     } else if aw >= SLACK && dw * 10 < aw * 9 {
@@ -227,6 +233,55 @@ mod tests {
             ..same
         };
         assert_eq!(codes(&compare(&app, "sda", &split)), ["requests-split"]);
+    }
+
+    #[test]
+    fn a_zero_ratio_never_prints_inf() {
+        // A write-only run on a device that read (read-ahead, metadata):
+        // iolab read nothing, so there is no ratio to print.
+        let app = AppCounts {
+            write_ops: 2560,
+            write_bytes: 10 * M,
+            ..Default::default()
+        };
+        let dev = DeviceCounts {
+            reads: 100,
+            read_bytes: 5 * M,
+            writes: 2560,
+            write_bytes: 10 * M,
+            ..Default::default()
+        };
+        let reads_only = AppCounts {
+            read_ops: 10,
+            read_bytes: 40960,
+            ..Default::default()
+        };
+        let dev_writes = DeviceCounts {
+            writes: 100,
+            write_bytes: 5 * M,
+            ..Default::default()
+        };
+        let notes = [
+            compare(&app, "sda", &dev),
+            compare(&reads_only, "sda", &dev_writes),
+        ]
+        .concat();
+        assert_eq!(codes(&notes), ["reads-grew", "writes-grew"]);
+        for n in &notes {
+            for bad in ["inf", "NaN"] {
+                assert!(!n.text.contains(bad), "{}", n.text);
+            }
+        }
+        assert!(
+            notes[0].text.contains("(iolab read nothing)"),
+            "{}",
+            notes[0].text
+        );
+        assert!(
+            notes[1].text.contains("(iolab wrote nothing)"),
+            "{}",
+            notes[1].text
+        );
     }
 
     #[test]

@@ -193,6 +193,12 @@ pub fn target_context(root: &Sysroot, runner: &dyn CommandRunner, target: &str) 
     ctx
 }
 
+/// Whether `device-queue-idle` is worth saying for this workload (see
+/// [`run_findings`]).
+fn idle_queue_tells(w: &WorkloadFacts, limit: Option<u64>) -> bool {
+    w.direct && limit.is_some_and(|l| w.outstanding.saturating_mul(4) >= l)
+}
+
 /// The advice that applies to one finished run on this target. `rows` are
 /// the per-interval device rows of the run, `summary` the whole-run rows,
 /// `fc_after` a fresh [`fc_hosts`] snapshot taken at the end.
@@ -215,13 +221,26 @@ pub fn run_findings(
     if let Some((what, name, size)) = &ctx.zfs_block {
         out.extend(findings::record_size_mismatch(w, what, name, *size));
     }
+    // An idle device queue is said once per target, for the device nearest
+    // to it, and only when it tells something: the I/O went to the device
+    // directly (buffered I/O reaches it by write-back, on the kernel's
+    // schedule) and the workload kept enough I/Os outstanding to fill a
+    // quarter of the queue (otherwise its own --qd explains the idle queue).
+    let mut idle_said = false;
     for d in &ctx.devices {
         let mine: Vec<IostatRow> = rows
             .iter()
             .filter(|r| r.device == d.device)
             .map(|r| r.stats.clone())
             .collect();
-        out.extend(findings::queue_pressure(&d.device, &mine, d.queue_limit));
+        if let Some(q) = findings::queue_pressure(&d.device, &mine, d.queue_limit) {
+            if q.code != "device-queue-idle" {
+                out.push(q);
+            } else if !idle_said && idle_queue_tells(w, d.queue_limit) {
+                idle_said = true;
+                out.push(q);
+            }
+        }
         let counts = summary
             .iter()
             .find(|r| r.device == d.device)

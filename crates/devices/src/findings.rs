@@ -41,6 +41,37 @@ pub struct Finding {
     pub fix: String,
 }
 
+/// `s` as a sentence: trimmed, ending in a full stop unless it already
+/// ends in `.`, `!` or `?`.
+pub fn sentence(s: &str) -> String {
+    let s = s.trim();
+    if s.is_empty() || s.ends_with(['.', '!', '?']) {
+        s.to_string()
+    } else {
+        format!("{s}.")
+    }
+}
+
+impl Finding {
+    /// What was seen, why it matters and the fix as one paragraph, each
+    /// part a sentence of its own: `SEEN. WHY Fix: FIX.` (the parts are
+    /// stored without a guaranteed full stop, so joining them bare ran
+    /// them together: "no flush did Acknowledged writes").
+    pub fn text(&self) -> String {
+        let parts = [
+            sentence(&self.seen),
+            sentence(&self.why),
+            format!("Fix: {}", sentence(&self.fix)),
+        ];
+        parts
+            .iter()
+            .filter(|p| !p.is_empty() && p.as_str() != "Fix: ")
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
 fn f(code: &str, sev: Severity, device: &str, seen: String, why: &str, fix: String) -> Finding {
     Finding {
         code: code.into(),
@@ -297,6 +328,9 @@ pub struct WorkloadFacts {
     pub working_set_bytes: u64,
     /// Every byte read was written before (prefill or earlier writes).
     pub written_before_read: bool,
+    /// I/Os the workload keeps outstanding (queue depth x jobs).
+    #[serde(default)]
+    pub outstanding: u64,
 }
 
 /// `working-set-in-ram`: a buffered test whose working set is smaller than
@@ -546,6 +580,87 @@ mod tests {
             random: true,
             ..Default::default()
         }
+    }
+
+    /// One finding of every kind that takes plain inputs.
+    fn every_finding() -> Vec<Finding> {
+        let wr = WorkloadFacts {
+            writes: true,
+            zero_data: true,
+            ..w()
+        };
+        let c = DeviceCounts {
+            writes: 10,
+            write_bytes: 40960,
+            ..Default::default()
+        };
+        let seq = WorkloadFacts {
+            random: false,
+            bs: 1 << 20,
+            ..w()
+        };
+        let mut v: Vec<Finding> = [
+            working_set_vs_ram(&w(), 1 << 30),
+            zero_data_on_compressing(&wr, Some("zstd")),
+            read_unwritten(&w(), Some("zram")),
+            record_size_mismatch(&w(), "recordsize", "tank/db", 128 << 10),
+            record_size_mismatch(&w(), "volblocksize", "tank/vol", 128 << 10),
+            record_size_mismatch(&seq, "recordsize", "t", 8192),
+            queue_pressure("sdb", &[row(9.8), row(10.0)], Some(10)),
+            queue_pressure("sdb", &[row(1.0)], Some(32)),
+            volatile_cache_no_flush(&wr, "sdb", Some("write back"), &c),
+            port_oversubscription("p", 2048, 2, 4, 256, true),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let z = ZfsInfo {
+            pools: vec![crate::zfs::Pool {
+                name: "tank".into(),
+                health: "DEGRADED".into(),
+                ..Default::default()
+            }],
+            datasets: vec![crate::zfs::Dataset {
+                name: "tank/db".into(),
+                sync: "disabled".into(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        v.extend(zfs_config(&z, &[]));
+        v
+    }
+
+    #[test]
+    fn advice_sentences_do_not_run_together() {
+        let all = every_finding();
+        assert!(all.len() >= 12, "{}", all.len());
+        for f in &all {
+            let t = f.text();
+            // Each part ends as a sentence before the next one starts.
+            for part in [&f.seen, &f.why, &f.fix] {
+                let p = part.trim();
+                let at = t.find(p).unwrap_or_else(|| panic!("{p:?} not in {t:?}"));
+                let rest = &t[at + p.len()..];
+                assert!(
+                    p.ends_with(['.', '!', '?']) || rest.starts_with('.'),
+                    "{}: a sentence runs on after {p:?} in {t:?}",
+                    f.code
+                );
+            }
+            assert!(t.ends_with('.'), "{t}");
+            assert!(!t.contains("  ") && !t.contains(".."), "{t}");
+            assert!(t.contains(". Fix: "), "{t}");
+        }
+        let v = all
+            .iter()
+            .find(|f| f.code == "volatile-cache-no-flush")
+            .unwrap();
+        assert!(
+            v.text().contains("no flush did. Acknowledged"),
+            "{}",
+            v.text()
+        );
     }
 
     #[test]

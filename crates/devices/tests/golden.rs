@@ -234,6 +234,67 @@ fn run_time_advice_from_a_zfs_fixture_context() {
 }
 
 #[test]
+fn idle_queue_info_only_once_and_only_where_it_tells_something() {
+    use iolab_devices::context::{run_findings, target_context};
+    use iolab_devices::diskstats::{DeviceRow, IostatRow};
+    use iolab_devices::WorkloadFacts;
+    let root = Sysroot::new(fixtures().join("zfs"));
+    let runner = runner_for(&root);
+    let ctx = target_context(&root, runner.as_ref(), "/tank/db/file");
+    assert!(ctx.devices.len() > 1, "{:?}", ctx.devices);
+    // Every device under the target busy but with a short queue.
+    let rows: Vec<DeviceRow> = ctx
+        .devices
+        .iter()
+        .flat_map(|d| {
+            (0..4).map(|_| DeviceRow {
+                device: d.device.clone(),
+                stats: IostatRow {
+                    aqu_sz: 1.0,
+                    util_pct: 50.0,
+                    ..Default::default()
+                },
+            })
+        })
+        .collect();
+    let idle = |w: &WorkloadFacts| {
+        run_findings(&ctx, w, &rows, &[], &ctx.fc_hosts)
+            .into_iter()
+            .filter(|f| f.code == "device-queue-idle")
+            .map(|f| f.device)
+            .collect::<Vec<_>>()
+    };
+    let base = WorkloadFacts {
+        target: "/tank/db/file".into(),
+        reads: true,
+        bs: 131072,
+        written_before_read: true,
+        ..Default::default()
+    };
+    // Buffered I/O: the device queue is the kernel's write-back, not ours.
+    let buffered = WorkloadFacts {
+        outstanding: 32,
+        ..base.clone()
+    };
+    assert_eq!(idle(&buffered), Vec::<String>::new());
+    // QD 1 explains an idle queue by itself.
+    let qd1 = WorkloadFacts {
+        direct: true,
+        outstanding: 1,
+        ..base.clone()
+    };
+    assert_eq!(idle(&qd1), Vec::<String>::new());
+    // Enough outstanding I/O to fill the queue, yet it stayed short: said
+    // once, for the device nearest the target.
+    let deep = WorkloadFacts {
+        direct: true,
+        outstanding: 32,
+        ..base
+    };
+    assert_eq!(idle(&deep), [ctx.devices[0].device.clone()]);
+}
+
+#[test]
 fn fc_counters_that_grow_during_a_run() {
     use iolab_devices::findings::fc_errors_grew;
     use iolab_devices::inventory::fc_hosts;

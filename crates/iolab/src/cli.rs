@@ -95,8 +95,39 @@ fn one_line(e: &clap::Error) -> String {
     format!("{first}{tip}; see 'iolab {sub} --help'")
 }
 
+/// The command line with each workload flag's default appended to its help
+/// (`[default: 4k]`): the flags are `Option`s so that an absent flag leaves
+/// a job file's value alone, which hides them from clap's own
+/// `[default: ...]`; the values come from `iolab_jobfile::defaults`.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    Cli::command().mut_subcommand("run", |mut run| {
+        for id in iolab_jobfile::defaults::ids() {
+            let Some(suffix) = iolab_jobfile::defaults::help_suffix(id) else {
+                continue;
+            };
+            run = run.mut_arg(id, |a| {
+                let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
+                let a = match a.get_long_help().map(|h| h.to_string()) {
+                    Some(long) => a.long_help(format!("{long} {suffix}")),
+                    None => a,
+                };
+                a.help(format!("{help} {suffix}"))
+            });
+        }
+        run
+    })
+}
+
+fn parse() -> Result<Cli, clap::Error> {
+    use clap::FromArgMatches;
+    let mut cmd = command();
+    let m = cmd.try_get_matches_from_mut(std::env::args_os())?;
+    Cli::from_arg_matches(&m).map_err(|e| e.format(&mut cmd))
+}
+
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match parse() {
         Ok(c) => c,
         Err(e) => {
             use clap::error::ErrorKind::*;

@@ -24,7 +24,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 
-    /// Print text (default), md (Markdown tables) or csv
+    /// Print text, md (Markdown tables) or csv
     #[arg(long, value_name = "FORMAT", default_value = "text")]
     pub format: String,
 

@@ -10,7 +10,7 @@ use iolab_devices::{
 };
 use iolab_engine::IntervalRaw;
 use iolab_report::model::{DeviceInterval, DeviceStats, DeviceTarget, RunResult};
-use iolab_spec::{DataPattern, SyncMode, WorkloadSpec};
+use iolab_spec::{DataPattern, EngineKind, SyncMode, WorkloadSpec};
 
 pub struct DevRun {
     root: Sysroot,
@@ -82,6 +82,12 @@ impl DevRun {
         self.stats.summary = self.sampler.summary();
         self.stats.missing = self.sampler.missing().to_vec();
         let s = &run.summary;
+        if spec.engine == EngineKind::Null {
+            // The null engine does no I/O: comparing its counts with the
+            // devices', or advising on them, would be about nothing.
+            run.devices = Some(self.stats);
+            return;
+        }
         if self.contexts.len() == 1 {
             let app = AppCounts {
                 read_ops: s.read.ops,
@@ -131,6 +137,7 @@ impl DevRun {
                     .iter()
                     .find(|r| r.path == t.path)
                     .is_some_and(|r| r.created || r.prefilled_bytes > 0),
+                outstanding: u64::from(spec.qd) * u64::from(spec.jobs),
             };
             for f in run_findings(ctx, &facts, &measured, &self.stats.summary, &fc_after) {
                 if !run.advice.contains(&f) {

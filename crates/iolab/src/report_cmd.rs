@@ -1,7 +1,7 @@
 //! `iolab report RESULT.json -o report.html`: one self-contained HTML file,
 //! or the tables as Markdown or CSV (`--format md|csv`).
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -15,7 +15,7 @@ pub struct Args {
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// html (default), md or csv
+    /// html, md or csv
     #[arg(long, value_name = "FORMAT", default_value = "html")]
     pub format: String,
 
@@ -61,6 +61,9 @@ pub fn run(args: Args) -> ExitCode {
     let written = match &out {
         Some(o) => o.write_bytes(text.as_bytes()).map_err(|e| e.0),
         None => {
+            if args.format == "html" && std::io::stdout().is_terminal() {
+                return html_to_a_terminal();
+            }
             let mut out = std::io::stdout().lock();
             match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
                 Ok(()) => Ok(()),
@@ -77,4 +80,13 @@ pub fn run(args: Args) -> ExitCode {
             ExitCode::from(crate::cli::EXIT_BAD_INPUT)
         }
     }
+}
+
+/// Pages of HTML on a terminal help nobody: refuse, and say what to do
+/// (docs/report.md). A pipe or a redirected file still gets the report.
+fn html_to_a_terminal() -> ExitCode {
+    eprintln!(
+        "iolab: the HTML report is not for a terminal; give -o FILE (e.g. -o report.html), redirect it (> report.html), or use --format md"
+    );
+    ExitCode::from(crate::cli::EXIT_BAD_INPUT)
 }

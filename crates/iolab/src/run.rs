@@ -345,7 +345,8 @@ pub fn execute(
     if interrupted || doc.runs.len() < n {
         doc.complete = false;
     }
-    if sweep && repeats > 1 && !doc.points.is_empty() {
+    // A plan ends with its summary table, one row per point.
+    if sweep && !doc.points.is_empty() {
         println!("{}", terminal::points_table(&doc));
     }
     if let Err(e) = save(&doc) {

@@ -29,7 +29,7 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 
-    /// Stop after N findings (default 0: check everything)
+    /// Stop after N findings (0: check everything)
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub max_errors: u64,
 

@@ -356,6 +356,27 @@ fn a_sweep_pair_compares_point_means_against_the_spread() {
     );
     assert!(csv.status.success(), "{}", stderr(&csv));
     golden("compare-sweep.csv", &stdout(&csv));
+    every_column_has_a_unit(&stdout(&csv));
+}
+
+/// Every header line of a CSV export (the line after each block's title)
+/// names its unit or is a label column.
+fn every_column_has_a_unit(csv: &str) {
+    let lines: Vec<&str> = csv.lines().collect();
+    let mut heads = 0;
+    for (i, l) in lines.iter().enumerate() {
+        if i == 0 || lines[i - 1].is_empty() {
+            let head = lines[i + 1];
+            for c in head.split(',') {
+                assert!(
+                    iolab_report::tables::column_has_unit(c, &[]),
+                    "{l}: column {c:?} has no unit"
+                );
+            }
+            heads += 1;
+        }
+    }
+    assert!(heads >= 5, "{csv}");
 }
 
 #[test]

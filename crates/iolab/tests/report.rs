@@ -203,6 +203,17 @@ fn md_and_csv(doc: &ResultDoc, dir: &Path, stem: &str) {
         assert!(out.stderr.is_empty(), "{}", stderr(&out));
         golden(&format!("{stem}.{fmt}"), &stdout(&out));
     }
+    // Every column of every exported table says its unit (or is a label).
+    let axes = iolab_report::tables::axis_names(doc);
+    for t in iolab_report::tables::document_tables(doc) {
+        for c in &t.columns {
+            assert!(
+                iolab_report::tables::column_has_unit(c, &axes),
+                "{stem}: {}: column {c:?} has no unit",
+                t.title
+            );
+        }
+    }
 }
 
 #[test]
@@ -405,4 +416,47 @@ fn bad_input_is_one_line_and_exit_2() {
         &good,
     );
     assert_bad_input(&out, "no/such/dir does not exist");
+}
+
+#[test]
+fn report_html_to_a_terminal_is_refused() {
+    // util-linux `script` gives the command a pseudo-terminal as stdout.
+    let have_script = std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    iolab_testutil::require!(have_script, "needs script (util-linux) for a terminal");
+    let dir = tempfile::tempdir().unwrap();
+    let f = save(&single_doc(dir.path()), dir.path(), "t.json");
+    let bin = assert_cmd::cargo::cargo_bin("iolab");
+    let in_terminal = |args: &str| {
+        std::process::Command::new("script")
+            .args(["-qec"])
+            .arg(format!("{} report {} {args}", bin.display(), f.display()))
+            .arg("/dev/null")
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    let out = in_terminal("");
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(!text.contains("<html"), "HTML went to the terminal: {text}");
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "{text}");
+    assert!(lines[0].contains("give -o FILE"), "{text}");
+    // Markdown is for reading: it still prints there.
+    let out = in_terminal("--format md");
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stdout(&out).contains("| # | name |"), "{}", stdout(&out));
+    // Redirected or with -o, the HTML is written as before.
+    let out = report(&[], &f);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("<!DOCTYPE html>"));
+    let html = dir.path().join("t.html");
+    let out = in_terminal(&format!("-o {}", html.display()));
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(std::fs::read_to_string(&html)
+        .unwrap()
+        .starts_with("<!DOCTYPE html>"));
 }

@@ -545,3 +545,30 @@ fn batch_complete_waits_for_that_many_completions_before_refilling() {
         "--batch-complete 1: {each} calls, not clearly more than --batch-complete 32's {all}"
     );
 }
+
+#[test]
+fn the_null_engine_gets_no_device_notes_or_advice() {
+    // The null engine does no I/O: "N MiB read never reached vda" or
+    // "reads of never-written space" would be about nothing.
+    let dir = tempfile::tempdir().unwrap();
+    let (out, doc) = run_json(
+        &[
+            "--engine",
+            "null",
+            "--target",
+            "nt",
+            "--no-prefill",
+            "--size",
+            "16m",
+            "--duration",
+            "200ms",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = &ptr(&doc, "runs")[0];
+    assert_eq!(ptr(r, "advice").as_array().map_or(0, Vec::len), 0, "{r}");
+    let notes = r["devices"]["count_notes"].as_array().map_or(0, Vec::len);
+    assert_eq!(notes, 0, "{}", stdout(&out));
+    assert!(!stdout(&out).contains("advice ["), "{}", stdout(&out));
+}

@@ -437,13 +437,13 @@ fn streams_on_zram() {
 
 const IOZONE_COLUMNS: [&str; 8] = [
     "KB",
-    "reclen",
-    "write",
-    "rewrite",
-    "read",
-    "reread",
-    "random read",
-    "random write",
+    "reclen KB",
+    "write KB/s",
+    "rewrite KB/s",
+    "read KB/s",
+    "reread KB/s",
+    "random read KB/s",
+    "random write KB/s",
 ];
 
 fn check_iozone(doc: &Value, dir: &Path) {

@@ -306,3 +306,50 @@ fn bad_sweeps_are_one_line_and_exit_2() {
     let o = iolab().arg("run").arg(&job).output().unwrap();
     assert_bad_input(&o, "at least one value");
 }
+
+#[test]
+fn a_sweep_ends_with_its_summary_table() {
+    // One run per point (no --repeat): the summary table still ends the
+    // output, one row per point, its columns with their units.
+    let dir = tempfile::tempdir().unwrap();
+    let (out, doc) = run_json(
+        &[
+            "--engine",
+            "null",
+            "--target",
+            "nt",
+            "--no-prefill",
+            "--size",
+            "16m",
+            "--qd",
+            "1,4,16",
+            "--duration",
+            "50ms",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(doc["points"].as_array().unwrap().len(), 3);
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    let head = lines
+        .iter()
+        .rposition(|l| l.starts_with("point "))
+        .unwrap_or_else(|| panic!("no summary table at the end:\n{text}"));
+    let cols: Vec<&str> = lines[head]
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert_eq!(
+        cols,
+        ["point", "IOPS", "MB/s", "mean us", "p99 us"],
+        "{text}"
+    );
+    let rows = &lines[head + 1..];
+    assert_eq!(rows.len(), 3, "{text}");
+    for (row, qd) in rows.iter().zip(["qd=1", "qd=4", "qd=16"]) {
+        assert!(row.contains(qd), "{row}");
+        assert_eq!(row.split_whitespace().count(), 6, "{row}");
+    }
+}

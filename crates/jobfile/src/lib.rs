@@ -7,6 +7,7 @@
 //! override both. [`resolve`] turns merged options into a validated
 //! [`iolab_spec::WorkloadSpec`].
 
+pub mod defaults;
 mod options;
 mod resolve;
 

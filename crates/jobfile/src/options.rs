@@ -176,7 +176,7 @@ pub struct WorkloadOptions {
     #[serde(default, deserialize_with = "de_values")]
     pub offset: Option<Values>,
 
-    /// Length of the region (default: to the end of the target)
+    /// Length of the region
     #[arg(long, value_parser = Values::parse_arg, value_name = "SIZE", help_heading = "Targets")]
     #[serde(default, deserialize_with = "de_values")]
     pub range: Option<Values>,
@@ -248,7 +248,7 @@ pub struct WorkloadOptions {
     #[serde(default, deserialize_with = "de_values")]
     pub bs: Option<Values>,
 
-    /// Offset alignment (default: the smallest block size)
+    /// Offset alignment
     #[arg(long, value_parser = Values::parse_arg, value_name = "SIZE", help_heading = "Access pattern")]
     #[serde(default, deserialize_with = "de_values")]
     pub align: Option<Values>,
@@ -285,7 +285,7 @@ pub struct WorkloadOptions {
     #[serde(default, deserialize_with = "de_values", alias = "iodepth")]
     pub qd: Option<Values>,
 
-    /// Wait until N of a worker's I/Os have completed (or all in flight, if fewer) before issuing more (fio iodepth_batch_complete_min). Default 1: refill after every completion
+    /// Wait until N of a worker's I/Os have completed (or all in flight, if fewer) before issuing more (fio iodepth_batch_complete_min)
     #[arg(
         long,
         value_parser = Values::parse_arg,
@@ -300,7 +300,7 @@ pub struct WorkloadOptions {
     )]
     pub batch_complete: Option<Values>,
 
-    /// io_uring (default), psync or null
+    /// io_uring, psync or null
     #[arg(
         long,
         value_parser = Values::parse_arg,
@@ -311,7 +311,7 @@ pub struct WorkloadOptions {
     #[serde(default, deserialize_with = "de_values", alias = "ioengine")]
     pub engine: Option<Values>,
 
-    /// Pin workers to these CPUs, e.g. 2 or 0-3,8: worker i runs on the i-th CPU of the list, round robin (fio cpus_allowed with cpus_allowed_policy=split). Default: not pinned
+    /// Pin workers to these CPUs, e.g. 2 or 0-3,8: worker i runs on the i-th CPU of the list, round robin (fio cpus_allowed with cpus_allowed_policy=split)
     #[arg(
         long,
         alias = "cpus-allowed",
@@ -321,7 +321,7 @@ pub struct WorkloadOptions {
     #[serde(default, deserialize_with = "de_str", alias = "cpus_allowed")]
     pub cpus: Option<String>,
 
-    /// Clock for every timestamp: auto (default: the CPU's TSC where the kernel's own clocksource is tsc, else clock_gettime), tsc (fio clocksource=cpu) or clock_gettime
+    /// Clock for every timestamp: auto (the CPU's TSC where the kernel's own clocksource is tsc, else clock_gettime), tsc (fio clocksource=cpu) or clock_gettime
     #[arg(
         long,
         alias = "clocksource",
@@ -331,7 +331,7 @@ pub struct WorkloadOptions {
     #[serde(default, alias = "clocksource")]
     pub clock: Option<String>,
 
-    /// Total I/O rate in IOPS on a fixed schedule (default: unlimited)
+    /// Total I/O rate in IOPS on a fixed schedule
     #[arg(
         long,
         value_parser = Values::parse_arg,
@@ -372,12 +372,12 @@ pub struct WorkloadOptions {
     #[serde(default, deserialize_with = "de_str")]
     pub stall_threshold: Option<String>,
 
-    /// O_DIRECT (the default for block devices)
+    /// O_DIRECT
     #[arg(long, value_parser = Values::parse_arg, help_heading = "Caching and durability", num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
     #[serde(default, deserialize_with = "de_values")]
     pub direct: Option<Values>,
 
-    /// Buffered I/O through the page cache (the default for files)
+    /// Buffered I/O through the page cache (--direct=false)
     #[arg(long, help_heading = "Caching and durability")]
     #[serde(skip)]
     pub buffered: bool,
@@ -392,7 +392,7 @@ pub struct WorkloadOptions {
     #[serde(default, deserialize_with = "de_values")]
     pub fsync_every: Option<Values>,
 
-    /// random (default), zero or compress:RATIO
+    /// random, zero or compress:RATIO
     #[arg(long, value_parser = Values::parse_arg, value_name = "PATTERN", help_heading = "Data")]
     #[serde(default, deserialize_with = "de_values")]
     pub data: Option<Values>,
@@ -402,7 +402,7 @@ pub struct WorkloadOptions {
     #[serde(default, deserialize_with = "de_values")]
     pub dedupe: Option<Values>,
 
-    /// stop (default) or continue after an I/O error
+    /// stop or continue after an I/O error
     #[arg(long, value_name = "POLICY", help_heading = "Errors")]
     #[serde(default)]
     pub on_error: Option<String>,
@@ -422,7 +422,7 @@ pub struct WorkloadOptions {
     #[serde(default)]
     pub journal: Option<String>,
 
-    /// Stop the run after N data validation findings (default 50; 0 never)
+    /// Stop the run after N data validation findings
     #[arg(long, value_name = "N", help_heading = "Data validation")]
     #[serde(default)]
     pub max_errors: Option<u64>,

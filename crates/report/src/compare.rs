@@ -71,6 +71,15 @@ impl Figure {
         }
     }
 
+    /// The unit of the figure's values, for column heads.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Figure::Iops => "IOPS",
+            Figure::Mbps => "MB/s",
+            Figure::LatMeanUs | Figure::LatP99Us | Figure::CpuUsPerIo => "us",
+        }
+    }
+
     /// Throughput is better higher; latency and CPU cost better lower.
     pub fn higher_is_better(self) -> bool {
         matches!(self, Figure::Iops | Figure::Mbps)

@@ -427,6 +427,21 @@ pub(crate) mod testing {
         }
     }
 
+    /// Every column of a study's tables says its unit or is a label
+    /// (see `tables::column_has_unit`).
+    pub fn assert_units(tables: &[Table]) {
+        assert!(!tables.is_empty());
+        for t in tables {
+            for c in &t.columns {
+                assert!(
+                    crate::tables::column_has_unit(c, &[]),
+                    "{}: column {c:?} has no unit",
+                    t.title
+                );
+            }
+        }
+    }
+
     pub fn doc(runs: Vec<RunResult>) -> ResultDoc {
         let mut d = ResultDoc::new();
         d.runs = runs;

@@ -12,6 +12,110 @@ use iolab_spec::format_bytes;
 use serde_json::{json, Value};
 use std::fmt::Write;
 
+/// Column heads of a run's figures, one row per direction (the terminal
+/// summary and the HTML report): latencies in microseconds (`us`).
+pub const FIGURE_COLUMNS: [&str; 13] = [
+    "",
+    "ops",
+    "IOPS",
+    "MB/s",
+    "MiB/s",
+    "min us",
+    "mean us",
+    "p50 us",
+    "p90 us",
+    "p99 us",
+    "p99.9 us",
+    "p99.99 us",
+    "max us",
+];
+
+/// Column heads of the devices under a run's targets, as `iostat -x` names
+/// them, with the units iostat leaves to its manual.
+pub const DEVICE_COLUMNS: [&str; 11] = [
+    "device",
+    "r/s",
+    "w/s",
+    "rkB/s",
+    "wkB/s",
+    "rareq-sz kB",
+    "wareq-sz kB",
+    "r_await ms",
+    "w_await ms",
+    "aqu-sz",
+    "%util",
+];
+
+/// Units a column head may carry (as a word of its own): rates, times,
+/// sizes, shares.
+const UNITS: [&str; 13] = [
+    "IOPS", "MB/s", "MiB/s", "KB/s", "kB/s", "us", "ms", "s", "%", "bytes", "KB", "kB", "us/IO",
+];
+
+/// Columns that hold names, labels, verdicts or plain counts, which have
+/// no unit.
+const LABELS: [&str; 42] = [
+    "",
+    "note",
+    "#",
+    "name",
+    "params",
+    "rw",
+    "bs",
+    "qd",
+    "QD",
+    "jobs",
+    "ops",
+    "n",
+    "errors",
+    "complete",
+    "point",
+    "spread",
+    "workload",
+    "what",
+    "streams",
+    "targets",
+    "streams/targets",
+    "block size",
+    "p99 within bound",
+    "device",
+    "aqu-sz",
+    "severity",
+    "code",
+    "seen",
+    "why",
+    "fix",
+    "target",
+    "op",
+    "error",
+    "path",
+    "kind",
+    "created",
+    "class",
+    "summary",
+    "document",
+    "runs",
+    "nearest",
+    "differs in",
+];
+
+/// Whether a column head says its unit (`p99 us`, `MB/s`, `CV %`, `r/s`,
+/// `%util`), or is a name, label or count column that has none. `axes`
+/// are a plan's swept parameters, whose columns hold the values as typed
+/// (`4k`, `16`). Every table iolab prints or exports passes this (see
+/// the test `every_table_column_has_a_unit`).
+pub fn column_has_unit(col: &str, axes: &[String]) -> bool {
+    if LABELS.contains(&col) || axes.iter().any(|a| a == col) {
+        return true;
+    }
+    // A compare table's document columns: `after n`, `after vs before`.
+    if col.ends_with(" n") || col.contains(" vs ") {
+        return true;
+    }
+    col.split_whitespace()
+        .any(|w| UNITS.contains(&w) || w.ends_with("/s") || w.starts_with('%'))
+}
+
 /// Every table of a document in report order: the study's, the points of a
 /// plan, then the runs.
 pub fn document_tables(doc: &ResultDoc) -> Vec<Table> {
@@ -486,6 +590,116 @@ mod tests {
         assert_eq!(csv_num(4.0), "4");
         assert_eq!(csv_num(2.5), "2.5");
         assert_eq!(csv_num(-0.0001), "0");
+    }
+
+    /// A document with a sweep (repeated or not), devices, errors, advice
+    /// and data validation findings: every kind of table there is.
+    fn rich_doc(repeat: u32) -> ResultDoc {
+        use crate::model::*;
+        use crate::study::testing::{doc, run, spec};
+        let mut runs = Vec::new();
+        for (point, qd) in [1u32, 4].into_iter().enumerate() {
+            for rep in 1..=repeat {
+                let mut sp = spec("randread-1");
+                sp.qd = qd;
+                let mut r = run(sp, 1000.0 * (qd + rep) as f64, 4.0, 100.0);
+                r.point = Some(point as u32);
+                r.repeat = Some(rep);
+                r.params.insert("qd".into(), qd.to_string());
+                runs.push(r);
+            }
+        }
+        let r = &mut runs[0];
+        r.devices = Some(DeviceStats {
+            summary: vec![iolab_devices::DeviceRow {
+                device: "sdb".into(),
+                stats: Default::default(),
+            }],
+            ..Default::default()
+        });
+        r.advice.push(iolab_devices::Finding {
+            code: "c".into(),
+            severity: iolab_devices::Severity::Info,
+            device: "sdb".into(),
+            seen: "seen".into(),
+            why: "why.".into(),
+            fix: "fix".into(),
+        });
+        r.errors_total = 1;
+        r.errors.push(IoError {
+            target: "/t".into(),
+            offset: 0,
+            len: 4096,
+            op: "read".into(),
+            errno: 5,
+            error: "EIO".into(),
+            time_s: 0.5,
+            worker: 0,
+        });
+        let mut d = doc(runs);
+        d.plan = Some(PlanInfo {
+            axes: vec![Axis {
+                name: "qd".into(),
+                values: vec!["1".into(), "4".into()],
+            }],
+            points: 2,
+            repeat,
+            pause_s: 0.0,
+            runs_planned: 2 * repeat,
+            estimated_s: 0.0,
+        });
+        d.points = crate::summarize_points(&d);
+        d
+    }
+
+    #[test]
+    fn every_table_column_has_a_unit() {
+        for repeat in [1, 3] {
+            let d = rich_doc(repeat);
+            let axes = axis_names(&d);
+            let tables = document_tables(&d);
+            assert!(tables.len() >= 2);
+            for t in &tables {
+                for c in &t.columns {
+                    assert!(column_has_unit(c, &axes), "{}: column {c:?}", t.title);
+                }
+            }
+            // The HTML report: every column head of every table in it.
+            let html = crate::html::document_report(&d);
+            let heads: Vec<&str> = html
+                .split("<thead>")
+                .skip(1)
+                .filter_map(|t| t.split_once("</thead>").map(|x| x.0))
+                .flat_map(|t| t.split("<th").skip(1))
+                .filter_map(|h| h.split_once('>').and_then(|(_, r)| r.split_once("</th>")))
+                .map(|(c, _)| c)
+                .collect();
+            for want in ["p99 us", "rareq-sz kB", "offset bytes", "r_await ms"] {
+                assert!(heads.contains(&want), "{want} not in {heads:?}");
+            }
+            for c in &heads {
+                assert!(column_has_unit(c, &axes), "HTML report: column {c:?}");
+            }
+            // The terminal: the summary of a run and the points table.
+            let run_text = crate::terminal::summary(&d.runs[0]);
+            let header = run_text.lines().nth(1).unwrap();
+            let words: Vec<&str> = header.split_whitespace().collect();
+            for p in ["p50", "p90", "p99", "p99.9", "p99.99"] {
+                let at = words.iter().position(|w| *w == p).unwrap();
+                assert_eq!(words[at + 1], "us", "{header}");
+            }
+            let points = crate::terminal::points_table(&d);
+            let head = points.lines().next().unwrap();
+            for c in head.split("  ").map(str::trim).filter(|c| !c.is_empty()) {
+                let c = c.trim_end_matches(" mean ± sd");
+                assert!(column_has_unit(c, &axes), "points table: column {c:?}");
+            }
+        }
+        assert!(crate::terminal::interval_header().contains("p99 us"));
+        // The check itself can fail.
+        assert!(!column_has_unit("p99", &[]));
+        assert!(!column_has_unit("before", &[]));
+        assert!(!column_has_unit("reclen", &[]));
     }
 
     #[test]

@@ -171,22 +171,11 @@ pub fn summary(run: &RunResult) -> String {
         }
     )
     .unwrap();
+    let c = &crate::tables::FIGURE_COLUMNS;
     writeln!(
         s,
         "{:<6} {:>11} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
-        "",
-        "ops",
-        "IOPS",
-        "MB/s",
-        "MiB/s",
-        "min us",
-        "mean us",
-        "p50",
-        "p90",
-        "p99",
-        "p99.9",
-        "p99.99",
-        "max us"
+        c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12]
     )
     .unwrap();
     if s_.read.ops > 0 || run.spec.read_pct > 0 {
@@ -243,12 +232,8 @@ pub fn summary(run: &RunResult) -> String {
         if st.zero_intervals.is_empty() {
             stall.push_str("; every interval had completions");
         } else {
-            write!(
-                stall,
-                "; intervals with no completion: {:?}",
-                st.zero_intervals
-            )
-            .unwrap();
+            let list: Vec<String> = st.zero_intervals.iter().map(|z| z.to_string()).collect();
+            write!(stall, "; intervals with no completion: {}", list.join(", ")).unwrap();
         }
         writeln!(s, "{stall}").unwrap();
         for e in &st.events {
@@ -299,13 +284,11 @@ pub fn summary(run: &RunResult) -> String {
     for a in &run.advice {
         writeln!(
             s,
-            "advice [{}] {} on {}: {} {} Fix: {}",
+            "advice [{}] {} on {}: {}",
             a.severity.as_str(),
             a.code,
             a.device,
-            a.seen,
-            a.why,
-            a.fix
+            a.text()
         )
         .unwrap();
     }
@@ -319,27 +302,18 @@ pub fn device_summary(d: &crate::model::DeviceStats) -> String {
     if d.summary.is_empty() {
         return s;
     }
+    let c = &crate::tables::DEVICE_COLUMNS;
     writeln!(
         s,
-        "{:<10} {:>9} {:>9} {:>10} {:>10} {:>8} {:>8} {:>8} {:>8} {:>7} {:>6}",
-        "device",
-        "r/s",
-        "w/s",
-        "rkB/s",
-        "wkB/s",
-        "rareq-sz",
-        "wareq-sz",
-        "r_await",
-        "w_await",
-        "aqu-sz",
-        "%util"
+        "{:<10} {:>9} {:>9} {:>10} {:>10} {:>11} {:>11} {:>10} {:>10} {:>7} {:>6}",
+        c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]
     )
     .unwrap();
     for r in &d.summary {
         let t = &r.stats;
         writeln!(
             s,
-            "{:<10} {:>9.1} {:>9.1} {:>10.1} {:>10.1} {:>8.1} {:>8.1} {:>8.2} {:>8.2} {:>7.2} {:>6.1}",
+            "{:<10} {:>9.1} {:>9.1} {:>10.1} {:>10.1} {:>11.1} {:>11.1} {:>10.2} {:>10.2} {:>7.2} {:>6.1}",
             r.device,
             t.r_s,
             t.w_s,
@@ -487,9 +461,10 @@ pub fn finding_log_entry(f: &iolab_verify::Finding) -> String {
     s
 }
 
-/// The points of a plan with repetitions: each figure as mean ± standard
-/// deviation, its min-max and the coefficient of variation; a large spread
-/// is marked.
+/// The summary table of a plan, one row per point: with repetitions each
+/// figure as mean ± standard deviation, the IOPS min-max and coefficient
+/// of variation (a large spread is marked); with one run per point the
+/// figures themselves.
 pub fn points_table(doc: &crate::model::ResultDoc) -> String {
     let mut s = String::new();
     let axes: Vec<&str> = doc
@@ -500,26 +475,56 @@ pub fn points_table(doc: &crate::model::ResultDoc) -> String {
     let pw = doc
         .points
         .iter()
-        .map(|p| point_label(p, &axes).len())
+        .map(|p| point_label(p, &axes).chars().count())
         .max()
         .unwrap_or(5)
         .max(5);
+    let repeats = doc.points.iter().any(|p| p.iops.n > 1);
+    if !repeats {
+        let _ = writeln!(
+            s,
+            "{:<pw$}  {:>10}  {:>9}  {:>10}  {:>10}",
+            "point", "IOPS", "MB/s", "mean us", "p99 us"
+        );
+        for p in &doc.points {
+            let _ = writeln!(
+                s,
+                "{:<pw$}  {:>10.0}  {:>9.1}  {:>10}  {:>10}",
+                point_label(p, &axes),
+                p.iops.mean,
+                p.mbps.mean,
+                fmt_us(p.lat_mean_us.mean),
+                fmt_us(p.lat_p99_us.mean)
+            );
+        }
+        return s.trim_end().to_string();
+    }
     let _ = writeln!(
         s,
-        "{:<pw$}  {:>3}  {:>22}  {:>21}  {:>6}  {:>19}  {:>19}",
-        "point", "n", "IOPS mean ± sd", "min - max", "CV %", "MB/s mean ± sd", "p99 us mean ± sd"
+        "{:<pw$}  {:>3}  {:>22}  {:>21}  {:>9}  {:>19}  {:>19}",
+        "point",
+        "n",
+        "IOPS mean ± sd",
+        "IOPS min - max",
+        "IOPS CV %",
+        "MB/s mean ± sd",
+        "p99 us mean ± sd"
     );
     for p in &doc.points {
         let _ = writeln!(
             s,
-            "{:<pw$}  {:>3}  {:>22}  {:>21}  {:>6.1}  {:>19}  {:>19}{}",
+            "{:<pw$}  {:>3}  {:>22}  {:>21}  {:>9.1}  {:>19}  {:>19}{}",
             point_label(p, &axes),
             p.iops.n,
             format!("{:.0} ± {:.0}", p.iops.mean, p.iops.sd),
             format!("{:.0} - {:.0}", p.iops.min, p.iops.max),
             p.iops.cv_pct,
             format!("{:.1} ± {:.1}", p.mbps.mean, p.mbps.sd),
-            format!("{:.0} ± {:.0}", p.lat_p99_us.mean, p.lat_p99_us.sd),
+            format!(
+                "{} ± {}",
+                fmt_us(p.lat_p99_us.mean),
+                fmt_us(p.lat_p99_us.sd)
+            ),
             if p.spread_large { "  spread large" } else { "" }
         );
     }
@@ -535,4 +540,42 @@ pub fn point_label(p: &crate::model::PointSummary, axes: &[&str]) -> String {
         }
     }
     l
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iolab_devices::findings::{volatile_cache_no_flush, WorkloadFacts};
+
+    #[test]
+    fn advice_sentences_do_not_run_together() {
+        let w = WorkloadFacts {
+            target: "/t".into(),
+            writes: true,
+            ..Default::default()
+        };
+        let counts = iolab_devices::DeviceCounts {
+            writes: 10,
+            write_bytes: 40960,
+            ..Default::default()
+        };
+        let mut run = crate::study::testing::run(crate::study::testing::spec("w"), 1.0, 1.0, 1.0);
+        run.advice.extend(volatile_cache_no_flush(
+            &w,
+            "sdb",
+            Some("write back"),
+            &counts,
+        ));
+        let text = summary(&run);
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("advice ["))
+            .unwrap_or_else(|| panic!("no advice in {text}"));
+        assert!(
+            line.contains("and no flush did. Acknowledged writes"),
+            "{line}"
+        );
+        assert!(line.contains(". Fix: Measure"), "{line}");
+        assert!(line.ends_with('.'), "{line}");
+    }
 }

@@ -104,10 +104,11 @@ fn align(rows: &[Vec<String>], right: &[bool]) -> String {
 /// then per other document the change and its verdict.
 fn figure_text(res: &CompareResult, f: Figure) -> String {
     let base = &res.documents[0].label;
-    let mut head = vec!["workload".to_string(), base.clone()];
+    let unit = f.unit();
+    let mut head = vec!["workload".to_string(), format!("{base} {unit}")];
     let mut right = vec![false, true];
     for d in res.documents.iter().skip(1) {
-        head.push(d.label.clone());
+        head.push(format!("{} {unit}", d.label));
         head.push("change".into());
         head.push(format!("{} vs {base}", d.label));
         right.extend([true, true, false]);

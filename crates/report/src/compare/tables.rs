@@ -31,10 +31,11 @@ pub(super) fn tables(res: &CompareResult) -> Vec<Table> {
     let mut out = Vec::new();
     for f in FIGURES {
         let mut columns = vec!["workload".to_string()];
+        let unit = f.unit();
         for (d, doc) in res.documents.iter().enumerate() {
-            columns.push(doc.label.clone());
+            columns.push(format!("{} {unit}", doc.label));
             if repeats[d] {
-                columns.push(format!("{} sd", doc.label));
+                columns.push(format!("{} {unit} sd", doc.label));
                 columns.push(format!("{} n", doc.label));
             }
             if d > 0 {

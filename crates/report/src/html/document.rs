@@ -184,10 +184,7 @@ fn run_summary_line(i: usize, r: &RunResult, axes: &[String]) -> String {
 }
 
 fn figures_table(r: &RunResult) -> Table {
-    let columns = [
-        "", "ops", "IOPS", "MB/s", "MiB/s", "min us", "mean us", "p50", "p90", "p99", "p99.9",
-        "p99.99", "max us",
-    ];
+    let columns = crate::tables::FIGURE_COLUMNS;
     let s = &r.summary;
     let mut rows = Vec::new();
     let mut row = |name: &str, d: &crate::model::DirResult| {
@@ -327,10 +324,17 @@ fn run_section(p: &mut Page, doc: &ResultDoc, i: usize, r: &RunResult, axes: &[S
         p.list(&counts);
         p.table(&Table {
             title: format!("The first {}", r.errors.len().min(50)),
-            columns: ["time s", "target", "op", "offset", "length", "error"]
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
+            columns: [
+                "time s",
+                "target",
+                "op",
+                "offset bytes",
+                "length bytes",
+                "error",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
             rows: r
                 .errors
                 .iter()
@@ -422,10 +426,7 @@ fn stall_text(r: &RunResult) -> String {
 }
 
 fn device_table(d: &crate::model::DeviceStats) -> Table {
-    let columns = [
-        "device", "r/s", "w/s", "rkB/s", "wkB/s", "rareq-sz", "wareq-sz", "r_await", "w_await",
-        "aqu-sz", "%util",
-    ];
+    let columns = crate::tables::DEVICE_COLUMNS;
     Table {
         title: String::new(),
         columns: columns.iter().map(|c| c.to_string()).collect(),
@@ -458,10 +459,10 @@ fn targets_table(r: &RunResult) -> Table {
         columns: [
             "path",
             "kind",
-            "size",
-            "region start",
-            "region length",
-            "logical block",
+            "size bytes",
+            "region start bytes",
+            "region length bytes",
+            "logical block bytes",
             "created",
             "prefilled bytes",
         ]
@@ -503,7 +504,7 @@ fn verify_section(p: &mut Page, v: &VerifyResult) {
         p.key_values("Findings by class", &classes);
         p.table(&Table {
             title: format!("The first {} findings", v.findings.len().min(50)),
-            columns: ["class", "target", "offset", "summary"]
+            columns: ["class", "target", "offset bytes", "summary"]
                 .iter()
                 .map(|s| s.to_string())
                 .collect(),

@@ -270,6 +270,7 @@ mod tests {
         };
         let r = compute(&st, &doc(runs));
         let t = &r.tables[0];
+        assert_units(&r.tables);
         assert_eq!(t.rows.len(), 11);
         assert_eq!(t.columns[2], "IOPS");
         assert_eq!(t.rows[0][0], "seq-read-cached");

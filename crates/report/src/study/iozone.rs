@@ -75,8 +75,10 @@ pub(super) fn iozone(runs: &[RunResult], r: &mut StudyResult) -> Vec<SpreadNote>
         }
     }
     cells.sort_by_key(|c| c.0);
-    let mut columns = vec!["KB".to_string(), "reclen".to_string()];
-    columns.extend(IOZONE_TESTS.iter().map(|t| t.column.to_string()));
+    // iozone's column names, each with its unit (iozone leaves them to
+    // its title line).
+    let mut columns = vec!["KB".to_string(), "reclen KB".to_string()];
+    columns.extend(IOZONE_TESTS.iter().map(|t| format!("{} KB/s", t.column)));
     let mut table = Table {
         title: "iozone: KB/s by file size (KB) and record size (reclen, KB)".into(),
         columns,
@@ -189,17 +191,18 @@ mod tests {
         };
         let r = compute(&st, &doc(runs));
         let t = &r.tables[0];
+        assert_units(&r.tables);
         assert_eq!(
             t.columns,
             [
                 "KB",
-                "reclen",
-                "write",
-                "rewrite",
-                "read",
-                "reread",
-                "random read",
-                "random write"
+                "reclen KB",
+                "write KB/s",
+                "rewrite KB/s",
+                "read KB/s",
+                "reread KB/s",
+                "random read KB/s",
+                "random write KB/s"
             ]
         );
         assert_eq!(t.rows.len(), 4);

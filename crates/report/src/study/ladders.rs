@@ -383,6 +383,7 @@ mod tests {
         };
         let r = compute(&st, &doc(runs));
         let t = &r.tables[0];
+        assert_units(&r.tables);
         assert_eq!(t.columns.len(), 5);
         assert_eq!(t.rows.len(), 8);
         assert_eq!(t.rows[0][0], "16k");
@@ -430,6 +431,7 @@ mod tests {
         assert_eq!(r.figures["p99_bound_us"], 200.0);
         assert_eq!(r.figures["max_iops_qd"], 8.0);
         let t = &r.tables[0];
+        assert_units(&r.tables);
         assert_eq!(t.rows.len(), 4);
         assert_eq!(t.rows[2][5], "yes: knee");
         assert_eq!(t.rows[3][5], "no");

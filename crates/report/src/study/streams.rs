@@ -251,6 +251,7 @@ mod tests {
         };
         let r = compute(&st, &doc(runs));
         let t = &r.tables[0];
+        assert_units(&r.tables);
         let labels: Vec<&str> = t.rows.iter().map(|r| r[0].as_str().unwrap()).collect();
         assert_eq!(labels, ["4/1", "4/2", "8/1", "8/2", "16/3"]);
         assert_eq!(t.rows[3][3], 300.0);
