@@ -216,3 +216,276 @@ fn boolean_flag_with_a_space_is_explained() {
         "--direct=false",
     );
 }
+
+// Issue 14, finding 7: late and loose checks. Each test is named after the
+// finding it covers and failed before the fix.
+
+/// `iolab run ARGS` in DIR.
+fn run_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    iolab()
+        .arg("run")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn no_free_space_check_for_an_explicit_size() {
+    iolab_testutil::require_root!();
+    let fs = iolab_testutil::TmpfsMount::new("16m").expect("tmpfs");
+    let f = fs.path().join("big");
+    let fp = f.to_str().unwrap();
+    for rw in ["write", "read"] {
+        let o = run_in(
+            fs.path(),
+            &[
+                "--target",
+                fp,
+                "--size",
+                "64m",
+                "--rw",
+                rw,
+                "--duration",
+                "1",
+            ],
+        );
+        assert_bad_input(&o, "--size 67108864 (64 MiB)");
+        let err = stderr(&o);
+        assert!(err.contains("free on its file system (tmpfs at"), "{err}");
+        assert!(err.contains("give a smaller --size"), "{err}");
+        assert!(!f.exists(), "the file was left behind");
+        assert!(stdout(&o).is_empty(), "I/O began: {}", stdout(&o));
+    }
+    // Extending a file iolab owns beyond the free space is refused too.
+    let (o, _) = run_json(
+        &[
+            "--target", fp, "--size", "4m", "--rw", "write", "--ops", "8",
+        ],
+        fs.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run_in(
+        fs.path(),
+        &[
+            "--target",
+            fp,
+            "--size",
+            "64m",
+            "--rw",
+            "write",
+            "--duration",
+            "1",
+        ],
+    );
+    assert_bad_input(&o, "free on its file system");
+    assert_eq!(std::fs::metadata(&f).unwrap().len(), 4 << 20, "extended");
+}
+
+#[test]
+fn enospc_and_prefill_failures_give_their_reason_only_on_stdout() {
+    iolab_testutil::require_root!();
+    // One workload creating two 10 MiB files on a 16 MiB tmpfs: each fits
+    // when checked (the files are sparse until written), the second runs
+    // out of space in its prefill.
+    let fs = iolab_testutil::TmpfsMount::new("16m").expect("tmpfs");
+    let a = fs.path().join("a");
+    let b = fs.path().join("b");
+    let job = fs.path().join("j.toml");
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\nsize = '10m'\nrw = 'read'\nops = 8\ntarget = ['{}', '{}']\n",
+            a.display(),
+            b.display()
+        ),
+    )
+    .unwrap();
+    let (o, doc) = run_json(&[job.to_str().unwrap()], fs.path());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    let line = err
+        .lines()
+        .find(|l| l.contains("ENOSPC"))
+        .unwrap_or_else(|| panic!("no ENOSPC on stderr: {err}"));
+    assert!(line.starts_with("iolab: "), "{line}");
+    assert!(line.contains(b.to_str().unwrap()), "{line}");
+    assert!(line.contains("free space"), "{line}");
+    assert!(
+        err.contains(&format!("removed {}", b.display())),
+        "no removal said: {err}"
+    );
+    assert!(
+        !b.exists(),
+        "the file that ran out of space was left behind"
+    );
+    assert!(
+        !a.exists(),
+        "the other file this run created was left behind"
+    );
+    let reason = ptr(&doc, "runs.0.incomplete_reason").as_str().unwrap();
+    assert!(reason.contains("ENOSPC"), "{reason}");
+    assert_eq!(u(&doc, "runs.0.errors_total"), 1);
+}
+
+#[test]
+fn dry_run_plans_a_write_to_a_device_the_real_run_refuses() {
+    iolab_testutil::require_root!();
+    iolab_testutil::require!(
+        std::process::Command::new("mkfs.ext4")
+            .arg("-V")
+            .output()
+            .is_ok(),
+        "needs mkfs.ext4 (e2fsprogs)"
+    );
+    let dev = iolab_testutil::LoopDevice::new(32 << 20, false).expect("loop device");
+    let st = std::process::Command::new("mkfs.ext4")
+        .args(["-q", "-F", dev.path_str()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let before = iolab_testutil::read_all(&dev.path);
+    let d = tempfile::tempdir().unwrap();
+    let args = [
+        "--target",
+        dev.path_str(),
+        "--rw",
+        "randwrite",
+        "--duration",
+        "1",
+    ];
+    let real = run_in(d.path(), &args);
+    assert_bad_input(&real, "refusing to write");
+    let mut dry_args = args.to_vec();
+    dry_args.push("--dry-run");
+    let dry = run_in(d.path(), &dry_args);
+    assert_bad_input(&dry, "refusing to write");
+    assert_eq!(stderr(&dry), stderr(&real), "not the same refusal");
+    assert!(
+        stdout(&dry).is_empty(),
+        "a plan was printed: {}",
+        stdout(&dry)
+    );
+    assert!(
+        iolab_testutil::read_all(&dev.path) == before,
+        "device changed"
+    );
+}
+
+#[test]
+fn dry_run_plans_a_write_over_a_file_iolab_did_not_create_and_creates_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("foreign"), vec![7u8; 1 << 20]).unwrap();
+    let o = run_in(
+        d.path(),
+        &["--target", "foreign", "--rw", "write", "--dry-run"],
+    );
+    assert_bad_input(&o, "iolab did not create");
+    // A dry run of a file iolab would create creates nothing.
+    let o = run_in(
+        d.path(),
+        &[
+            "--target",
+            "new",
+            "--size",
+            "1m",
+            "--rw",
+            "write",
+            "--dry-run",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        !d.path().join("new").exists(),
+        "the dry run created the file"
+    );
+    // Nor does it pass a --size the file system cannot hold.
+    let o = run_in(
+        d.path(),
+        &["--target", "new", "--size", "16383p", "--dry-run"],
+    );
+    assert_bad_input(&o, "free on its file system");
+}
+
+#[test]
+fn bs_mix_with_a_missing_weight_silently_becomes_a_sweep() {
+    let o = run(&[
+        "--target",
+        "f",
+        "--size",
+        "1m",
+        "--bs",
+        "4k:60,8k",
+        "--dry-run",
+    ]);
+    assert_bad_input(&o, "--bs 4k:60,8k");
+    let err = stderr(&o);
+    assert!(
+        err.contains("4k:60,8k:40") && err.contains("4k,8k"),
+        "{err}"
+    );
+}
+
+#[test]
+fn interval_below_the_minimum_is_silently_clamped() {
+    let o = run(&["--target", "f", "--size", "1m", "--interval", "1us"]);
+    assert_bad_input(&o, "--interval 1us is below the minimum of 1ms");
+}
+
+#[test]
+fn negative_qd_says_not_a_whole_number() {
+    assert_bad_input(
+        &run(&["--target", "f", "--size", "1m", "--qd", "-3"]),
+        "--qd -3 is below the minimum 1; give 1 to 4096",
+    );
+    let d = tempfile::tempdir().unwrap();
+    let j = d.path().join("j.toml");
+    std::fs::write(&j, "[global]\ntarget = 'f'\nsize = '1m'\n\nqd = -3\n").unwrap();
+    let o = run(&[j.to_str().unwrap()]);
+    assert_bad_input(&o, "--qd -3 is below the minimum 1");
+    assert!(stderr(&o).contains("j.toml: line 5"), "{}", stderr(&o));
+}
+
+#[test]
+fn overflowing_sizes_and_durations_say_not_a_size() {
+    assert_bad_input(
+        &run(&["--target", "f", "--size", "99999999999999999999"]),
+        "--size: '99999999999999999999' is too large (max 16383p",
+    );
+    assert_bad_input(
+        &run(&[
+            "--target",
+            "f",
+            "--size",
+            "1m",
+            "--duration",
+            "99999999999999h",
+        ]),
+        "--duration: '99999999999999h' is too long (max",
+    );
+    assert_bad_input(
+        &run(&[
+            "--target",
+            "f",
+            "--size",
+            "1m",
+            "--ops",
+            "99999999999999999999",
+        ]),
+        "--ops 99999999999999999999 is too large (max 18446744073709551615)",
+    );
+}
+
+#[test]
+fn toml_type_errors_say_did_not_match_any_variant_of_untagged_enum() {
+    let d = tempfile::tempdir().unwrap();
+    let j = d.path().join("j.toml");
+    std::fs::write(&j, "[global]\ntarget = 'f'\nsize = '1m'\nqd = { n = 4 }\n").unwrap();
+    let o = run(&[j.to_str().unwrap()]);
+    assert_bad_input(&o, "line 4: key qd: expected");
+    let err = stderr(&o);
+    assert!(
+        err.contains("found a table") && !err.contains("untagged"),
+        "{err}"
+    );
+}

@@ -71,6 +71,78 @@ pub fn parse_job_text(text: &str, origin: &str) -> Result<JobFile, JobError> {
     })
 }
 
+/// The job-file keys of the parameter `--flag`: its name with `_` and its
+/// fio and vdbench aliases (as in `WorkloadOptions`).
+pub fn keys_of(flag: &str) -> Vec<String> {
+    let key = flag.trim_start_matches('-').replace('-', "_");
+    let aliases: &[&str] = match key.as_str() {
+        "target" => &["targets"],
+        "read_pct" => &["rdpct"],
+        "random_pct" => &["seekpct"],
+        "read_hit_pct" => &["rhpct"],
+        "write_hit_pct" => &["whpct"],
+        "jobs" => &["numjobs"],
+        "qd" => &["iodepth"],
+        "batch_complete" => &["iodepth_batch_complete_min"],
+        "engine" => &["ioengine"],
+        "cpus" => &["cpus_allowed"],
+        "clock" => &["clocksource"],
+        "rate" => &["iorate"],
+        _ => &[],
+    };
+    let mut v = vec![key.clone()];
+    v.extend(aliases.iter().map(|a| a.to_string()));
+    v
+}
+
+/// The line (from 1) where a job file sets the parameter `--flag`: in its
+/// `index`-th `[[workload]]` table (from 0), else in `[global]`. For
+/// messages about values that are valid TOML but wrong for the key.
+pub fn key_line(text: &str, flag: &str, index: usize) -> Option<usize> {
+    let keys = keys_of(flag);
+    let (mut global, mut workload) = (None, None);
+    // -1: before any table (top-level keys are refused by the parser).
+    let mut section: i64 = -2;
+    let mut workloads = 0i64;
+    for (n, line) in text.lines().enumerate() {
+        let l = line.trim();
+        if l.starts_with("[[") {
+            section = if l
+                .trim_start_matches("[[")
+                .trim_start()
+                .starts_with("workload")
+            {
+                workloads += 1;
+                workloads - 1
+            } else {
+                -2
+            };
+            continue;
+        }
+        if l.starts_with('[') {
+            section = if l.trim_start_matches('[').trim().starts_with("global") {
+                -1
+            } else {
+                -2
+            };
+            continue;
+        }
+        let Some((k, _)) = l.split_once('=') else {
+            continue;
+        };
+        let k = k.trim().trim_matches(['"', '\'']);
+        if !keys.iter().any(|key| key == k) {
+            continue;
+        }
+        if section == -1 && global.is_none() {
+            global = Some(n + 1);
+        } else if section == index as i64 && workload.is_none() {
+            workload = Some(n + 1);
+        }
+    }
+    workload.or(global)
+}
+
 pub fn load_job_file(path: &Path) -> Result<JobFile, JobError> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         JobError(format!(
@@ -564,6 +636,15 @@ mod more_tests {
         assert!(Values::parse_arg("4k,8k").unwrap().is_list());
         assert!(!Values::parse_arg("4k:60,8k:40").unwrap().is_list());
         assert!(Values::parse_arg("zipf:1.2,uniform").unwrap().is_list());
+    }
+
+    #[test]
+    fn key_line_finds_the_workload_or_global_line() {
+        let t = "[global]\nqd = 4\niodepth_batch_complete_min = 2\n[[workload]]\nrw='read'\n[[workload]]\nqd = -3\n";
+        assert_eq!(key_line(t, "--qd", 0), Some(2));
+        assert_eq!(key_line(t, "--qd", 1), Some(7));
+        assert_eq!(key_line(t, "batch-complete", 0), Some(3));
+        assert_eq!(key_line(t, "--bs", 0), None);
     }
 
     #[test]

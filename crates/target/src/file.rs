@@ -18,6 +18,7 @@ use std::path::Path;
 /// Create the missing file `path` with `size` bytes (sparse) and mark it as
 /// iolab's.
 pub fn create(path: &Path, size: u64, opts: &PrepareOptions) -> Result<TargetInfo, TargetError> {
+    check_create(path, size)?;
     let f = match OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -52,6 +53,81 @@ pub fn create(path: &Path, size: u64, opts: &PrepareOptions) -> Result<TargetInf
         prefilled_bytes: 0,
         rdev: None,
     })
+}
+
+/// The directory a new file at `path` goes in.
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// What creating `path` at `size` bytes needs: a directory that exists and
+/// may be written, and that much free space on its file system.
+pub fn check_create(path: &Path, size: u64) -> Result<(), TargetError> {
+    let dir = parent_dir(path);
+    match fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            return Err(TargetError::NotFound {
+                path: path.to_path_buf(),
+            })
+        }
+        Err(e) => return Err(map_io(path, e, "create")),
+    }
+    if !sys::dir_writable(dir).map_err(|e| map_io(path, e, "create"))? {
+        return Err(TargetError::Permission {
+            path: path.to_path_buf(),
+            action: "create",
+        });
+    }
+    check_free_space(path, dir, size, 0)
+}
+
+/// Refuse a file of `size` bytes at `path` (of which `allocated` bytes are
+/// already on disk) when the file system at `on` has less free space:
+/// found now, rather than as ENOSPC in the middle of the prefill or run.
+fn check_free_space(path: &Path, on: &Path, size: u64, allocated: u64) -> Result<(), TargetError> {
+    let need = size.saturating_sub(allocated);
+    let free = sys::free_bytes(on).map_err(|e| map_io(path, e, "access"))?;
+    if let Some(free) = free.filter(|&free| need > free) {
+        return Err(TargetError::NoSpace {
+            path: path.to_path_buf(),
+            size,
+            free,
+            fs: file_system_name(on),
+        });
+    }
+    Ok(())
+}
+
+/// "tmpfs at /mnt/x": the mount point holding `p` (the highest ancestor on
+/// the same device) and its type from /proc/self/mounts.
+fn file_system_name(p: &Path) -> String {
+    let start = canonical(p);
+    let Ok(dev) = fs::metadata(&start).map(|m| m.dev()) else {
+        return format!("the one holding {}", p.display());
+    };
+    let mut mount = start.as_path();
+    while let Some(up) = mount.parent() {
+        match fs::metadata(up) {
+            Ok(m) if m.dev() == dev => mount = up,
+            _ => break,
+        }
+    }
+    let fstype = fs::read_to_string("/proc/self/mounts").ok().and_then(|t| {
+        // The last mount on that point is the one in use.
+        t.lines().rev().find_map(|l| {
+            let mut f = l.split_whitespace();
+            let (_, at, ty) = (f.next()?, f.next()?, f.next()?);
+            (at.replace("\\040", " ") == mount.to_string_lossy()).then(|| ty.to_string())
+        })
+    });
+    match fstype {
+        Some(t) => format!("{t} at {}", mount.display()),
+        None => format!("mounted at {}", mount.display()),
+    }
 }
 
 /// A failed set_len, said in terms of --size.
@@ -97,12 +173,22 @@ fn prefilled(path: &Path, len: u64) -> u64 {
         .map_or(0, |b| b.min(len))
 }
 
-/// Prepare the existing regular file `path`.
-pub fn existing(
+/// What `existing` decided about a file, before changing anything.
+pub struct Checked {
+    canonical: std::path::PathBuf,
+    owned: bool,
+    len: u64,
+    pub size: u64,
+    extend: bool,
+}
+
+/// The checks on an existing regular file: a region to use, ownership
+/// before a write or an extension, and free space for an extension.
+pub fn check_existing(
     path: &Path,
     meta: &Metadata,
     opts: &PrepareOptions,
-) -> Result<TargetInfo, TargetError> {
+) -> Result<Checked, TargetError> {
     let canonical = canonical(path);
     let owned = is_owned(path)?;
     let len = meta.len();
@@ -129,6 +215,31 @@ pub fn existing(
             reasons: vec![Refusal(reason)],
         });
     }
+    if extend {
+        check_free_space(path, path, size, meta.blocks().saturating_mul(512))?;
+    }
+    Ok(Checked {
+        canonical,
+        owned,
+        len,
+        size,
+        extend,
+    })
+}
+
+/// Prepare the existing regular file `path`.
+pub fn existing(
+    path: &Path,
+    meta: &Metadata,
+    opts: &PrepareOptions,
+) -> Result<TargetInfo, TargetError> {
+    let Checked {
+        canonical,
+        owned,
+        len,
+        size,
+        extend,
+    } = check_existing(path, meta, opts)?;
     if extend {
         let f = OpenOptions::new()
             .write(true)
@@ -251,5 +362,39 @@ mod tests {
         assert!(!info.owned);
         mark_prefilled(&info, 4).unwrap();
         assert_eq!(sys::get_xattr(&p, XATTR_PREFILLED).unwrap(), None);
+    }
+
+    #[test]
+    fn a_size_beyond_the_free_space_is_refused_and_nothing_is_created() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t");
+        let free = sys::free_bytes(dir.path()).unwrap();
+        iolab_testutil::require!(free.is_some(), "the temp file system reports no size");
+        let free = free.unwrap();
+        let too_big = free.saturating_add(1 << 30);
+        let e = crate::prepare(&p, &opts(true, Some(too_big))).unwrap_err();
+        assert!(matches!(e, TargetError::NoSpace { .. }), "{e}");
+        let msg = e.to_string();
+        assert!(
+            msg.contains("--size") && msg.contains("free on its file system"),
+            "{msg}"
+        );
+        assert!(!p.exists(), "the file was left behind");
+        assert!(crate::check(&p, &opts(true, Some(too_big))).is_err());
+        // check() creates nothing for a size that fits either.
+        assert_eq!(crate::check(&p, &opts(true, Some(4096))).unwrap(), 4096);
+        assert!(!p.exists(), "check created the file");
+    }
+
+    #[test]
+    fn check_does_not_extend_an_owned_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t");
+        crate::prepare(&p, &opts(true, Some(4096))).unwrap();
+        if sys::get_xattr(&p, XATTR_OWNER).unwrap().is_none() {
+            return;
+        }
+        assert_eq!(crate::check(&p, &opts(true, Some(8192))).unwrap(), 8192);
+        assert_eq!(fs::metadata(&p).unwrap().len(), 4096);
     }
 }

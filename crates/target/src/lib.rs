@@ -111,8 +111,32 @@ pub enum TargetError {
         size: u64,
         actual: u64,
     },
+    #[error("--size {size} ({}) for {path} is more than the {free} bytes ({}) free on its file system ({fs}); give a smaller --size or free space there", fmt_bytes(*.size), fmt_bytes(*.free))]
+    NoSpace {
+        path: PathBuf,
+        size: u64,
+        free: u64,
+        /// The file system: its mount point and type.
+        fs: String,
+    },
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: io::Error },
+}
+
+/// Bytes in binary units for messages: `64 MiB`, `1.5 GiB`.
+fn fmt_bytes(b: u64) -> String {
+    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut v = b as f64;
+    let mut i = 0;
+    while v >= 1024.0 && i + 1 < UNITS.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{b} B")
+    } else {
+        format!("{v:.1} {}", UNITS[i]).replace(".0 ", " ")
+    }
 }
 
 /// Resolve `path`, create or extend a file if asked, gather its geometry and
@@ -120,6 +144,15 @@ pub enum TargetError {
 /// or to a file iolab does not own.
 pub fn prepare(path: &Path, opts: &PrepareOptions) -> Result<TargetInfo, TargetError> {
     prepare::prepare(path, opts)
+}
+
+/// Every check `prepare` makes (existence, type, ownership, the device
+/// write-safety checks, `--size` against the device or the file system's
+/// free space), without creating, extending or writing anything: for
+/// `--dry-run` and for checking every run of a plan before the first I/O.
+/// Returns the size `prepare` would give the target.
+pub fn check(path: &Path, opts: &PrepareOptions) -> Result<u64, TargetError> {
+    prepare::check(path, opts)
 }
 
 /// Open a prepared target for I/O with the given flags.

@@ -705,10 +705,17 @@ mod tests {
         std::fs::write(&a, vec![0u8; 8192]).unwrap();
         let jd = d.path().join("j");
         let then = ident(&a, 8192);
-        Journal::open_for_run(&jd, std::slice::from_ref(&then), 4096, DataPattern::Random, 9, true)
-            .unwrap()
-            .close(true)
-            .unwrap();
+        Journal::open_for_run(
+            &jd,
+            std::slice::from_ref(&then),
+            4096,
+            DataPattern::Random,
+            9,
+            true,
+        )
+        .unwrap()
+        .close(true)
+        .unwrap();
         let (h, _) = load(&jd).unwrap();
         // The same name, now another block device (7:8 instead of 7:7).
         let mut h_dev = h.clone();
@@ -721,11 +728,10 @@ mod tests {
             ino: 0,
             ..then.clone()
         };
-        let e = match_targets(&jd, &h_dev, std::slice::from_ref(&now)).unwrap_err().0;
-        assert!(
-            e.contains("device number was 7:7 and is 7:8 now"),
-            "{e}"
-        );
+        let e = match_targets(&jd, &h_dev, std::slice::from_ref(&now))
+            .unwrap_err()
+            .0;
+        assert!(e.contains("device number was 7:7 and is 7:8 now"), "{e}");
         assert!(e.contains("new journal"), "{e}");
         // The same name, now another file (replaced: a new inode).
         let replaced = TargetIdent {
@@ -735,7 +741,12 @@ mod tests {
         let e = match_targets(&jd, &h, &[replaced]).unwrap_err().0;
         assert!(e.contains("the file was replaced"), "{e}");
         // A file where a block device was.
-        let e = match_targets(&jd, &h_dev, std::slice::from_ref(&then)).unwrap_err().0;
-        assert!(e.contains("was a block device then and is a file now"), "{e}");
+        let e = match_targets(&jd, &h_dev, std::slice::from_ref(&then))
+            .unwrap_err()
+            .0;
+        assert!(
+            e.contains("was a block device then and is a file now"),
+            "{e}"
+        );
     }
 }
