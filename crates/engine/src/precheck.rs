@@ -6,6 +6,7 @@
 use crate::runner::RunError;
 use iolab_spec::{TargetSpec, WorkloadSpec};
 use iolab_target::PrepareOptions;
+use iolab_verify::{journal, TargetIdent};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -80,6 +81,7 @@ impl PlanCheck {
     pub fn check(&mut self, spec: &WorkloadSpec) -> Result<(), RunError> {
         spec.validate()?;
         crate::affinity::check_cpus(&spec.cpus).map_err(RunError::Setup)?;
+        let mut sizes = Vec::with_capacity(spec.targets.len());
         for t in &spec.targets {
             let path = Path::new(&t.path);
             let size = match self.created.get(path) {
@@ -98,11 +100,41 @@ impl PlanCheck {
                 }
             };
             region_len(spec, t, size)?;
+            sizes.push(size);
             if !path.exists() {
                 let e = self.created.entry(path.to_path_buf()).or_insert(size);
                 *e = (*e).max(size);
             }
         }
+        self.check_journal(spec, &sizes)
+    }
+
+    /// An existing `--journal` must be readable and written for these
+    /// targets (the checks `Journal::open_for_run` makes first). Targets
+    /// that do not exist yet cannot be identified: the run checks them.
+    fn check_journal(&mut self, spec: &WorkloadSpec, sizes: &[u64]) -> Result<(), RunError> {
+        let Some(dir) = spec.journal.as_deref().map(Path::new) else {
+            return Ok(());
+        };
+        if !dir.join("journal.json").exists() {
+            return Ok(());
+        }
+        let idents: Option<Vec<TargetIdent>> = spec
+            .targets
+            .iter()
+            .zip(sizes)
+            .map(|(t, &size)| TargetIdent::of(Path::new(&t.path), size).ok())
+            .collect();
+        let Some(idents) = idents else {
+            return Ok(());
+        };
+        let key = format!("{dir:?} {idents:?}");
+        if self.checked.contains_key(&key) {
+            return Ok(());
+        }
+        let (h, _) = journal::load(dir).map_err(|e| RunError::Setup(e.0))?;
+        journal::match_targets(dir, &h, &idents).map_err(|e| RunError::Setup(e.0))?;
+        self.checked.insert(key, 0);
         Ok(())
     }
 }

@@ -430,6 +430,25 @@ fn bs_mix_with_a_missing_weight_silently_becomes_a_sweep() {
 fn interval_below_the_minimum_is_silently_clamped() {
     let o = run(&["--target", "f", "--size", "1m", "--interval", "1us"]);
     assert_bad_input(&o, "--interval 1us is below the minimum of 1ms");
+    // At the minimum and above, interval lines show their own times, not
+    // 0.0s each.
+    let o = run(&[
+        "--target",
+        "f",
+        "--size",
+        "1m",
+        "--engine",
+        "null",
+        "--interval",
+        "10ms",
+        "--duration",
+        "50ms",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    for t in ["0.010s", "0.020s", "0.030s"] {
+        assert!(out.contains(t), "no interval line at {t}: {out}");
+    }
 }
 
 #[test]
@@ -488,4 +507,70 @@ fn toml_type_errors_say_did_not_match_any_variant_of_untagged_enum() {
         err.contains("found a table") && !err.contains("untagged"),
         "{err}"
     );
+}
+
+#[test]
+fn a_journal_for_another_device_says_written_for_x_not_x() {
+    let d = tempfile::tempdir().unwrap();
+    let p = |n: &str| d.path().join(n).to_str().unwrap().to_string();
+    let o = run_in(
+        d.path(),
+        &[
+            "--target",
+            &p("c"),
+            "--size",
+            "1m",
+            "--rw",
+            "write",
+            "--verify",
+            "--journal",
+            &p("j"),
+            "--ops",
+            "16",
+            "-q",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // The same name, now another file (made while the first existed, so
+    // its inode differs): the journal says what differs.
+    std::fs::write(p("c2"), vec![0u8; 1 << 20]).unwrap();
+    // Made now too, so that it cannot reuse the first c's inode.
+    std::fs::write(p("other"), vec![1u8; 1 << 20]).unwrap();
+    std::fs::rename(p("c2"), p("c")).unwrap();
+    let o = run_in(
+        d.path(),
+        &[
+            "--target",
+            &p("c"),
+            "--destroy-data-on",
+            &p("c"),
+            "--rw",
+            "write",
+            "--verify",
+            "--journal",
+            &p("j"),
+            "--ops",
+            "16",
+            "-q",
+        ],
+    );
+    assert_bad_input(&o, "the file was replaced");
+    assert!(stderr(&o).contains("--journal NEW_DIR"), "{}", stderr(&o));
+    // In a plan, a journal that does not fit a later run is found before
+    // the first run does any I/O.
+    let job = d.path().join("plan.toml");
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\nops = 16\nrw = 'write'\n[[workload]]\ntarget = '{}'\nsize = '1m'\n[[workload]]\ntarget = '{}'\ndestroy_data_on = '{}'\nverify = true\njournal = '{}'\n",
+            p("first"),
+            p("other"),
+            p("other"),
+            p("j")
+        ),
+    )
+    .unwrap();
+    let o = run_in(d.path(), &[job.to_str().unwrap(), "-q"]);
+    assert_bad_input(&o, "was written for");
+    assert!(!d.path().join("first").exists(), "the first run did I/O");
 }

@@ -317,7 +317,6 @@ fn not_this_target(dir: &Path, h: &JournalHeader, t: &TargetIdent) -> String {
         dir.display()
     );
     if let Some(j) = h.targets.iter().find(|j| j.path == t.path) {
-        let then = identity_text(&j.kind, j.dev, j.ino);
         let what = if j.kind != t.kind {
             format!(
                 "it was a {} then and is a {} now",
@@ -343,12 +342,10 @@ fn not_this_target(dir: &Path, h: &JournalHeader, t: &TargetIdent) -> String {
             )
         };
         return format!(
-            "journal {} was written for {} as {then} ({} bytes), but {} is {now} ({} bytes): {what}; {fix}",
+            "journal {} was written for {} ({} bytes), but {what}; {fix}",
             dir.display(),
             j.path,
-            j.size,
-            t.path,
-            t.size
+            j.size
         );
     }
     let names: Vec<String> = h
