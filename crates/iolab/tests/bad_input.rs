@@ -366,6 +366,14 @@ fn dry_run_plans_a_write_to_a_device_the_real_run_refuses() {
         "a plan was printed: {}",
         stdout(&dry)
     );
+    // A study's dry run makes the same checks.
+    let study = iolab()
+        .args(["study", "qd-ladder", "--target", dev.path_str()])
+        .args(["--rw", "randwrite", "--dry-run"])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert_bad_input(&study, "refusing to write");
     assert!(
         iolab_testutil::read_all(&dev.path) == before,
         "device changed"
