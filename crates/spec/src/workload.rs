@@ -345,6 +345,16 @@ impl WorkloadSpec {
         check_range("read-hit-pct", self.read_hit_pct.into(), PCT_RANGE)?;
         check_range("write-hit-pct", self.write_hit_pct.into(), PCT_RANGE)?;
         check_range("dedupe", self.dedupe_pct.into(), PCT_RANGE)?;
+        if self.hit_area == 0 && (self.read_hit_pct > 0 || self.write_hit_pct > 0) {
+            let (flag, pct) = if self.read_hit_pct > 0 {
+                ("read-hit-pct", self.read_hit_pct)
+            } else {
+                ("write-hit-pct", self.write_hit_pct)
+            };
+            return e(format!(
+                "--{flag} {pct} sends I/O to the hit area, but there is none; give --hit-area SIZE (vdbench hitarea) or drop --{flag}"
+            ));
+        }
         if self.bs.is_empty() || self.bs.iter().any(|b| b.bytes == 0) {
             return e("--bs must be at least 1 byte, e.g. --bs 4k".into());
         }
@@ -353,6 +363,13 @@ impl WorkloadSpec {
         }
         if self.max_bs() > (1 << 30) {
             return e("--bs over 1 GiB is not supported; use a smaller block size".into());
+        }
+        if self.hit_area > 0 && self.hit_area < self.max_bs() {
+            return e(format!(
+                "--hit-area {} is smaller than the block size {}, so no I/O fits in it; give a larger --hit-area or a smaller --bs",
+                self.hit_area,
+                self.max_bs()
+            ));
         }
         if self.align == 0 {
             return e("--align must be at least 1 byte".into());
@@ -726,6 +743,14 @@ mod tests {
                 "psync",
             ),
             (Box::new(|s| s.duration_s = None), "no end"),
+            (
+                Box::new(|s| s.read_hit_pct = 50),
+                "--read-hit-pct 50 sends I/O to the hit area, but there is none",
+            ),
+            (
+                Box::new(|s| s.hit_area = 512),
+                "--hit-area 512 is smaller than the block size 4096",
+            ),
         ];
         for (f, needle) in cases {
             let mut s = base();
