@@ -508,7 +508,9 @@ pub fn run_workload(
     let rate_mode = spec.rate_iops.is_some();
     let tl = Timeline {
         warmup_ns: (spec.warmup_s * 1e9) as u64,
-        interval_ns: ((spec.interval_s * 1e9) as u64).max(1_000_000),
+        // validate() refuses shorter intervals; the timer's floor.
+        interval_ns: ((spec.interval_s * 1e9) as u64)
+            .max((iolab_spec::MIN_INTERVAL_S * 1e9) as u64),
     };
     let end_ns = spec.duration_s.map(|d| tl.warmup_ns + (d * 1e9) as u64);
     // Workers stop on this flag: set by a worker that hit an error under

@@ -49,9 +49,19 @@ pub fn parse_job_text(text: &str, origin: &str) -> Result<JobFile, JobError> {
             let start = s.start.min(text.len());
             at = format!(" line {}:", text[..start].matches('\n').count() + 1);
             // The key whose value is wrong, from the line the span starts
-            // on (toml's message names the type, not the key).
+            // on, or the nearest above it for an item of a multi-line
+            // array (toml's message names the type, not the key).
             let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
-            let line = text[line_start..].lines().next().unwrap_or("");
+            let upto = &text[..line_start
+                + text[line_start..]
+                    .find('\n')
+                    .unwrap_or(text.len() - line_start)];
+            let line = upto
+                .lines()
+                .rev()
+                .take_while(|l| !l.trim_start().starts_with('['))
+                .find(|l| l.contains('='))
+                .unwrap_or("");
             if let Some((key, _)) = line.split_once('=') {
                 let key = key.trim().trim_matches(['"', '\'']);
                 if !key.is_empty()
@@ -566,6 +576,8 @@ mod more_tests {
         );
         let e = job_err("[global]\ntarget = '/a'\nseed = 'x'\n");
         assert!(e.contains("line 3") && e.contains("key seed"), "{e}");
+        let e = job_err("[global]\ntarget = '/a'\nqd = [\n  1,\n  { x = 2 },\n]\n");
+        assert!(e.contains("line 3") && e.contains("key qd"), "{e}");
         let e = job_err("[[workload]]\ntarget = '/a'\nbs = ['4k', [1]]\n");
         assert!(
             e.contains("line 3") && e.contains("key bs") && e.contains("found an array"),
