@@ -67,13 +67,19 @@ fn parent_dir(path: &Path) -> &Path {
 /// may be written, and that much free space on its file system.
 pub fn check_create(path: &Path, size: u64) -> Result<(), TargetError> {
     let dir = parent_dir(path);
+    let no_dir = || {
+        invalid(
+            path,
+            &format!(
+                "cannot create it: {} is not an existing directory; create the directory or check the path",
+                dir.display()
+            ),
+        )
+    };
     match fs::metadata(dir) {
         Ok(m) if m.is_dir() => {}
-        Ok(_) => {
-            return Err(TargetError::NotFound {
-                path: path.to_path_buf(),
-            })
-        }
+        Ok(_) => return Err(no_dir()),
+        Err(e) if crate::prepare::is_missing(&e) => return Err(no_dir()),
         Err(e) => return Err(map_io(path, e, "create")),
     }
     if !sys::dir_writable(dir).map_err(|e| map_io(path, e, "create"))? {
@@ -384,6 +390,19 @@ mod tests {
         // check() creates nothing for a size that fits either.
         assert_eq!(crate::check(&p, &opts(true, Some(4096))).unwrap(), 4096);
         assert!(!p.exists(), "check created the file");
+    }
+
+    #[test]
+    fn a_missing_directory_is_named_not_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("no").join("t");
+        for e in [
+            crate::prepare(&p, &opts(true, Some(4096))).unwrap_err(),
+            crate::check(&p, &opts(true, Some(4096))).unwrap_err(),
+        ] {
+            let m = e.to_string();
+            assert!(m.contains("is not an existing directory"), "{m}");
+        }
     }
 
     #[test]
