@@ -5,9 +5,9 @@
 
 use crate::runner::RunError;
 use iolab_spec::{TargetSpec, WorkloadSpec};
-use iolab_target::PrepareOptions;
+use iolab_target::{Checked, PrepareOptions, Space, TargetError};
 use iolab_verify::{journal, TargetIdent};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// What `prepare` is told about target `t` of `spec`: the one place the
@@ -63,9 +63,15 @@ pub fn region_len(spec: &WorkloadSpec, t: &TargetSpec, size: u64) -> Result<u64,
 #[derive(Debug, Default)]
 pub struct PlanCheck {
     created: HashMap<PathBuf, u64>,
-    /// Sizes of targets already checked with the same options (a sweep
-    /// checks each target once, not once per run).
-    checked: HashMap<String, u64>,
+    /// Targets already checked with the same options (a sweep checks
+    /// each target once, not once per run).
+    checked: HashMap<String, Checked>,
+    /// Journals already matched with their targets.
+    journals: HashSet<String>,
+    /// Space each file the plan creates or extends takes: (st_dev of its
+    /// file system, bytes), so that files on one file system are checked
+    /// together against its free space.
+    committed: HashMap<PathBuf, (u64, u64)>,
 }
 
 impl PlanCheck {
@@ -89,14 +95,18 @@ impl PlanCheck {
                 _ => {
                     let opts = prepare_options(spec, t);
                     let key = format!("{path:?} {opts:?}");
-                    match self.checked.get(&key) {
-                        Some(&size) => size,
+                    let checked = match self.checked.get(&key) {
+                        Some(c) => c.clone(),
                         None => {
-                            let size = iolab_target::check(path, &opts)?;
-                            self.checked.insert(key, size);
-                            size
+                            let c = iolab_target::check(path, &opts)?;
+                            self.checked.insert(key, c.clone());
+                            c
                         }
+                    };
+                    if let Some(space) = &checked.space {
+                        self.commit(path, checked.size, space)?;
                     }
+                    checked.size
                 }
             };
             region_len(spec, t, size)?;
@@ -129,12 +139,43 @@ impl PlanCheck {
             return Ok(());
         };
         let key = format!("{dir:?} {idents:?}");
-        if self.checked.contains_key(&key) {
+        if self.journals.contains(&key) {
             return Ok(());
         }
         let (h, _) = journal::load(dir).map_err(|e| RunError::Setup(e.0))?;
         journal::match_targets(dir, &h, &idents).map_err(|e| RunError::Setup(e.0))?;
-        self.checked.insert(key, 0);
+        self.journals.insert(key);
+        Ok(())
+    }
+
+    /// Add the space of the file at `path` (`size` bytes) to what the plan
+    /// takes from its file system, refusing when the files together need
+    /// more than is free.
+    fn commit(&mut self, path: &Path, size: u64, space: &Space) -> Result<(), RunError> {
+        let bytes = self
+            .committed
+            .get(path)
+            .map_or(space.bytes, |&(_, b)| b.max(space.bytes));
+        let others: u64 = self
+            .committed
+            .iter()
+            .filter(|(p, (dev, _))| *dev == space.fs_dev && p.as_path() != path)
+            .map(|(_, &(_, b))| b)
+            .sum();
+        if let Some(free) = space.free {
+            if others.saturating_add(bytes) > free {
+                return Err(TargetError::NoSpace {
+                    path: path.to_path_buf(),
+                    size,
+                    free,
+                    fs: space.file_system_name(),
+                    others,
+                }
+                .into());
+            }
+        }
+        self.committed
+            .insert(path.to_path_buf(), (space.fs_dev, bytes));
         Ok(())
     }
 }

@@ -285,23 +285,36 @@ fn no_free_space_check_for_an_explicit_size() {
 #[test]
 fn enospc_and_prefill_failures_give_their_reason_only_on_stdout() {
     iolab_testutil::require_root!();
-    // One workload creating two 10 MiB files on a 16 MiB tmpfs: each fits
-    // when checked (the files are sparse until written), the second runs
-    // out of space in its prefill.
+    // On a 16 MiB tmpfs: a sparse 10 MiB file the test made (named for
+    // writing, so it is prefilled too) and a 10 MiB file iolab creates.
+    // The new file fits the free space when checked; the prefill of the
+    // sparse one then takes that space, and the new one runs out.
     let fs = iolab_testutil::TmpfsMount::new("16m").expect("tmpfs");
-    let a = fs.path().join("a");
-    let b = fs.path().join("b");
-    let job = fs.path().join("j.toml");
-    std::fs::write(
-        &job,
-        format!(
-            "[global]\nsize = '10m'\nrw = 'read'\nops = 8\ntarget = ['{}', '{}']\n",
-            a.display(),
-            b.display()
-        ),
-    )
-    .unwrap();
-    let (o, doc) = run_json(&[job.to_str().unwrap()], fs.path());
+    let sparse = fs.path().join("sparse");
+    let made = fs.path().join("made");
+    std::fs::File::create(&sparse)
+        .unwrap()
+        .set_len(10 << 20)
+        .unwrap();
+    let (s, m) = (sparse.to_str().unwrap(), made.to_str().unwrap());
+    let (o, doc) = run_json(
+        &[
+            "--target",
+            s,
+            "--target",
+            m,
+            "--destroy-data-on",
+            s,
+            "--size",
+            "10m",
+            "--prefill",
+            "--rw",
+            "read",
+            "--ops",
+            "8",
+        ],
+        fs.path(),
+    );
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let err = stderr(&o);
     let line = err
@@ -309,23 +322,65 @@ fn enospc_and_prefill_failures_give_their_reason_only_on_stdout() {
         .find(|l| l.contains("ENOSPC"))
         .unwrap_or_else(|| panic!("no ENOSPC on stderr: {err}"));
     assert!(line.starts_with("iolab: "), "{line}");
-    assert!(line.contains(b.to_str().unwrap()), "{line}");
+    assert!(line.contains(m), "{line}");
     assert!(line.contains("free space"), "{line}");
     assert!(
-        err.contains(&format!("removed {}", b.display())),
+        err.contains(&format!("removed {m}")),
         "no removal said: {err}"
     );
     assert!(
-        !b.exists(),
+        !made.exists(),
         "the file that ran out of space was left behind"
     );
-    assert!(
-        !a.exists(),
-        "the other file this run created was left behind"
-    );
+    assert!(sparse.exists(), "a file iolab did not create was removed");
     let reason = ptr(&doc, "runs.0.incomplete_reason").as_str().unwrap();
     assert!(reason.contains("ENOSPC"), "{reason}");
     assert_eq!(u(&doc, "runs.0.errors_total"), 1);
+}
+
+#[test]
+fn files_on_one_file_system_are_checked_together_before_the_first_io() {
+    iolab_testutil::require_root!();
+    let fs = iolab_testutil::TmpfsMount::new("16m").expect("tmpfs");
+    let (a, b) = (fs.path().join("a"), fs.path().join("b"));
+    // Two targets of one run.
+    let o = run_in(
+        fs.path(),
+        &[
+            "--target",
+            a.to_str().unwrap(),
+            "--target",
+            b.to_str().unwrap(),
+            "--size",
+            "10m",
+            "--rw",
+            "write",
+        ],
+    );
+    assert_bad_input(
+        &o,
+        "of the files the plan creates or extends there before it",
+    );
+    assert!(!a.exists() && !b.exists(), "a file was created");
+    // Two workloads of a job: refused before the first one runs.
+    let job = fs.path().join("j.toml");
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\nsize = '10m'\nrw = 'write'\nops = 8\n[[workload]]\ntarget = '{}'\n[[workload]]\ntarget = '{}'\n",
+            a.display(),
+            b.display()
+        ),
+    )
+    .unwrap();
+    let o = run_in(fs.path(), &[job.to_str().unwrap()]);
+    assert_bad_input(&o, "run 2/2");
+    assert!(
+        stderr(&o).contains("free on its file system"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!a.exists(), "the first workload ran");
 }
 
 #[test]

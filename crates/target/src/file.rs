@@ -9,7 +9,7 @@
 
 use crate::prepare::{canonical, invalid, map_io, named_in};
 use crate::sys::{self, OWNER_VALUE, XATTR_OWNER, XATTR_PREFILLED};
-use crate::{geometry, Kind, PrepareOptions, Refusal, TargetError, TargetInfo};
+use crate::{geometry, Kind, PrepareOptions, Refusal, Space, TargetError, TargetInfo};
 use std::fs::{self, Metadata, OpenOptions};
 use std::io;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
@@ -65,7 +65,7 @@ fn parent_dir(path: &Path) -> &Path {
 
 /// What creating `path` at `size` bytes needs: a directory that exists and
 /// may be written, and that much free space on its file system.
-pub fn check_create(path: &Path, size: u64) -> Result<(), TargetError> {
+pub fn check_create(path: &Path, size: u64) -> Result<Space, TargetError> {
     let dir = parent_dir(path);
     let no_dir = || {
         invalid(
@@ -94,7 +94,13 @@ pub fn check_create(path: &Path, size: u64) -> Result<(), TargetError> {
 /// Refuse a file of `size` bytes at `path` (of which `allocated` bytes are
 /// already on disk) when the file system at `on` has less free space:
 /// found now, rather than as ENOSPC in the middle of the prefill or run.
-fn check_free_space(path: &Path, on: &Path, size: u64, allocated: u64) -> Result<(), TargetError> {
+/// The space it takes, for a plan to add up.
+fn check_free_space(
+    path: &Path,
+    on: &Path,
+    size: u64,
+    allocated: u64,
+) -> Result<Space, TargetError> {
     let need = size.saturating_sub(allocated);
     let free = sys::free_bytes(on).map_err(|e| map_io(path, e, "access"))?;
     if let Some(free) = free.filter(|&free| need > free) {
@@ -103,14 +109,21 @@ fn check_free_space(path: &Path, on: &Path, size: u64, allocated: u64) -> Result
             size,
             free,
             fs: file_system_name(on),
+            others: 0,
         });
     }
-    Ok(())
+    let fs_dev = fs::metadata(on).map(|m| m.dev()).unwrap_or(0);
+    Ok(Space {
+        fs_dev,
+        bytes: need,
+        free,
+        on: on.to_path_buf(),
+    })
 }
 
 /// "tmpfs at /mnt/x": the mount point holding `p` (the highest ancestor on
 /// the same device) and its type from /proc/self/mounts.
-fn file_system_name(p: &Path) -> String {
+pub fn file_system_name(p: &Path) -> String {
     let start = canonical(p);
     let Ok(dev) = fs::metadata(&start).map(|m| m.dev()) else {
         return format!("the one holding {}", p.display());
@@ -186,6 +199,8 @@ pub struct Checked {
     len: u64,
     pub size: u64,
     extend: bool,
+    /// The space an extension takes.
+    pub space: Option<Space>,
 }
 
 /// The checks on an existing regular file: a region to use, ownership
@@ -221,15 +236,23 @@ pub fn check_existing(
             reasons: vec![Refusal(reason)],
         });
     }
-    if extend {
-        check_free_space(path, path, size, meta.blocks().saturating_mul(512))?;
-    }
+    let space = if extend {
+        Some(check_free_space(
+            path,
+            path,
+            size,
+            meta.blocks().saturating_mul(512),
+        )?)
+    } else {
+        None
+    };
     Ok(Checked {
         canonical,
         owned,
         len,
         size,
         extend,
+        space,
     })
 }
 
@@ -245,6 +268,7 @@ pub fn existing(
         len,
         size,
         extend,
+        ..
     } = check_existing(path, meta, opts)?;
     if extend {
         let f = OpenOptions::new()
@@ -388,7 +412,10 @@ mod tests {
         assert!(!p.exists(), "the file was left behind");
         assert!(crate::check(&p, &opts(true, Some(too_big))).is_err());
         // check() creates nothing for a size that fits either.
-        assert_eq!(crate::check(&p, &opts(true, Some(4096))).unwrap(), 4096);
+        assert_eq!(
+            crate::check(&p, &opts(true, Some(4096))).unwrap().size,
+            4096
+        );
         assert!(!p.exists(), "check created the file");
     }
 
@@ -413,7 +440,10 @@ mod tests {
         if sys::get_xattr(&p, XATTR_OWNER).unwrap().is_none() {
             return;
         }
-        assert_eq!(crate::check(&p, &opts(true, Some(8192))).unwrap(), 8192);
+        assert_eq!(
+            crate::check(&p, &opts(true, Some(8192))).unwrap().size,
+            8192
+        );
         assert_eq!(fs::metadata(&p).unwrap().len(), 4096);
     }
 }

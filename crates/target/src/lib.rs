@@ -111,16 +111,30 @@ pub enum TargetError {
         size: u64,
         actual: u64,
     },
-    #[error("--size {size} ({}) for {path} is more than the {free} bytes ({}) free on its file system ({fs}); give a smaller --size or free space there", fmt_bytes(*.size), fmt_bytes(*.free))]
+    #[error("--size {size} ({}) for {path}{} is more than the {free} bytes ({}) free on its file system ({fs}); give a smaller --size or free space there", fmt_bytes(*.size), others_text(*.others), fmt_bytes(*.free))]
     NoSpace {
         path: PathBuf,
         size: u64,
         free: u64,
         /// The file system: its mount point and type.
         fs: String,
+        /// Bytes that files created or extended before this one (by other
+        /// targets or earlier runs of the plan) take from the same space.
+        others: u64,
     },
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: io::Error },
+}
+
+fn others_text(others: u64) -> String {
+    if others == 0 {
+        String::new()
+    } else {
+        format!(
+            ", with the {others} bytes ({}) of the files the plan creates or extends there before it,",
+            fmt_bytes(others)
+        )
+    }
 }
 
 /// Bytes in binary units for messages: `64 MiB`, `1.5 GiB`.
@@ -146,12 +160,42 @@ pub fn prepare(path: &Path, opts: &PrepareOptions) -> Result<TargetInfo, TargetE
     prepare::prepare(path, opts)
 }
 
+/// What `check` found about a target.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    /// The size `prepare` would give the target.
+    pub size: u64,
+    /// The space a file to create or extend would take from its file
+    /// system; `None` for devices and files used as they are.
+    pub space: Option<Space>,
+}
+
+/// Space a file iolab would create or extend takes from its file system.
+#[derive(Debug, Clone)]
+pub struct Space {
+    /// st_dev of the file system.
+    pub fs_dev: u64,
+    /// Bytes to allocate: the size less what the file already holds.
+    pub bytes: u64,
+    /// Free bytes (statvfs f_bavail * f_frsize); `None` when the file
+    /// system does not say.
+    pub free: Option<u64>,
+    /// A directory or file on that file system, to name it in messages.
+    pub on: PathBuf,
+}
+
+impl Space {
+    /// "tmpfs at /mnt/x": the file system's type and mount point.
+    pub fn file_system_name(&self) -> String {
+        file::file_system_name(&self.on)
+    }
+}
+
 /// Every check `prepare` makes (existence, type, ownership, the device
 /// write-safety checks, `--size` against the device or the file system's
 /// free space), without creating, extending or writing anything: for
 /// `--dry-run` and for checking every run of a plan before the first I/O.
-/// Returns the size `prepare` would give the target.
-pub fn check(path: &Path, opts: &PrepareOptions) -> Result<u64, TargetError> {
+pub fn check(path: &Path, opts: &PrepareOptions) -> Result<Checked, TargetError> {
     prepare::check(path, opts)
 }
 

@@ -2,7 +2,7 @@
 //! half, and the helpers both halves share (path canonicalization for
 //! `--destroy-data-on`, errno-to-`TargetError` mapping).
 
-use crate::{device, file, PrepareOptions, TargetError, TargetInfo};
+use crate::{device, file, Checked, PrepareOptions, TargetError, TargetInfo};
 use std::fs::{self, FileType, Metadata};
 use std::io;
 use std::os::unix::fs::FileTypeExt;
@@ -33,16 +33,22 @@ pub fn prepare(path: &Path, opts: &PrepareOptions) -> Result<TargetInfo, TargetE
 }
 
 /// `prepare`'s checks without creating, extending or writing anything.
-pub fn check(path: &Path, opts: &PrepareOptions) -> Result<u64, TargetError> {
+pub fn check(path: &Path, opts: &PrepareOptions) -> Result<Checked, TargetError> {
     size_zero(path, opts)?;
     match fs::metadata(path) {
         Ok(meta) => {
             let ft = meta.file_type();
             if ft.is_file() {
-                file::check_existing(path, &meta, opts).map(|c| c.size)
+                file::check_existing(path, &meta, opts).map(|c| Checked {
+                    size: c.size,
+                    space: c.space,
+                })
             } else if ft.is_block_device() {
                 // Preparing a device only reads it.
-                device::prepare(path, &meta, opts).map(|i| i.size)
+                device::prepare(path, &meta, opts).map(|i| Checked {
+                    size: i.size,
+                    space: None,
+                })
             } else {
                 Err(TargetError::NotFileOrDevice {
                     path: path.to_path_buf(),
@@ -51,7 +57,10 @@ pub fn check(path: &Path, opts: &PrepareOptions) -> Result<u64, TargetError> {
             }
         }
         Err(e) if is_missing(&e) => match opts.size {
-            Some(size) => file::check_create(path, size).map(|_| size),
+            Some(size) => file::check_create(path, size).map(|space| Checked {
+                size,
+                space: Some(space),
+            }),
             None => Err(TargetError::NotFound {
                 path: path.to_path_buf(),
             }),
