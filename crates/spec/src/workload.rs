@@ -429,6 +429,12 @@ impl WorkloadSpec {
         if self.duration_s == Some(0.0) || self.io_size == Some(0) || self.ops == Some(0) {
             return e("--duration, --io-size and --ops must be above 0".into());
         }
+        if let Some(d) = self.duration_s.filter(|&d| d > 0.0 && d < MIN_INTERVAL_S) {
+            return e(format!(
+                "--duration {} is shorter than 1ms, the shortest run iolab times; give 1ms or more, or --ops N for a fixed number of I/Os",
+                crate::units::format_duration_exact(d)
+            ));
+        }
         if self.interval_s.is_nan() || self.interval_s < MIN_INTERVAL_S {
             return e(format!(
                 "--interval {} is below the minimum of 1ms (the engine's interval timer); give 1ms or more, e.g. --interval 1s",
@@ -675,6 +681,9 @@ mod tests {
         );
         s.interval_s = MIN_INTERVAL_S;
         assert!(s.validate().is_ok());
+        s.duration_s = Some(1e-6);
+        let e = s.validate().unwrap_err().0;
+        assert!(e.contains("--duration 1us is shorter than 1ms"), "{e}");
     }
 
     #[test]
