@@ -13,6 +13,7 @@ pub mod data;
 pub mod engines;
 mod errno;
 pub mod gen;
+mod precheck;
 mod raw;
 mod runner;
 mod verify;
@@ -21,6 +22,7 @@ mod worker;
 
 pub use errno::errno_name;
 pub use iolab_target::TargetError;
+pub use precheck::{check_workload, PlanCheck};
 pub use raw::*;
 pub use runner::{io_uring_available, run_workload, Observer, Quiet, RunError};
 pub use worker::{Timeline, GAP_RECORD_NS};

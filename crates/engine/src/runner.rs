@@ -17,11 +17,11 @@ use crate::verify::{NoVerify, WorkerVerify};
 use crate::verify_setup::{VerifyRun, VerifyTarget};
 use crate::worker::{self, Snapshot, Timeline, WorkerCtx, WorkerFinal, WorkerMsg, GAP_RECORD_NS};
 use iolab_spec::{EngineKind, SyncMode, WorkloadSpec};
-use iolab_target::{Kind, PrepareOptions, TargetError, TargetInfo};
+use iolab_target::{Kind, TargetError, TargetInfo};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::os::unix::io::AsRawFd;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
@@ -106,48 +106,13 @@ fn prepare_targets_inner(
     created: &mut Vec<TargetInfo>,
 ) -> Result<Vec<Prepared>, RunError> {
     let mut out = Vec::new();
-    let destroy: Vec<PathBuf> = spec.destroy_data_on.iter().map(PathBuf::from).collect();
     for t in &spec.targets {
-        let opts = PrepareOptions {
-            write: spec.writes() || spec.prefill_always(),
-            size: t.size,
-            destroy_data_on: destroy.clone(),
-            allow_mounted_write: spec.allow_mounted_write,
-        };
+        let opts = crate::precheck::prepare_options(spec, t);
         let info = iolab_target::prepare(Path::new(&t.path), &opts)?;
         if info.created {
             created.push(info.clone());
         }
-        if t.offset >= info.size {
-            return Err(RunError::Setup(format!(
-                "--offset {} is past the end of {} ({} bytes); give a smaller offset",
-                t.offset, t.path, info.size
-            )));
-        }
-        let avail = info.size - t.offset;
-        let region_len = match t.range {
-            Some(r) if r > avail => {
-                return Err(RunError::Setup(format!(
-                    "--range {r} from offset {} runs past the end of {} ({} bytes); give a smaller range",
-                    t.offset, t.path, info.size
-                )))
-            }
-            Some(r) => r,
-            None => avail,
-        };
-        if region_len < spec.max_bs() {
-            return Err(RunError::Setup(format!(
-                "{} offers {region_len} bytes, less than the block size {}; give a larger --size or a smaller --bs",
-                t.path,
-                spec.max_bs()
-            )));
-        }
-        if spec.hit_area > region_len {
-            return Err(RunError::Setup(format!(
-                "--hit-area {} is larger than the region of {} ({region_len} bytes); give a smaller hit area",
-                spec.hit_area, t.path
-            )));
-        }
+        let region_len = crate::precheck::region_len(spec, t, info.size)?;
         if spec.direct && spec.engine != EngineKind::Null {
             let lbs = (info
                 .dio_offset_align
@@ -504,6 +469,20 @@ pub fn run_workload(
                 errno_name(e.errno)
             )
         };
+        if matches!(e.errno, libc::ENOSPC | libc::EDQUOT) {
+            // A file this run created is of no use half written, and it
+            // holds the space that ran out: remove it.
+            for p in targets.iter().filter(|p| p.info.created) {
+                if iolab_target::remove_created(&p.info).is_ok() {
+                    let n = format!(
+                        "removed {}, which this run created, after the prefill ran out of space",
+                        p.info.path.display()
+                    );
+                    obs.note(&n);
+                    notes.push(n);
+                }
+            }
+        }
         let (errors, errno_counts, errors_total) = if interrupted {
             (Vec::new(), Vec::new(), 0)
         } else {
@@ -535,7 +514,9 @@ pub fn run_workload(
     let rate_mode = spec.rate_iops.is_some();
     let tl = Timeline {
         warmup_ns: (spec.warmup_s * 1e9) as u64,
-        interval_ns: ((spec.interval_s * 1e9) as u64).max(1_000_000),
+        // validate() refuses shorter intervals; the timer's floor.
+        interval_ns: ((spec.interval_s * 1e9) as u64)
+            .max((iolab_spec::MIN_INTERVAL_S * 1e9) as u64),
     };
     let end_ns = spec.duration_s.map(|d| tl.warmup_ns + (d * 1e9) as u64);
     // Workers stop on this flag: set by a worker that hit an error under

@@ -27,6 +27,8 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Cmd {
     /// Run workloads from flags or a TOML job file (docs/jobfile.md); with no target, the default job
+    // Negative numbers are values (`--qd -3` is told its minimum), not flags.
+    #[command(allow_negative_numbers = true)]
     Run(RunArgs),
     /// Report the devices under the targets (all when none): configuration, partitions, multipath, FC, NVMe, ZFS, and advice (docs/doctor.md)
     Doctor(crate::doctor::Args),
@@ -35,6 +37,7 @@ pub enum Cmd {
     /// Read targets written with --verify and check every block (against the journal with --journal), e.g. after a crash (docs/validation.md)
     Verify(crate::verify_cmd::VerifyArgs),
     /// Run a named study: bs-ladder, qd-ladder, corners, streams, iozone (docs/studies.md)
+    #[command(allow_negative_numbers = true)]
     Study(crate::study::Args),
     /// Turn a result document into one self-contained HTML report, or its tables as Markdown or CSV
     Report(crate::report_cmd::Args),
@@ -82,6 +85,13 @@ fn one_line(e: &clap::Error) -> String {
         .find(|l| l.starts_with("tip:"))
         .map(|t| format!("; {}", t.trim_start_matches("tip:").trim()))
         .unwrap_or_default();
+    // clap's "to pass '-1m' as a value, use '-- -1m'" does not apply to
+    // option values: say what is wrong with a negative one instead.
+    let tip = if tip.contains("use '-- -") {
+        "; sizes, times and counts cannot be negative (a leading '-' starts a flag)".to_string()
+    } else {
+        tip
+    };
     // Point at the help of the subcommand that was typed.
     let sub = std::env::args()
         .nth(1)

@@ -181,6 +181,70 @@ pub fn build(workloads: &[WorkloadOptions], pa: &PlanArgs) -> Result<Plan, Strin
     Ok(plan)
 }
 
+/// Check the targets of every run of the plan as the runs will
+/// (`iolab_engine::PlanCheck`: existence, ownership, the write-safety checks
+/// of devices, free space, regions), creating and writing nothing: a plan
+/// that would be refused is refused before its first I/O, and `--dry-run`
+/// refuses what the real run would.
+pub fn check_targets(plan: &Plan) -> Result<(), String> {
+    let mut check = iolab_engine::PlanCheck::new();
+    let n = plan.runs.len();
+    for (i, r) in plan.runs.iter().enumerate() {
+        check.check(&r.spec).map_err(|e| {
+            if n > 1 {
+                let params = r.params_text();
+                let what = if params.is_empty() {
+                    r.spec.name.clone()
+                } else {
+                    params
+                };
+                format!("run {}/{n} ({what}): {e}", i + 1)
+            } else {
+                e.to_string()
+            }
+        })?;
+    }
+    Ok(())
+}
+
+/// `msg`, an error of `build` for workloads read from the job file
+/// `job`, with the file and line of the key it is about, when the value
+/// came from the file (not from a flag on the command line).
+pub fn locate_in_job_file(msg: &str, job: &std::path::Path) -> String {
+    // "workload 2: --qd ...", as `build` words it for several workloads.
+    let index = msg
+        .strip_prefix("workload ")
+        .and_then(|r| r.split([',', ':']).next())
+        .and_then(|n| n.parse::<usize>().ok())
+        .map_or(0, |n| n.saturating_sub(1));
+    let Some(at) = msg.find("--") else {
+        return msg.to_string();
+    };
+    let flag: String = msg[at + 2..]
+        .chars()
+        .take_while(|c| c.is_ascii_lowercase() || *c == '-')
+        .collect();
+    if flag.is_empty() {
+        return msg.to_string();
+    }
+    let on_command_line = std::env::args().any(|a| {
+        iolab_jobfile::keys_of(&flag).iter().any(|k| {
+            let f = format!("--{}", k.replace('_', "-"));
+            a == f || a.starts_with(&format!("{f}="))
+        })
+    });
+    if on_command_line {
+        return msg.to_string();
+    }
+    let Ok(text) = std::fs::read_to_string(job) else {
+        return msg.to_string();
+    };
+    match iolab_jobfile::key_line(&text, &flag, index) {
+        Some(line) => format!("job file {}: line {line}: {msg}", job.display()),
+        None => msg.to_string(),
+    }
+}
+
 /// `1 h 02 min`, `3 min 20 s`, `12 s`, `0.4 s`.
 pub fn human_secs(s: f64) -> String {
     if s < 10.0 {

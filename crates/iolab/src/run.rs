@@ -148,13 +148,11 @@ pub fn run_command(args: RunArgs) -> ExitCode {
     };
     let plan = match crate::plan::build(&workloads, &args.plan) {
         Ok(p) => p,
-        Err(e) => return bad_input(&e),
+        Err(e) => match &args.jobfile {
+            Some(jf) => return bad_input(&crate::plan::locate_in_job_file(&e, jf)),
+            None => return bad_input(&e),
+        },
     };
-    if args.plan.dry_run {
-        print!("{}", crate::plan::dry_run_text(&plan));
-        cleanup(&temp_file);
-        return ExitCode::SUCCESS;
-    }
     let out = Output {
         json: json_path,
         quiet: args.quiet,
@@ -162,6 +160,21 @@ pub fn run_command(args: RunArgs) -> ExitCode {
         temp_file,
         force: args.force,
     };
+    if args.plan.dry_run {
+        // The same checks as the real run, targets and outputs, so a dry
+        // run never plans what the run would refuse; nothing is created.
+        let checked = crate::outputs::check_run(&plan, &out)
+            .map_err(|e| e.0)
+            .and_then(|_| crate::plan::check_targets(&plan));
+        cleanup(&out.temp_file);
+        return match checked {
+            Ok(()) => {
+                print!("{}", crate::plan::dry_run_text(&plan));
+                ExitCode::SUCCESS
+            }
+            Err(e) => bad_input(&e),
+        };
+    }
     execute(plan, out, &mut |_| {})
 }
 
@@ -192,6 +205,11 @@ pub fn execute(
     };
     let temp_file = out.temp_file;
     let json_path = out.json;
+    // Every run's targets are checked before the first run does any I/O.
+    if let Err(e) = crate::plan::check_targets(&plan) {
+        cleanup(&temp_file);
+        return bad_input(&e);
+    }
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         // A second Ctrl-C exits at once; the first asks the run to stop and
@@ -302,6 +320,9 @@ pub fn execute(
             run.params = planned.params_map();
         }
         println!("{}", terminal::summary(&run));
+        if let Some(line) = failure_line(&run) {
+            eprintln!("iolab: {line}");
+        }
         if !run.complete || run.errors_total > 0 {
             exit = exit.max(1);
         }
@@ -366,6 +387,40 @@ pub fn execute(
         return ExitCode::from(130);
     }
     ExitCode::from(exit)
+}
+
+/// One stderr line for a run that ended on an I/O error or failed its
+/// prefill: where (path, offset), the errno and what to do. The summary on
+/// stdout and the result document keep the details.
+fn failure_line(run: &iolab_report::RunResult) -> Option<String> {
+    if run.incomplete_reason.as_deref() == Some("interrupted") {
+        return None;
+    }
+    let e = run.errors.first()?;
+    let what = match run.incomplete_reason.as_deref() {
+        Some(r) if r.starts_with("prefill") => r.to_string(),
+        Some(r) => format!(
+            "{} of {} at offset {} failed: {} ({r})",
+            e.op, e.target, e.offset, e.error
+        ),
+        None => format!(
+            "{} I/O error{}, the first: {} of {} at offset {}: {}",
+            run.errors_total,
+            if run.errors_total == 1 { "" } else { "s" },
+            e.op,
+            e.target,
+            e.offset,
+            e.error
+        ),
+    };
+    let todo = match e.errno {
+        libc::ENOSPC | libc::EDQUOT => {
+            "free space on the target's file system or give a smaller --size"
+        }
+        libc::EROFS => "the target is read-only; remount it read-write or choose another target",
+        _ => "see the errors in the summary and the result document",
+    };
+    Some(format!("{}: {what}; {todo}", run.name))
 }
 
 /// Sleep, waking early when asked to stop.

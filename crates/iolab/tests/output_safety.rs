@@ -596,3 +596,21 @@ fn a_journal_path_that_is_a_file_or_a_block_device_is_refused_before_any_io() {
         .iter()
         .all(|&b| b == 0x5a));
 }
+
+#[test]
+fn dry_run_checks_its_outputs_like_the_real_run() {
+    let d = tempfile::tempdir().unwrap();
+    let foreign = d.path().join("data.bin");
+    std::fs::write(&foreign, b"not iolab's").unwrap();
+    let out = quick_run(d.path(), &["--json", "data.bin", "--dry-run"]);
+    assert_bad_input(
+        &out,
+        "--json data.bin already holds 11 bytes that are not an iolab result document",
+    );
+    assert_eq!(std::fs::read(&foreign).unwrap(), b"not iolab's");
+    // A dry run with a good output plans and creates nothing.
+    let out = quick_run(d.path(), &["--json", "new.json", "--dry-run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!d.path().join("new.json").exists());
+    assert!(!d.path().join("t.dat").exists());
+}

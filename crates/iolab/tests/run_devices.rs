@@ -287,14 +287,20 @@ fn a_mounted_device_is_refused() {
 fn enospc_on_a_small_tmpfs_is_counted_with_its_offset() {
     require_root!();
     let t = TmpfsMount::new("16m").unwrap();
+    // A sparse 64 MiB file the test made (iolab refuses to create one
+    // larger than the free space, so it is named for writing instead).
     let f = t.path().join("big.dat");
+    std::fs::File::create(&f)
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
     let d = tempfile::tempdir().unwrap();
     let (out, doc) = run_json(
         &[
             "--target",
             f.to_str().unwrap(),
-            "--size",
-            "64m",
+            "--destroy-data-on",
+            f.to_str().unwrap(),
             "--no-prefill",
             "--rw",
             "write",
@@ -321,6 +327,7 @@ fn enospc_on_a_small_tmpfs_is_counted_with_its_offset() {
         .unwrap()
         .contains("--on-error stop"));
     assert!(stdout(&out).contains("ENOSPC"));
+    assert!(stderr(&out).contains("ENOSPC"), "{}", stderr(&out));
 }
 
 #[test]

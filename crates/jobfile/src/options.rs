@@ -3,32 +3,52 @@
 use clap::Args;
 use serde::{Deserialize, Deserializer};
 
-fn de_str<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum V {
-        S(String),
-        I(i64),
-        F(f64),
+// The job-file deserializers read a `toml::Value` and say what they
+// expected by name: serde's untagged enums can only say "did not match any
+// variant", which names neither the key nor the type wanted. The key and
+// line are added by `parse_job_text` from the error's span.
+
+/// What a TOML value is, for "expected X, found Y".
+fn found(v: &toml::Value) -> &'static str {
+    match v {
+        toml::Value::String(_) => "a string",
+        toml::Value::Integer(_) => "an integer",
+        toml::Value::Float(_) => "a number with a fraction",
+        toml::Value::Boolean(_) => "true or false",
+        toml::Value::Datetime(_) => "a date",
+        toml::Value::Array(_) => "an array",
+        toml::Value::Table(_) => "a table",
     }
-    Ok(Some(match V::deserialize(d)? {
-        V::S(s) => s,
-        V::I(i) => i.to_string(),
-        V::F(f) => f.to_string(),
+}
+
+fn expected<E: serde::de::Error>(what: &str, v: &toml::Value) -> E {
+    E::custom(format!("expected {what}, found {}", found(v)))
+}
+
+fn de_str<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let v = toml::Value::deserialize(d)?;
+    Ok(Some(match v {
+        toml::Value::String(s) => s,
+        toml::Value::Integer(i) => i.to_string(),
+        toml::Value::Float(f) => f.to_string(),
+        other => return Err(expected("a string or a number (e.g. \"1s\")", &other)),
     }))
 }
 
 fn de_list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum V {
-        One(String),
-        Many(Vec<String>),
+    let v = toml::Value::deserialize(d)?;
+    let what = "a path as a string, or an array of them (e.g. [\"/dev/sdb\", \"/dev/sdc\"])";
+    match v {
+        toml::Value::String(s) => Ok(vec![s]),
+        toml::Value::Array(items) => items
+            .into_iter()
+            .map(|i| match i {
+                toml::Value::String(s) => Ok(s),
+                other => Err(expected(what, &other)),
+            })
+            .collect(),
+        other => Err(expected(what, &other)),
     }
-    Ok(match V::deserialize(d)? {
-        V::One(s) => vec![s],
-        V::Many(v) => v,
-    })
 }
 
 /// The value of a parameter that may take a list (a sweep): one or more
@@ -70,19 +90,23 @@ impl Values {
     }
 }
 
-/// `4k:60,8k:40`: every comma-separated item is SIZE:WEIGHT with a whole
-/// weight. Only block-size mixes have that form.
+/// `4k:60,8k:40`: comma-separated sizes of which at least one carries a
+/// whole `:WEIGHT`. Only block-size mixes have that form. A mix that
+/// forgets a weight (`4k:60,8k`) is still one value, so that `--bs`
+/// refuses it with a hint instead of sweeping `4k:60` and `8k`.
 fn is_bs_mix(s: &str) -> bool {
-    s.contains(':')
-        && s.split(',').all(|item| match item.trim().split_once(':') {
-            Some((size, w)) => {
-                !size.is_empty()
-                    && size.starts_with(|c: char| c.is_ascii_digit())
-                    && !w.is_empty()
-                    && w.chars().all(|c| c.is_ascii_digit())
-            }
-            None => false,
-        })
+    let weighted = |item: &str| match item.trim().split_once(':') {
+        Some((size, w)) => {
+            !size.is_empty()
+                && size.starts_with(|c: char| c.is_ascii_digit())
+                && !w.is_empty()
+                && w.trim().chars().all(|c| c.is_ascii_digit())
+        }
+        None => false,
+    };
+    s.split(',').any(weighted)
+        && s.split(',')
+            .all(|item| item.trim().starts_with(|c: char| c.is_ascii_digit()))
 }
 
 impl From<&str> for Values {
@@ -109,34 +133,22 @@ macro_rules! values_from_display {
 values_from_display!(u32, u64, f64, bool);
 
 fn de_values<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Values>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum One {
-        S(String),
-        I(i64),
-        F(f64),
-        B(bool),
-    }
-    impl One {
-        fn text(self) -> String {
-            match self {
-                One::S(s) => s,
-                One::I(i) => i.to_string(),
-                One::F(f) => f.to_string(),
-                One::B(b) => b.to_string(),
-            }
+    let what = "a string, a number or true/false, or an array of them (a sweep)";
+    let one = |v: toml::Value| -> Result<String, D::Error> {
+        match v {
+            toml::Value::String(s) => Ok(s),
+            toml::Value::Integer(i) => Ok(i.to_string()),
+            toml::Value::Float(f) => Ok(f.to_string()),
+            toml::Value::Boolean(b) => Ok(b.to_string()),
+            other => Err(expected(what, &other)),
         }
-    }
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum V {
-        One(One),
-        Many(Vec<One>),
-    }
-    let v = match V::deserialize(d)? {
-        V::One(One::S(s)) => Values::parse_text(&s),
-        V::One(o) => Values(vec![o.text()]),
-        V::Many(v) => Values(v.into_iter().map(One::text).collect()),
+    };
+    let v = match toml::Value::deserialize(d)? {
+        toml::Value::String(s) => Values::parse_text(&s),
+        toml::Value::Array(items) => {
+            Values(items.into_iter().map(one).collect::<Result<Vec<_>, _>>()?)
+        }
+        other => Values(vec![one(other)?]),
     };
     if v.0.is_empty() || v.0.iter().any(|x| x.trim().is_empty()) {
         return Err(serde::de::Error::custom(

@@ -43,23 +43,114 @@ impl JobFile {
 
 pub fn parse_job_text(text: &str, origin: &str) -> Result<JobFile, JobError> {
     toml::from_str::<JobFile>(text).map_err(|e| {
-        let line = e
-            .span()
-            .map(|s| {
-                format!(
-                    " line {}:",
-                    text[..s.start.min(text.len())].matches('\n').count() + 1
-                )
-            })
-            .unwrap_or_default();
         let mut msg = e.message().replace('\n', " ");
+        let mut at = String::new();
+        if let Some(s) = e.span() {
+            let start = s.start.min(text.len());
+            at = format!(" line {}:", text[..start].matches('\n').count() + 1);
+            // The key whose value is wrong, from the line the span starts
+            // on, or the nearest above it for an item of a multi-line
+            // array (toml's message names the type, not the key).
+            let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+            let upto = &text[..line_start
+                + text[line_start..]
+                    .find('\n')
+                    .unwrap_or(text.len() - line_start)];
+            let line = upto
+                .lines()
+                .rev()
+                .take_while(|l| !l.trim_start().starts_with('['))
+                .find(|l| l.contains('='))
+                .unwrap_or("");
+            if let Some((key, _)) = line.split_once('=') {
+                let key = key.trim().trim_matches(['"', '\'']);
+                if !key.is_empty()
+                    && !key.contains(['[', ' '])
+                    && !msg.contains(&format!("`{key}`"))
+                {
+                    msg = format!("key {key}: {msg}");
+                }
+            }
+        }
         if msg.contains("expected a sequence") && text.contains("[workload]") {
             msg.push_str(": write [[workload]] (double brackets) for each workload");
         }
         JobError(format!(
-            "job file {origin}:{line} {msg}; see docs/jobfile.md for the keys"
+            "job file {origin}:{at} {msg}; see docs/jobfile.md for the keys"
         ))
     })
+}
+
+/// The job-file keys of the parameter `--flag`: its name with `_` and its
+/// fio and vdbench aliases (as in `WorkloadOptions`).
+pub fn keys_of(flag: &str) -> Vec<String> {
+    let key = flag.trim_start_matches('-').replace('-', "_");
+    let aliases: &[&str] = match key.as_str() {
+        "target" => &["targets"],
+        "read_pct" => &["rdpct"],
+        "random_pct" => &["seekpct"],
+        "read_hit_pct" => &["rhpct"],
+        "write_hit_pct" => &["whpct"],
+        "jobs" => &["numjobs"],
+        "qd" => &["iodepth"],
+        "batch_complete" => &["iodepth_batch_complete_min"],
+        "engine" => &["ioengine"],
+        "cpus" => &["cpus_allowed"],
+        "clock" => &["clocksource"],
+        "rate" => &["iorate"],
+        _ => &[],
+    };
+    let mut v = vec![key.clone()];
+    v.extend(aliases.iter().map(|a| a.to_string()));
+    v
+}
+
+/// The line (from 1) where a job file sets the parameter `--flag`: in its
+/// `index`-th `[[workload]]` table (from 0), else in `[global]`. For
+/// messages about values that are valid TOML but wrong for the key.
+pub fn key_line(text: &str, flag: &str, index: usize) -> Option<usize> {
+    let keys = keys_of(flag);
+    let (mut global, mut workload) = (None, None);
+    // -1: before any table (top-level keys are refused by the parser).
+    let mut section: i64 = -2;
+    let mut workloads = 0i64;
+    for (n, line) in text.lines().enumerate() {
+        let l = line.trim();
+        if l.starts_with("[[") {
+            section = if l
+                .trim_start_matches("[[")
+                .trim_start()
+                .starts_with("workload")
+            {
+                workloads += 1;
+                workloads - 1
+            } else {
+                -2
+            };
+            continue;
+        }
+        if l.starts_with('[') {
+            section = if l.trim_start_matches('[').trim().starts_with("global") {
+                -1
+            } else {
+                -2
+            };
+            continue;
+        }
+        let Some((k, _)) = l.split_once('=') else {
+            continue;
+        };
+        let k = k.trim().trim_matches(['"', '\'']);
+        if !keys.iter().any(|key| key == k) {
+            continue;
+        }
+        if section == -1 && global.is_none() {
+            global = Some(n + 1);
+        } else if section == index as i64 && workload.is_none() {
+            workload = Some(n + 1);
+        }
+    }
+    workload.or(global)
 }
 
 pub fn load_job_file(path: &Path) -> Result<JobFile, JobError> {
@@ -122,6 +213,56 @@ fn num<T: std::str::FromStr>(
         .transpose()
 }
 
+/// A whole number in `range` (the bounds live in `iolab_spec`): negative,
+/// overflowing and fractional text each get their own message naming the
+/// flag and the allowed range.
+fn int<T: TryFrom<i128>>(
+    v: &Option<Values>,
+    flag: &str,
+    range: (u64, u64),
+) -> Result<Option<T>, JobError> {
+    let Some(s) = text(v) else {
+        return Ok(None);
+    };
+    let t = s.trim();
+    let n: i128 = match t.parse::<i128>() {
+        Ok(n) => n,
+        Err(_) => {
+            let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
+            if !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) {
+                // Too many digits even for i128: far beyond any bound.
+                if t.starts_with('-') {
+                    i128::MIN
+                } else {
+                    i128::MAX
+                }
+            } else {
+                let what = if t.parse::<f64>().is_ok() {
+                    "not a whole number"
+                } else {
+                    "not a number"
+                };
+                let (min, max) = range;
+                let give = if max == u64::MAX {
+                    format!("{min} or more")
+                } else {
+                    format!("{min} to {max}")
+                };
+                return Err(JobError(format!(
+                    "--{flag}: '{s}' is {what}; give a whole number, {give}"
+                )));
+            }
+        }
+    };
+    if let Err(e) = check_range(flag, n, range) {
+        // Say the text as given, not i128's saturated stand-in.
+        return Err(JobError(e.0.replacen(&n.to_string(), t, 1)));
+    }
+    T::try_from(n)
+        .map(Some)
+        .map_err(|_| JobError(format!("--{flag} {t} is too large")))
+}
+
 fn boolean(v: &Option<Values>, flag: &str) -> Result<Option<bool>, JobError> {
     text(v)
         .map(|s| match s.trim().to_ascii_lowercase().as_str() {
@@ -163,10 +304,10 @@ pub fn resolve_run(
     }
     let rw = text(&o.rw).unwrap_or("read").to_string();
     let (mut read_pct, mut random_pct) = parse_rw(&rw)?;
-    if let Some(p) = num(&o.read_pct, "read-pct", "a percentage")? {
+    if let Some(p) = int(&o.read_pct, "read-pct", PCT_RANGE)? {
         read_pct = p;
     }
-    if let Some(p) = num(&o.random_pct, "random-pct", "a percentage")? {
+    if let Some(p) = int(&o.random_pct, "random-pct", PCT_RANGE)? {
         random_pct = p;
     }
     let bs = parse_bs(text(&o.bs).unwrap_or("4k"))?;
@@ -187,7 +328,7 @@ pub fn resolve_run(
         .collect::<Vec<_>>();
     let mut duration_s = secs_v(&o.duration, "duration")?;
     let io_size = size(&o.io_size, "io-size")?;
-    let ops = num::<u64>(&o.ops, "ops", "a whole number")?;
+    let ops = int::<u64>(&o.ops, "ops", (1, u64::MAX))?;
     if duration_s.is_none() && io_size.is_none() && ops.is_none() {
         duration_s = Some(10.0);
     }
@@ -249,9 +390,10 @@ pub fn resolve_run(
         random_pct,
         bs,
         align,
-        jobs: num(&o.jobs, "jobs", "a whole number")?.unwrap_or(1),
-        qd: num(&o.qd, "qd", "a whole number")?.unwrap_or(1),
-        batch_complete: num(&o.batch_complete, "batch-complete", "a whole number")?.unwrap_or(1),
+        jobs: int(&o.jobs, "jobs", JOBS_RANGE)?.unwrap_or(1),
+        qd: int(&o.qd, "qd", QD_RANGE)?.unwrap_or(1),
+        batch_complete: int(&o.batch_complete, "batch-complete", BATCH_COMPLETE_RANGE)?
+            .unwrap_or(1),
         distribution: parse_distribution(text(&o.distribution).unwrap_or("uniform"))?,
         duration_s,
         io_size,
@@ -261,9 +403,9 @@ pub fn resolve_run(
         rate_iops: num(&o.rate, "rate", "a number of I/Os per second")?,
         direct,
         sync,
-        fsync_every: num(&o.fsync_every, "fsync-every", "a whole number")?.unwrap_or(0),
+        fsync_every: int(&o.fsync_every, "fsync-every", (0, u64::MAX))?.unwrap_or(0),
         data: parse_data(text(&o.data).unwrap_or("random"))?,
-        dedupe_pct: num(&o.dedupe, "dedupe", "a percentage")?.unwrap_or(0),
+        dedupe_pct: int(&o.dedupe, "dedupe", PCT_RANGE)?.unwrap_or(0),
         engine: parse_engine(text(&o.engine).unwrap_or("io_uring"))?,
         cpus: match &o.cpus {
             Some(c) => parse_cpu_list(c)?,
@@ -272,8 +414,8 @@ pub fn resolve_run(
         clock,
         seed,
         hit_area: size(&o.hit_area, "hit-area")?.unwrap_or(0),
-        read_hit_pct: num(&o.read_hit_pct, "read-hit-pct", "a percentage")?.unwrap_or(0),
-        write_hit_pct: num(&o.write_hit_pct, "write-hit-pct", "a percentage")?.unwrap_or(0),
+        read_hit_pct: int(&o.read_hit_pct, "read-hit-pct", PCT_RANGE)?.unwrap_or(0),
+        write_hit_pct: int(&o.write_hit_pct, "write-hit-pct", PCT_RANGE)?.unwrap_or(0),
         on_error,
         prefill,
         destroy_data_on: o.destroy_data_on.clone(),
@@ -427,6 +569,128 @@ qd = 32
 #[cfg(test)]
 mod more_tests {
     use super::*;
+
+    fn job_err(text: &str) -> String {
+        let e = parse_job_text(text, "j.toml").unwrap_err().0;
+        assert!(!e.contains('\n'), "{e}");
+        e
+    }
+
+    fn resolve_err(text: &str) -> String {
+        let j = parse_job_text(text, "j.toml").unwrap();
+        resolve(&j.workloads()[0], 0).unwrap_err().0
+    }
+
+    #[test]
+    fn toml_type_errors_name_the_key_the_line_and_the_type() {
+        let e = job_err("[global]\ntarget = '/a'\n\nqd = { x = 1 }\n");
+        assert!(e.contains("j.toml: line 4"), "{e}");
+        assert!(e.contains("key qd"), "{e}");
+        assert!(e.contains("found a table"), "{e}");
+        assert!(!e.contains("untagged"), "{e}");
+        let e = job_err("[global]\ntarget = 5\n");
+        assert!(
+            e.contains("line 2") && e.contains("key target") && e.contains("found an integer"),
+            "{e}"
+        );
+        let e = job_err("[global]\ntarget = '/a'\ninterval = true\n");
+        assert!(
+            e.contains("line 3") && e.contains("key interval") && e.contains("true or false"),
+            "{e}"
+        );
+        let e = job_err("[global]\ntarget = '/a'\nseed = 'x'\n");
+        assert!(e.contains("line 3") && e.contains("key seed"), "{e}");
+        let e = job_err("[global]\ntarget = '/a'\nqd = [\n  1,\n  { x = 2 },\n]\n");
+        assert!(e.contains("line 3") && e.contains("key qd"), "{e}");
+        let e = job_err("[[workload]]\ntarget = '/a'\nbs = ['4k', [1]]\n");
+        assert!(
+            e.contains("line 3") && e.contains("key bs") && e.contains("found an array"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn negative_numbers_say_the_minimum_not_not_a_whole_number() {
+        let e = resolve_err("[global]\ntarget = '/a'\nqd = -3\n");
+        assert!(
+            e.contains("--qd -3 is below the minimum 1; give 1 to 4096"),
+            "{e}"
+        );
+        let e = resolve_err("[global]\ntarget = '/a'\njobs = -1\n");
+        assert!(e.contains("--jobs -1 is below the minimum 1"), "{e}");
+        let e = resolve_err("[global]\ntarget = '/a'\nread_pct = -5\n");
+        assert!(
+            e.contains("--read-pct -5 is below the minimum 0; give 0 to 100"),
+            "{e}"
+        );
+        let e = resolve_err("[global]\ntarget = '/a'\nqd = 2.5\n");
+        assert!(e.contains("--qd: '2.5' is not a whole number"), "{e}");
+    }
+
+    #[test]
+    fn overflowing_numbers_sizes_and_durations_say_too_large() {
+        let e = resolve_err(
+            "[global]\ntarget = '/a'\nqd = '99999999999999999999999999999999999999999'\n",
+        );
+        assert!(
+            e.contains("--qd 99999999999999999999999999999999999999999 is too large (max 4096)"),
+            "{e}"
+        );
+        let e = resolve_err("[global]\ntarget = '/a'\nops = '99999999999999999999'\n");
+        assert!(
+            e.contains("--ops") && e.contains("too large (max 18446744073709551615)"),
+            "{e}"
+        );
+        let e = resolve_err("[global]\ntarget = '/a'\nsize = '99999999999999999999'\n");
+        assert!(
+            e.contains("--size") && e.contains("too large (max 16383p"),
+            "{e}"
+        );
+        let e = resolve_err("[global]\ntarget = '/a'\nduration = '99999999999999999h'\n");
+        assert!(
+            e.contains("--duration") && e.contains("too long (max"),
+            "{e}"
+        );
+        let e = resolve_err("[global]\ntarget = '/a'\nio_size = '-4k'\n");
+        assert!(e.contains("--io-size") && e.contains("negative"), "{e}");
+    }
+
+    #[test]
+    fn a_bs_mix_with_a_missing_weight_is_refused_not_swept() {
+        let v = Values::parse_arg("4k:60,8k").unwrap();
+        assert!(!v.is_list(), "{v:?} became a sweep");
+        let o = WorkloadOptions {
+            target: vec!["/x".into()],
+            bs: Some(v),
+            ..Default::default()
+        };
+        let e = resolve(&o, 0).unwrap_err().0;
+        assert!(e.contains("4k:60,8k:40") && e.contains("4k,8k"), "{e}");
+        let e = resolve_err("[global]\ntarget = '/a'\nbs = '4k:60,8k'\n");
+        assert!(e.contains("4k:60,8k:40"), "{e}");
+        // A real sweep and a real mix are unchanged.
+        assert!(Values::parse_arg("4k,8k").unwrap().is_list());
+        assert!(!Values::parse_arg("4k:60,8k:40").unwrap().is_list());
+        assert!(Values::parse_arg("zipf:1.2,uniform").unwrap().is_list());
+    }
+
+    #[test]
+    fn key_line_finds_the_workload_or_global_line() {
+        let t = "[global]\nqd = 4\niodepth_batch_complete_min = 2\n[[workload]]\nrw='read'\n[[workload]]\nqd = -3\n";
+        assert_eq!(key_line(t, "--qd", 0), Some(2));
+        assert_eq!(key_line(t, "--qd", 1), Some(7));
+        assert_eq!(key_line(t, "batch-complete", 0), Some(3));
+        assert_eq!(key_line(t, "--bs", 0), None);
+    }
+
+    #[test]
+    fn interval_below_the_minimum_is_refused() {
+        let e = resolve_err("[global]\ntarget = '/a'\ninterval = '1us'\n");
+        assert!(
+            e.contains("--interval 1us is below the minimum of 1ms"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn single_bracket_workload_gets_a_hint() {

@@ -105,8 +105,10 @@ pub fn interval_line(iv: &Interval) -> String {
         .as_ref()
         .map(|c| format!("{:.1}", c.user_pct + c.sys_pct))
         .unwrap_or_else(|| "-".into());
+    // Intervals shorter than 0.1 s (--interval down to 1ms) need ms.
+    let tp = if iv.end_s - iv.start_s < 0.0995 { 3 } else { 1 };
     let mut line = format!(
-        "{:>7.1}s {:>10.0} {:>9.1} {:>10} {:>10} {:>3.0}/{:<4.0} {:>6}",
+        "{:>7.tp$}s {:>10.0} {:>9.1} {:>10} {:>10} {:>3.0}/{:<4.0} {:>6}",
         iv.end_s,
         t.iops,
         t.mbps,

@@ -7,5 +7,7 @@
 pub mod units;
 pub mod workload;
 
-pub use units::{format_bytes, format_duration, parse_duration, parse_size, UnitError};
+pub use units::{
+    format_bytes, format_duration, format_duration_exact, parse_duration, parse_size, UnitError,
+};
 pub use workload::*;

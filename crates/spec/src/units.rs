@@ -19,6 +19,28 @@ pub enum UnitError {
         "'{0}' is not a duration; write seconds or a number with ms, s, m, h, e.g. 30s or 500ms"
     )]
     BadDuration(String),
+    #[error("'{0}' is too large (max {MAX_SIZE_TEXT}); give a smaller size")]
+    SizeTooLarge(String),
+    #[error("'{0}' is negative; give a size of 0 or more, e.g. 4k")]
+    NegativeSize(String),
+    #[error("'{0}' is too long (max {MAX_DURATION_TEXT}); give a shorter time")]
+    DurationTooLarge(String),
+    #[error("'{0}' is negative; give a time of 0 or more, e.g. 30s")]
+    NegativeDuration(String),
+}
+
+/// The largest size: a byte count must fit in 64 bits.
+pub const MAX_SIZE_TEXT: &str = "16383p, just under 16 EiB";
+/// The longest duration iolab takes, in seconds (about 317 years).
+pub const MAX_DURATION_S: f64 = 1e10;
+const MAX_DURATION_TEXT: &str = "10000000000s, about 317 years";
+
+/// A leading minus sign before a number: said as "negative", not "not a size".
+fn is_negative(t: &str) -> bool {
+    t.strip_prefix('-').is_some_and(|r| {
+        r.trim_start()
+            .starts_with(|c: char| c.is_ascii_digit() || c == '.')
+    })
 }
 
 fn split_number(s: &str) -> (&str, &str) {
@@ -34,6 +56,10 @@ fn split_number(s: &str) -> (&str, &str) {
 pub fn parse_size(s: &str) -> Result<u64, UnitError> {
     let t = s.trim();
     let bad = || UnitError::BadSize(s.to_string());
+    let big = || UnitError::SizeTooLarge(s.to_string());
+    if is_negative(t) {
+        return Err(UnitError::NegativeSize(s.to_string()));
+    }
     let (num, suffix) = split_number(t);
     if num.is_empty() {
         return Err(bad());
@@ -50,13 +76,22 @@ pub fn parse_size(s: &str) -> Result<u64, UnitError> {
     if num.contains('.') {
         let v: f64 = num.parse().map_err(|_| bad())?;
         let bytes = v * mult as f64;
-        if !bytes.is_finite() || bytes < 0.0 || bytes > u64::MAX as f64 || bytes.fract() != 0.0 {
+        if bytes.is_infinite() || bytes >= u64::MAX as f64 {
+            return Err(big());
+        }
+        if !bytes.is_finite() || bytes < 0.0 || bytes.fract() != 0.0 {
             return Err(bad());
         }
         Ok(bytes as u64)
     } else {
-        let v: u64 = num.parse().map_err(|_| bad())?;
-        v.checked_mul(mult).ok_or_else(bad)
+        let v: u64 = num.parse().map_err(|e: std::num::ParseIntError| {
+            if *e.kind() == std::num::IntErrorKind::PosOverflow {
+                big()
+            } else {
+                bad()
+            }
+        })?;
+        v.checked_mul(mult).ok_or_else(big)
     }
 }
 
@@ -64,6 +99,9 @@ pub fn parse_size(s: &str) -> Result<u64, UnitError> {
 pub fn parse_duration(s: &str) -> Result<Duration, UnitError> {
     let t = s.trim();
     let bad = || UnitError::BadDuration(s.to_string());
+    if is_negative(t) {
+        return Err(UnitError::NegativeDuration(s.to_string()));
+    }
     let (num, suffix) = split_number(t);
     if num.is_empty() {
         return Err(bad());
@@ -80,7 +118,10 @@ pub fn parse_duration(s: &str) -> Result<Duration, UnitError> {
         _ => return Err(bad()),
     };
     let secs = v * secs_per_unit;
-    if !secs.is_finite() || !(0.0..=1e10).contains(&secs) {
+    if secs.is_infinite() || secs > MAX_DURATION_S {
+        return Err(UnitError::DurationTooLarge(s.to_string()));
+    }
+    if !secs.is_finite() || secs < 0.0 {
         return Err(bad());
     }
     Ok(Duration::from_secs_f64(secs))
@@ -126,6 +167,27 @@ pub fn format_duration(d: Duration) -> String {
     }
 }
 
+/// Seconds with the unit that shows them best, to 3 significant
+/// decimals: `1us`, `0.5ms`, `250ms`, `1.5s` (for messages about short
+/// times, where `format_duration` would round to `0ms`).
+pub fn format_duration_exact(s: f64) -> String {
+    if !s.is_finite() || s <= 0.0 {
+        return format!("{s}s");
+    }
+    let (v, unit) = if s < 1e-6 {
+        (s * 1e9, "ns")
+    } else if s < 1e-3 {
+        (s * 1e6, "us")
+    } else if s < 1.0 {
+        (s * 1e3, "ms")
+    } else {
+        (s, "s")
+    };
+    let t = format!("{v:.3}");
+    let t = t.trim_end_matches('0').trim_end_matches('.');
+    format!("{t}{unit}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,11 +219,44 @@ mod tests {
     }
 
     #[test]
+    fn overflowing_sizes_and_durations_say_too_large() {
+        for big in [
+            "99999999999999999999",
+            "16384p",
+            "20000000t",
+            "99999999999999999999k",
+            "99999999999999999999.5",
+        ] {
+            let e = parse_size(big).unwrap_err();
+            assert!(matches!(e, UnitError::SizeTooLarge(_)), "{big}: {e}");
+            assert!(e.to_string().contains("too large (max 16383p"), "{e}");
+        }
+        assert_eq!(parse_size("16383p").unwrap(), 16383 << 50);
+        for big in ["99999999999999999999999", "99999999999h", "400000d"] {
+            let e = parse_duration(big).unwrap_err();
+            assert!(matches!(e, UnitError::DurationTooLarge(_)), "{big}: {e}");
+            assert!(e.to_string().contains("too long (max"), "{e}");
+        }
+        for neg in ["-1", "-4k", " -0.5m"] {
+            let e = parse_size(neg).unwrap_err();
+            assert!(matches!(e, UnitError::NegativeSize(_)), "{neg}: {e}");
+        }
+        assert!(matches!(
+            parse_duration("-2s").unwrap_err(),
+            UnitError::NegativeDuration(_)
+        ));
+    }
+
+    #[test]
     fn formatting() {
         assert_eq!(format_bytes(512), "512 B");
         assert_eq!(format_bytes(4096), "4 KiB");
         assert_eq!(format_bytes(3 << 19), "1.5 MiB");
         assert_eq!(format_duration(Duration::from_millis(250)), "250ms");
         assert_eq!(format_duration(Duration::from_secs(150)), "2m30s");
+        assert_eq!(format_duration_exact(1e-6), "1us");
+        assert_eq!(format_duration_exact(0.0005), "500us");
+        assert_eq!(format_duration_exact(0.25), "250ms");
+        assert_eq!(format_duration_exact(1.5), "1.5s");
     }
 }

@@ -209,6 +209,40 @@ pub struct WorkloadSpec {
     pub max_errors: u64,
 }
 
+/// Allowed range of `--jobs`.
+pub const JOBS_RANGE: (u64, u64) = (1, 4096);
+/// Allowed range of `--qd`.
+pub const QD_RANGE: (u64, u64) = (1, 4096);
+/// Allowed range of `--batch-complete`.
+pub const BATCH_COMPLETE_RANGE: (u64, u64) = (1, 4096);
+/// Allowed range of every percentage.
+pub const PCT_RANGE: (u64, u64) = (0, 100);
+/// The shortest `--interval`: the engine's interval timer does not go
+/// below 1 ms.
+pub const MIN_INTERVAL_S: f64 = 0.001;
+
+/// `value` of `--flag` against its allowed range `(min, max)`: the one
+/// message for a whole number out of range, used by the parser (which also
+/// sees negative and overflowing text) and by `validate`.
+pub fn check_range(flag: &str, value: i128, (min, max): (u64, u64)) -> Result<(), SpecError> {
+    let give = if max == u64::MAX {
+        format!("give {min} or more")
+    } else {
+        format!("give {min} to {max}")
+    };
+    if value < min as i128 {
+        return Err(SpecError(format!(
+            "--{flag} {value} is below the minimum {min}; {give}"
+        )));
+    }
+    if value > max as i128 {
+        return Err(SpecError(format!(
+            "--{flag} {value} is too large (max {max}); {give}"
+        )));
+    }
+    Ok(())
+}
+
 fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 {
         a
@@ -311,25 +345,19 @@ impl WorkloadSpec {
         if self.targets.is_empty() {
             return e("no target: give --target PATH (a file or a block device)".into());
         }
-        if self.read_pct > 100 {
+        check_range("read-pct", self.read_pct.into(), PCT_RANGE)?;
+        check_range("random-pct", self.random_pct.into(), PCT_RANGE)?;
+        check_range("read-hit-pct", self.read_hit_pct.into(), PCT_RANGE)?;
+        check_range("write-hit-pct", self.write_hit_pct.into(), PCT_RANGE)?;
+        check_range("dedupe", self.dedupe_pct.into(), PCT_RANGE)?;
+        if self.hit_area == 0 && (self.read_hit_pct > 0 || self.write_hit_pct > 0) {
+            let (flag, pct) = if self.read_hit_pct > 0 {
+                ("read-hit-pct", self.read_hit_pct)
+            } else {
+                ("write-hit-pct", self.write_hit_pct)
+            };
             return e(format!(
-                "--read-pct {} is over 100; give 0 to 100",
-                self.read_pct
-            ));
-        }
-        if self.random_pct > 100 {
-            return e(format!(
-                "--random-pct {} is over 100; give 0 to 100",
-                self.random_pct
-            ));
-        }
-        if self.read_hit_pct > 100 || self.write_hit_pct > 100 {
-            return e("--read-hit-pct and --write-hit-pct take 0 to 100".into());
-        }
-        if self.dedupe_pct > 100 {
-            return e(format!(
-                "--dedupe {} is over 100; give 0 to 100",
-                self.dedupe_pct
+                "--{flag} {pct} sends I/O to the hit area, but there is none; give --hit-area SIZE (vdbench hitarea) or drop --{flag}"
             ));
         }
         if self.bs.is_empty() || self.bs.iter().any(|b| b.bytes == 0) {
@@ -341,27 +369,26 @@ impl WorkloadSpec {
         if self.max_bs() > (1 << 30) {
             return e("--bs over 1 GiB is not supported; use a smaller block size".into());
         }
+        if self.hit_area > 0 && self.hit_area < self.max_bs() {
+            return e(format!(
+                "--hit-area {} is smaller than the block size {}, so no I/O fits in it; give a larger --hit-area or a smaller --bs",
+                self.hit_area,
+                self.max_bs()
+            ));
+        }
         if self.align == 0 {
             return e("--align must be at least 1 byte".into());
         }
-        if self.jobs == 0 || self.jobs > 4096 {
-            return e(format!(
-                "--jobs {} is out of range; give 1 to 4096",
-                self.jobs
-            ));
-        }
-        if self.qd == 0 || self.qd > 4096 {
-            return e(format!("--qd {} is out of range; give 1 to 4096", self.qd));
-        }
-        if self.batch_complete == 0 || self.batch_complete > 4096 {
-            return e(format!(
-                "--batch-complete {} is out of range; give 1 to 4096 (1 refills after every completion)",
-                self.batch_complete
-            ));
-        }
+        check_range("jobs", self.jobs.into(), JOBS_RANGE)?;
+        check_range("qd", self.qd.into(), QD_RANGE)?;
+        check_range(
+            "batch-complete",
+            self.batch_complete.into(),
+            BATCH_COMPLETE_RANGE,
+        )?;
         if let Some(r) = self.rate_iops {
             if !(r > 0.0 && r.is_finite()) {
-                return e("--rate must be above 0 I/Os per second (omit it for unlimited)".into());
+                return e("--rate must be a finite number above 0 I/Os per second (omit it for unlimited)".into());
             }
         }
         match self.distribution {
@@ -407,8 +434,20 @@ impl WorkloadSpec {
         if self.duration_s == Some(0.0) || self.io_size == Some(0) || self.ops == Some(0) {
             return e("--duration, --io-size and --ops must be above 0".into());
         }
-        if self.interval_s.is_nan() || self.interval_s <= 0.0 {
-            return e("--interval must be above 0, e.g. --interval 1s".into());
+        if let Some(d) = self.duration_s.filter(|&d| d > 0.0 && d < MIN_INTERVAL_S) {
+            return e(format!(
+                "--duration {} is shorter than 1ms, the shortest run iolab times; give 1ms or more, or --ops N for a fixed number of I/Os",
+                crate::units::format_duration_exact(d)
+            ));
+        }
+        if self.interval_s.is_nan() || self.interval_s < MIN_INTERVAL_S {
+            return e(format!(
+                "--interval {} is below the minimum of 1ms (the engine's interval timer); give 1ms or more, e.g. --interval 1s",
+                crate::units::format_duration_exact(self.interval_s)
+            ));
+        }
+        if self.stall_threshold_s.is_nan() || self.stall_threshold_s <= 0.0 {
+            return e("--stall-threshold must be above 0, e.g. --stall-threshold 1s".into());
         }
         if self.engine == EngineKind::Psync && self.qd > 1 {
             return e(format!(
@@ -465,9 +504,15 @@ pub fn parse_bs(s: &str) -> Result<Vec<BsWeight>, SpecError> {
             "--bs {s} is not a block size or mix; write e.g. 4k or 4k:60,8k:30,64k:10"
         ))
     };
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    let weighted = parts.iter().filter(|p| p.contains(':')).count();
+    if weighted > 0 && weighted < parts.len() {
+        return Err(SpecError(format!(
+            "--bs {s} gives weights to some sizes but not to others; write a mix with a weight for every size (e.g. 4k:60,8k:40) or a sweep without weights (e.g. 4k,8k)"
+        )));
+    }
     let mut out = Vec::new();
-    for part in s.split(',') {
-        let part = part.trim();
+    for part in parts {
         if part.is_empty() {
             return Err(bad());
         }
@@ -614,8 +659,47 @@ mod tests {
             }]
         );
         assert!(parse_bs("4k,8k").is_err());
+        assert!(parse_bs("4k:60,8k:x").is_err());
         assert!(parse_bs("4k:x").is_err());
         assert!(parse_bs("").is_err());
+    }
+
+    #[test]
+    fn bs_mix_with_a_missing_weight_says_how_to_write_a_mix_or_a_sweep() {
+        for s in ["4k:60,8k", "4k,8k:40", "4k:60, 8k:30, 16k"] {
+            let e = parse_bs(s).unwrap_err().0;
+            assert!(
+                e.contains("4k:60,8k:40") && e.contains("4k,8k") && e.contains("--bs"),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn interval_below_the_engines_minimum_is_refused_naming_it() {
+        let mut s = base();
+        s.interval_s = 1e-6;
+        let e = s.validate().unwrap_err().0;
+        assert!(
+            e.contains("--interval 1us") && e.contains("minimum of 1ms"),
+            "{e}"
+        );
+        s.interval_s = MIN_INTERVAL_S;
+        assert!(s.validate().is_ok());
+        s.duration_s = Some(1e-6);
+        let e = s.validate().unwrap_err().0;
+        assert!(e.contains("--duration 1us is shorter than 1ms"), "{e}");
+    }
+
+    #[test]
+    fn out_of_range_numbers_name_the_flag_and_the_range() {
+        let e = check_range("qd", -3, QD_RANGE).unwrap_err().0;
+        assert_eq!(e, "--qd -3 is below the minimum 1; give 1 to 4096");
+        let e = check_range("qd", 5000, QD_RANGE).unwrap_err().0;
+        assert_eq!(e, "--qd 5000 is too large (max 4096); give 1 to 4096");
+        let e = check_range("ops", 0, (1, u64::MAX)).unwrap_err().0;
+        assert!(e.ends_with("give 1 or more"), "{e}");
+        assert!(check_range("read-pct", 100, PCT_RANGE).is_ok());
     }
 
     #[test]
@@ -673,6 +757,14 @@ mod tests {
                 "psync",
             ),
             (Box::new(|s| s.duration_s = None), "no end"),
+            (
+                Box::new(|s| s.read_hit_pct = 50),
+                "--read-hit-pct 50 sends I/O to the hit area, but there is none",
+            ),
+            (
+                Box::new(|s| s.hit_area = 512),
+                "--hit-area 512 is smaller than the block size 4096",
+            ),
         ];
         for (f, needle) in cases {
             let mut s = base();

@@ -9,7 +9,7 @@
 
 use crate::prepare::{canonical, invalid, map_io, named_in};
 use crate::sys::{self, OWNER_VALUE, XATTR_OWNER, XATTR_PREFILLED};
-use crate::{geometry, Kind, PrepareOptions, Refusal, TargetError, TargetInfo};
+use crate::{geometry, Kind, PrepareOptions, Refusal, Space, TargetError, TargetInfo};
 use std::fs::{self, Metadata, OpenOptions};
 use std::io;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
@@ -18,13 +18,7 @@ use std::path::Path;
 /// Create the missing file `path` with `size` bytes (sparse) and mark it as
 /// iolab's.
 pub fn create(path: &Path, size: u64, opts: &PrepareOptions) -> Result<TargetInfo, TargetError> {
-    // The same rule as for a new output file: an existing, writable
-    // directory (said before trying, rather than as a bare errno).
-    if let Some(problem) = crate::output::dir_problem(path) {
-        if fs::symlink_metadata(path).is_err() {
-            return Err(invalid(path, &format!("cannot create it: {problem}")));
-        }
-    }
+    check_create(path, size)?;
     let f = match OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -59,6 +53,84 @@ pub fn create(path: &Path, size: u64, opts: &PrepareOptions) -> Result<TargetInf
         prefilled_bytes: 0,
         rdev: None,
     })
+}
+
+/// The directory a new file at `path` goes in.
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// What creating `path` at `size` bytes needs: a directory that exists and
+/// may be written, and that much free space on its file system.
+pub fn check_create(path: &Path, size: u64) -> Result<Space, TargetError> {
+    // The same rule as for a new output file: an existing, writable
+    // directory (said before trying, rather than as a bare errno).
+    if let Some(problem) = crate::output::dir_problem(path) {
+        return Err(invalid(path, &format!("cannot create it: {problem}")));
+    }
+    let dir = parent_dir(path);
+    check_free_space(path, dir, size, 0)
+}
+
+/// Refuse a file of `size` bytes at `path` (of which `allocated` bytes are
+/// already on disk) when the file system at `on` has less free space:
+/// found now, rather than as ENOSPC in the middle of the prefill or run.
+/// The space it takes, for a plan to add up.
+fn check_free_space(
+    path: &Path,
+    on: &Path,
+    size: u64,
+    allocated: u64,
+) -> Result<Space, TargetError> {
+    let need = size.saturating_sub(allocated);
+    let free = sys::free_bytes(on).map_err(|e| map_io(path, e, "access"))?;
+    if let Some(free) = free.filter(|&free| need > free) {
+        return Err(TargetError::NoSpace {
+            path: path.to_path_buf(),
+            size,
+            free,
+            fs: file_system_name(on),
+            others: 0,
+        });
+    }
+    let fs_dev = fs::metadata(on).map(|m| m.dev()).unwrap_or(0);
+    Ok(Space {
+        fs_dev,
+        bytes: need,
+        free,
+        on: on.to_path_buf(),
+    })
+}
+
+/// "tmpfs at /mnt/x": the mount point holding `p` (the highest ancestor on
+/// the same device) and its type from /proc/self/mounts.
+pub fn file_system_name(p: &Path) -> String {
+    let start = canonical(p);
+    let Ok(dev) = fs::metadata(&start).map(|m| m.dev()) else {
+        return format!("the one holding {}", p.display());
+    };
+    let mut mount = start.as_path();
+    while let Some(up) = mount.parent() {
+        match fs::metadata(up) {
+            Ok(m) if m.dev() == dev => mount = up,
+            _ => break,
+        }
+    }
+    let fstype = fs::read_to_string("/proc/self/mounts").ok().and_then(|t| {
+        // The last mount on that point is the one in use.
+        t.lines().rev().find_map(|l| {
+            let mut f = l.split_whitespace();
+            let (_, at, ty) = (f.next()?, f.next()?, f.next()?);
+            (at.replace("\\040", " ") == mount.to_string_lossy()).then(|| ty.to_string())
+        })
+    });
+    match fstype {
+        Some(t) => format!("{t} at {}", mount.display()),
+        None => format!("mounted at {}", mount.display()),
+    }
 }
 
 /// A failed set_len, said in terms of --size.
@@ -104,12 +176,24 @@ fn prefilled(path: &Path, len: u64) -> u64 {
         .map_or(0, |b| b.min(len))
 }
 
-/// Prepare the existing regular file `path`.
-pub fn existing(
+/// What `existing` decided about a file, before changing anything.
+pub struct Checked {
+    canonical: std::path::PathBuf,
+    owned: bool,
+    len: u64,
+    pub size: u64,
+    extend: bool,
+    /// The space an extension takes.
+    pub space: Option<Space>,
+}
+
+/// The checks on an existing regular file: a region to use, ownership
+/// before a write or an extension, and free space for an extension.
+pub fn check_existing(
     path: &Path,
     meta: &Metadata,
     opts: &PrepareOptions,
-) -> Result<TargetInfo, TargetError> {
+) -> Result<Checked, TargetError> {
     let canonical = canonical(path);
     let owned = is_owned(path)?;
     let len = meta.len();
@@ -136,6 +220,40 @@ pub fn existing(
             reasons: vec![Refusal(reason)],
         });
     }
+    let space = if extend {
+        Some(check_free_space(
+            path,
+            path,
+            size,
+            meta.blocks().saturating_mul(512),
+        )?)
+    } else {
+        None
+    };
+    Ok(Checked {
+        canonical,
+        owned,
+        len,
+        size,
+        extend,
+        space,
+    })
+}
+
+/// Prepare the existing regular file `path`.
+pub fn existing(
+    path: &Path,
+    meta: &Metadata,
+    opts: &PrepareOptions,
+) -> Result<TargetInfo, TargetError> {
+    let Checked {
+        canonical,
+        owned,
+        len,
+        size,
+        extend,
+        ..
+    } = check_existing(path, meta, opts)?;
     if extend {
         let f = OpenOptions::new()
             .write(true)
@@ -262,5 +380,61 @@ mod tests {
         assert!(!info.owned);
         mark_prefilled(&info, 4).unwrap();
         assert_eq!(sys::get_xattr(&p, XATTR_PREFILLED).unwrap(), None);
+    }
+
+    #[test]
+    fn a_size_beyond_the_free_space_is_refused_and_nothing_is_created() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t");
+        let free = sys::free_bytes(dir.path()).unwrap();
+        iolab_testutil::require!(free.is_some(), "the temp file system reports no size");
+        let free = free.unwrap();
+        let too_big = free.saturating_add(1 << 30);
+        let e = crate::prepare(&p, &opts(true, Some(too_big))).unwrap_err();
+        assert!(matches!(e, TargetError::NoSpace { .. }), "{e}");
+        let msg = e.to_string();
+        assert!(
+            msg.contains("--size") && msg.contains("free on its file system"),
+            "{msg}"
+        );
+        assert!(!p.exists(), "the file was left behind");
+        assert!(crate::check(&p, &opts(true, Some(too_big))).is_err());
+        // check() creates nothing for a size that fits either.
+        assert_eq!(
+            crate::check(&p, &opts(true, Some(4096))).unwrap().size,
+            4096
+        );
+        assert!(!p.exists(), "check created the file");
+    }
+
+    #[test]
+    fn a_missing_directory_is_named_not_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("no").join("t");
+        for e in [
+            crate::prepare(&p, &opts(true, Some(4096))).unwrap_err(),
+            crate::check(&p, &opts(true, Some(4096))).unwrap_err(),
+        ] {
+            let m = e.to_string();
+            assert!(
+                m.contains("the directory") && m.contains("does not exist"),
+                "{m}"
+            );
+        }
+    }
+
+    #[test]
+    fn check_does_not_extend_an_owned_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t");
+        crate::prepare(&p, &opts(true, Some(4096))).unwrap();
+        if sys::get_xattr(&p, XATTR_OWNER).unwrap().is_none() {
+            return;
+        }
+        assert_eq!(
+            crate::check(&p, &opts(true, Some(8192))).unwrap().size,
+            8192
+        );
+        assert_eq!(fs::metadata(&p).unwrap().len(), 4096);
     }
 }

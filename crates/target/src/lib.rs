@@ -140,8 +140,46 @@ pub enum TargetError {
         size: u64,
         actual: u64,
     },
+    #[error("--size {size} ({}) for {path}{} is more than the {free} bytes ({}) free on its file system ({fs}); give a smaller --size or free space there", fmt_bytes(*.size), others_text(*.others), fmt_bytes(*.free))]
+    NoSpace {
+        path: PathBuf,
+        size: u64,
+        free: u64,
+        /// The file system: its mount point and type.
+        fs: String,
+        /// Bytes that files created or extended before this one (by other
+        /// targets or earlier runs of the plan) take from the same space.
+        others: u64,
+    },
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: io::Error },
+}
+
+fn others_text(others: u64) -> String {
+    if others == 0 {
+        String::new()
+    } else {
+        format!(
+            ", with the {others} bytes ({}) of the files the plan creates or extends there before it,",
+            fmt_bytes(others)
+        )
+    }
+}
+
+/// Bytes in binary units for messages: `64 MiB`, `1.5 GiB`.
+fn fmt_bytes(b: u64) -> String {
+    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut v = b as f64;
+    let mut i = 0;
+    while v >= 1024.0 && i + 1 < UNITS.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{b} B")
+    } else {
+        format!("{v:.1} {}", UNITS[i]).replace(".0 ", " ")
+    }
 }
 
 /// Resolve `path`, create or extend a file if asked, gather its geometry and
@@ -149,6 +187,45 @@ pub enum TargetError {
 /// or to a file iolab does not own.
 pub fn prepare(path: &Path, opts: &PrepareOptions) -> Result<TargetInfo, TargetError> {
     prepare::prepare(path, opts)
+}
+
+/// What `check` found about a target.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    /// The size `prepare` would give the target.
+    pub size: u64,
+    /// The space a file to create or extend would take from its file
+    /// system; `None` for devices and files used as they are.
+    pub space: Option<Space>,
+}
+
+/// Space a file iolab would create or extend takes from its file system.
+#[derive(Debug, Clone)]
+pub struct Space {
+    /// st_dev of the file system.
+    pub fs_dev: u64,
+    /// Bytes to allocate: the size less what the file already holds.
+    pub bytes: u64,
+    /// Free bytes (statvfs f_bavail * f_frsize); `None` when the file
+    /// system does not say.
+    pub free: Option<u64>,
+    /// A directory or file on that file system, to name it in messages.
+    pub on: PathBuf,
+}
+
+impl Space {
+    /// "tmpfs at /mnt/x": the file system's type and mount point.
+    pub fn file_system_name(&self) -> String {
+        file::file_system_name(&self.on)
+    }
+}
+
+/// Every check `prepare` makes (existence, type, ownership, the device
+/// write-safety checks, `--size` against the device or the file system's
+/// free space), without creating, extending or writing anything: for
+/// `--dry-run` and for checking every run of a plan before the first I/O.
+pub fn check(path: &Path, opts: &PrepareOptions) -> Result<Checked, TargetError> {
+    prepare::check(path, opts)
 }
 
 /// Open a prepared target for I/O with the given flags.

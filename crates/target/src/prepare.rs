@@ -2,23 +2,65 @@
 //! half, and the helpers both halves share (path canonicalization for
 //! `--destroy-data-on`, errno-to-`TargetError` mapping).
 
-use crate::{device, file, PrepareOptions, TargetError, TargetInfo};
+use crate::{device, file, Checked, PrepareOptions, TargetError, TargetInfo};
 use std::fs::{self, FileType, Metadata};
 use std::io;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
-pub fn prepare(path: &Path, opts: &PrepareOptions) -> Result<TargetInfo, TargetError> {
+fn size_zero(path: &Path, opts: &PrepareOptions) -> Result<(), TargetError> {
     if opts.size == Some(0) {
         return Err(invalid(
             path,
             "--size 0 leaves nothing to do I/O on; give a positive --size",
         ));
     }
+    Ok(())
+}
+
+pub fn prepare(path: &Path, opts: &PrepareOptions) -> Result<TargetInfo, TargetError> {
+    size_zero(path, opts)?;
     match fs::metadata(path) {
         Ok(meta) => existing(path, &meta, opts),
         Err(e) if is_missing(&e) => match opts.size {
             Some(size) => file::create(path, size, opts),
+            None => Err(TargetError::NotFound {
+                path: path.to_path_buf(),
+            }),
+        },
+        Err(e) => Err(map_io(path, e, "access")),
+    }
+}
+
+/// `prepare`'s checks without creating, extending or writing anything.
+pub fn check(path: &Path, opts: &PrepareOptions) -> Result<Checked, TargetError> {
+    size_zero(path, opts)?;
+    match fs::metadata(path) {
+        Ok(meta) => {
+            let ft = meta.file_type();
+            if ft.is_file() {
+                file::check_existing(path, &meta, opts).map(|c| Checked {
+                    size: c.size,
+                    space: c.space,
+                })
+            } else if ft.is_block_device() {
+                // Preparing a device only reads it.
+                device::prepare(path, &meta, opts).map(|i| Checked {
+                    size: i.size,
+                    space: None,
+                })
+            } else {
+                Err(TargetError::NotFileOrDevice {
+                    path: path.to_path_buf(),
+                    what: what_is(ft).to_string(),
+                })
+            }
+        }
+        Err(e) if is_missing(&e) => match opts.size {
+            Some(size) => file::check_create(path, size).map(|space| Checked {
+                size,
+                space: Some(space),
+            }),
             None => Err(TargetError::NotFound {
                 path: path.to_path_buf(),
             }),

@@ -236,6 +236,30 @@ pub fn block_physical(f: &File) -> io::Result<u32> {
     }
 }
 
+/// Bytes an unprivileged writer may still allocate on the file system
+/// holding `path` (statvfs `f_bavail * f_frsize`); `None` when the file
+/// system reports no size at all (`f_blocks` 0, as some FUSE and pseudo
+/// file systems do), so its free space says nothing.
+pub fn free_bytes(path: &Path) -> io::Result<Option<u64>> {
+    let c = cpath(path)?;
+    let mut st = MaybeUninit::<libc::statvfs>::zeroed();
+    // SAFETY: `c` is a NUL-terminated path and `st` points to writable
+    // memory of the struct's size; statvfs fills it on success.
+    let r = unsafe { libc::statvfs(c.as_ptr(), st.as_mut_ptr()) };
+    if r != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: statvfs returned 0, so the struct is initialised.
+    let st = unsafe { st.assume_init() };
+    if st.f_blocks == 0 {
+        return Ok(None);
+    }
+    // fsblkcnt_t and c_ulong are 32 bits on some targets.
+    #[allow(clippy::unnecessary_cast)]
+    let free = (st.f_bavail as u64).saturating_mul(st.f_frsize as u64);
+    Ok(Some(free))
+}
+
 /// Split a Linux `dev_t` into (major, minor), as glibc's gnu_dev_major and
 /// gnu_dev_minor do.
 pub fn split_dev(dev: u64) -> (u32, u32) {

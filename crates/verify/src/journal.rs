@@ -323,13 +323,7 @@ pub fn match_targets(
     let mut out = Vec::new();
     for t in targets {
         let Some(i) = h.targets.iter().position(|j| t.same(j)) else {
-            let names: Vec<&str> = h.targets.iter().map(|j| j.path.as_str()).collect();
-            return Err(jerr(format!(
-                "journal {} was written for {}, not {}; give that target or a new journal directory",
-                dir.display(),
-                names.join(", "),
-                t.path
-            )));
+            return Err(jerr(not_this_target(dir, h, t)));
         };
         let j = &h.targets[i];
         if t.size < j.size {
@@ -344,6 +338,77 @@ pub fn match_targets(
         out.push(i as u32);
     }
     Ok(out)
+}
+
+/// `major:minor` of a device number.
+fn dev_text(dev: u64) -> String {
+    let major = ((dev >> 32) & 0xffff_f000) | ((dev >> 8) & 0xfff);
+    let minor = ((dev >> 12) & 0xffff_ff00) | (dev & 0xff);
+    format!("{major}:{minor}")
+}
+
+/// Who a target is, in words: "block device 7:7" or "file inode 12 on
+/// device 8:1".
+fn identity_text(kind: &str, dev: u64, ino: u64) -> String {
+    if kind == "block_device" {
+        format!("block device {}", dev_text(dev))
+    } else {
+        format!("file inode {ino} on device {}", dev_text(dev))
+    }
+}
+
+/// Why `t` is none of the journal's targets: what differs when the journal
+/// has a target of the same name (another device or file now carries that
+/// name), else which targets the journal was written for.
+fn not_this_target(dir: &Path, h: &JournalHeader, t: &TargetIdent) -> String {
+    let now = identity_text(&t.kind, t.dev, t.ino);
+    let fix = format!(
+        "give the target journal {} was written for, or start a new journal with --journal NEW_DIR",
+        dir.display()
+    );
+    if let Some(j) = h.targets.iter().find(|j| j.path == t.path) {
+        let what = if j.kind != t.kind {
+            format!(
+                "it was a {} then and is a {} now",
+                j.kind.replace('_', " "),
+                t.kind.replace('_', " ")
+            )
+        } else if t.kind == "block_device" {
+            format!(
+                "its device number was {} and is {} now: another device has that name",
+                dev_text(j.dev),
+                dev_text(t.dev)
+            )
+        } else if j.dev != t.dev {
+            format!(
+                "it was on device {} and is on {} now: another file system is mounted there",
+                dev_text(j.dev),
+                dev_text(t.dev)
+            )
+        } else {
+            format!(
+                "it was inode {} and is inode {} now: the file was replaced",
+                j.ino, t.ino
+            )
+        };
+        return format!(
+            "journal {} was written for {} ({} bytes), but {what}; {fix}",
+            dir.display(),
+            j.path,
+            j.size
+        );
+    }
+    let names: Vec<String> = h
+        .targets
+        .iter()
+        .map(|j| format!("{} ({})", j.path, identity_text(&j.kind, j.dev, j.ino)))
+        .collect();
+    format!(
+        "journal {} was written for {}, not {} ({now}); {fix}",
+        dir.display(),
+        names.join(", "),
+        t.path
+    )
 }
 
 /// A journal in use by a run.
@@ -654,6 +719,7 @@ mod tests {
             .err()
             .unwrap();
         assert!(e.0.contains("was written for"), "{e}");
+        assert!(e.0.contains("--journal NEW_DIR"), "{e}");
         let e = Journal::open_for_run(&jd, &[ident(&a, 4096)], 4096, DataPattern::Random, 9, true)
             .err()
             .unwrap();
@@ -710,5 +776,57 @@ mod tests {
         // A journal path that is a file is refused before anything is made.
         let e = check_dir(&t).err().unwrap();
         assert!(e.0.contains("is a regular file, not a directory"), "{e}");
+    }
+
+    #[test]
+    fn a_journal_for_another_device_of_the_same_name_says_what_differs() {
+        let d = tempfile::tempdir().unwrap();
+        let a = d.path().join("a");
+        std::fs::write(&a, vec![0u8; 8192]).unwrap();
+        let jd = d.path().join("j");
+        let then = ident(&a, 8192);
+        Journal::open_for_run(
+            &jd,
+            std::slice::from_ref(&then),
+            4096,
+            DataPattern::Random,
+            9,
+            true,
+        )
+        .unwrap()
+        .close(true)
+        .unwrap();
+        let (h, _) = load(&jd).unwrap();
+        // The same name, now another block device (7:8 instead of 7:7).
+        let mut h_dev = h.clone();
+        h_dev.targets[0].kind = "block_device".into();
+        h_dev.targets[0].dev = (7 << 8) | 7;
+        h_dev.targets[0].ino = 0;
+        let now = TargetIdent {
+            kind: "block_device".into(),
+            dev: (7 << 8) | 8,
+            ino: 0,
+            ..then.clone()
+        };
+        let e = match_targets(&jd, &h_dev, std::slice::from_ref(&now))
+            .unwrap_err()
+            .0;
+        assert!(e.contains("device number was 7:7 and is 7:8 now"), "{e}");
+        assert!(e.contains("new journal"), "{e}");
+        // The same name, now another file (replaced: a new inode).
+        let replaced = TargetIdent {
+            ino: then.ino + 1,
+            ..then.clone()
+        };
+        let e = match_targets(&jd, &h, &[replaced]).unwrap_err().0;
+        assert!(e.contains("the file was replaced"), "{e}");
+        // A file where a block device was.
+        let e = match_targets(&jd, &h_dev, std::slice::from_ref(&then))
+            .unwrap_err()
+            .0;
+        assert!(
+            e.contains("was a block device then and is a file now"),
+            "{e}"
+        );
     }
 }

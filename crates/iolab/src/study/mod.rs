@@ -140,6 +140,10 @@ pub fn run(args: Args) -> ExitCode {
         Err(e) => return bad_input(&e),
     };
     if args.plan.dry_run {
+        // The same target checks as the real study, creating nothing.
+        if let Err(e) = crate::plan::check_targets(&plan) {
+            return bad_input(&e);
+        }
         println!(
             "study {}: {}",
             planned.study.kind.name(),

@@ -271,7 +271,11 @@ fn bs_ladder(a: &Args) -> Result<Planned, String> {
 
 fn qd_ladder(a: &Args) -> Result<Planned, String> {
     let (dur, warm) = ("30s", "5s");
-    let qds = count_list("qd", a.qd.as_deref().unwrap_or(QD_LADDER), 65536)?;
+    let qds = count_list(
+        "qd",
+        a.qd.as_deref().unwrap_or(QD_LADDER),
+        iolab_spec::QD_RANGE.1 as u32,
+    )?;
     let rw = a.rw.as_deref().map(str::trim).unwrap_or("randread");
     let name = match rw {
         "randread" => "rand-read",
@@ -408,7 +412,11 @@ fn corners(a: &Args) -> Result<Planned, String> {
 
 fn streams(a: &Args) -> Result<Planned, String> {
     let (dur, warm) = ("30s", "5s");
-    let ns = count_list("streams", a.streams.as_deref().unwrap_or("4,8,16"), 4096)?;
+    let ns = count_list(
+        "streams",
+        a.streams.as_deref().unwrap_or("4,8,16"),
+        iolab_spec::JOBS_RANGE.1 as u32,
+    )?;
     let t = a.target.len() as u32;
     let ms = match &a.over {
         Some(s) => {
