@@ -11,4 +11,4 @@ mod options;
 mod resolve;
 
 pub use options::{Expansion, Values, WorkloadOptions};
-pub use resolve::{load_job_file, resolve, resolve_run, JobError, JobFile};
+pub use resolve::{load_job_file, parse_job_text, resolve, resolve_run, JobError, JobFile};

@@ -21,6 +21,10 @@ use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
+/// The /proc parsers behind the safety checks (`/proc/self/mountinfo`,
+/// `/proc/swaps`), public for the fuzz targets.
+pub use safety::{parse_mountinfo, parse_swaps, unescape};
+
 /// What a target is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

@@ -141,7 +141,10 @@ pub fn new_series() -> u64 {
     now_ns() ^ ((std::process::id() as u64) << 40) | 1
 }
 
-fn map_header(series: u64, target: u32, block_size: u64, blocks: u64) -> [u8; 40] {
+/// The first 40 bytes of target `target`'s map file: magic, series, target
+/// number, block size, block count and the xxh3 of those (the rest of the
+/// 4 KiB header is zero).
+pub fn map_header(series: u64, target: u32, block_size: u64, blocks: u64) -> [u8; 40] {
     let mut h = [0u8; 40];
     h[0..8].copy_from_slice(MAP_MAGIC);
     h[8..16].copy_from_slice(&series.to_le_bytes());
@@ -199,7 +202,26 @@ pub fn load(dir: &Path) -> Result<(JournalHeader, Vec<Vec<u8>>), JournalError> {
             hp.display()
         ))
     })?;
-    let h: JournalHeader = serde_json::from_str(&text).map_err(|e| {
+    let h = parse_header(&text, &hp)?;
+    let mut maps = Vec::new();
+    for (i, t) in h.targets.iter().enumerate() {
+        let mp = dir.join(&t.map_file);
+        let bytes = std::fs::read(&mp).map_err(|e| {
+            jerr(format!(
+                "journal {} is missing {} ({e}); restore it or start a new journal",
+                dir.display(),
+                t.map_file
+            ))
+        })?;
+        maps.push(parse_map(bytes, &h, i, &mp)?);
+    }
+    Ok((h, maps))
+}
+
+/// Parse and check the text of `journal.json` (`hp` names it in errors).
+/// The pure step of [`load`], also what the fuzz targets exercise.
+pub fn parse_header(text: &str, hp: &Path) -> Result<JournalHeader, JournalError> {
+    let h: JournalHeader = serde_json::from_str(text).map_err(|e| {
         jerr(format!(
             "{} is corrupted ({e}); restore it from a copy or start a new journal directory",
             hp.display()
@@ -221,47 +243,47 @@ pub fn load(dir: &Path) -> Result<(JournalHeader, Vec<Vec<u8>>), JournalError> {
             h.targets.len()
         )));
     }
+    Ok(h)
+}
+
+/// Check the bytes of target `i`'s map file `mp` against header `h`: the
+/// map bytes, lock bits cleared. The pure step of [`load`], also what the
+/// fuzz targets exercise.
+pub fn parse_map(
+    mut bytes: Vec<u8>,
+    h: &JournalHeader,
+    i: usize,
+    mp: &Path,
+) -> Result<Vec<u8>, JournalError> {
+    let t = &h.targets[i];
     let series = h.series_u64();
-    let mut maps = Vec::new();
-    for (i, t) in h.targets.iter().enumerate() {
-        let mp = dir.join(&t.map_file);
-        let mut bytes = std::fs::read(&mp).map_err(|e| {
-            jerr(format!(
-                "journal {} is missing {} ({e}); restore it or start a new journal",
-                dir.display(),
-                t.map_file
-            ))
-        })?;
-        let want = MAP_HEADER as u64 + t.blocks;
-        if (bytes.len() as u64) != want {
-            return Err(jerr(format!(
-                "{} is truncated or damaged: {} bytes where {want} were expected; restore it or start a new journal",
-                mp.display(),
-                bytes.len()
-            )));
-        }
-        let hdr = map_header(series, i as u32, h.block_size, t.blocks);
-        if bytes[..8] != *MAP_MAGIC || bytes[32..40] != hdr[32..40] {
-            return Err(jerr(format!(
-                "{} belongs to another journal or target (its header does not match {}); give the journal's own map files",
-                mp.display(),
-                hp.display()
-            )));
-        }
-        let map = bytes.split_off(MAP_HEADER);
-        if !h.crashed() {
-            let sum = format!("{:016x}", xxh3_64(&map));
-            if t.map_xxh3.as_deref() != Some(sum.as_str()) {
-                return Err(jerr(format!(
-                    "{} is corrupted (checksum {sum}, journal.json says {}); restore it or start a new journal",
-                    mp.display(),
-                    t.map_xxh3.as_deref().unwrap_or("none")
-                )));
-            }
-        }
-        maps.push(map.into_iter().map(|b| b & !LOCK).collect());
+    let want = MAP_HEADER as u64 + t.blocks;
+    if (bytes.len() as u64) != want {
+        return Err(jerr(format!(
+            "{} is truncated or damaged: {} bytes where {want} were expected; restore it or start a new journal",
+            mp.display(),
+            bytes.len()
+        )));
     }
-    Ok((h, maps))
+    let hdr = map_header(series, i as u32, h.block_size, t.blocks);
+    if bytes[..8] != *MAP_MAGIC || bytes[32..40] != hdr[32..40] {
+        return Err(jerr(format!(
+            "{} belongs to another journal or target (its header does not match its journal.json); give the journal's own map files",
+            mp.display()
+        )));
+    }
+    let map = bytes.split_off(MAP_HEADER);
+    if !h.crashed() {
+        let sum = format!("{:016x}", xxh3_64(&map));
+        if t.map_xxh3.as_deref() != Some(sum.as_str()) {
+            return Err(jerr(format!(
+                "{} is corrupted (checksum {sum}, journal.json says {}); restore it or start a new journal",
+                mp.display(),
+                t.map_xxh3.as_deref().unwrap_or("none")
+            )));
+        }
+    }
+    Ok(map.into_iter().map(|b| b & !LOCK).collect())
 }
 
 /// Match a run's targets with a journal's: the journal index of each.
