@@ -80,6 +80,27 @@ pub const TOKENS: &[&str] = &[
     "1023-0",
 ];
 
+/// Numbers that break number handling: the limits of every integer type
+/// and one past them, negatives, floats out of range.
+pub const NUMBERS: &[&str] = &[
+    "0",
+    "-1",
+    "1",
+    "255",
+    "65536",
+    "4294967295",
+    "4294967296",
+    "9223372036854775807",
+    "9223372036854775808",
+    "18446744073709551615",
+    "18446744073709551616",
+    "-9223372036854775808",
+    "1e308",
+    "-1e308",
+    "1e-320",
+    "0.5",
+];
+
 /// One change to an input.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mutation {
@@ -106,8 +127,16 @@ pub enum Mutation {
         from: usize,
         len: usize,
     },
-    /// Replace the n-th number of the input (a run of digits) by a token.
+    /// Replace the n-th number of the input (a run of digits) by one of
+    /// [`NUMBERS`].
     Number { nth: usize, token: usize },
+    /// Replace every `every`-th number from the `first`-th by one of
+    /// [`NUMBERS`]: sums and products of many huge values.
+    Numbers {
+        first: usize,
+        every: usize,
+        token: usize,
+    },
     /// Replace the n-th quoted string's content by a token, repeated.
     Quoted {
         nth: usize,
@@ -229,8 +258,22 @@ pub fn apply_one(b: &mut Vec<u8>, m: &Mutation, seeds: &[&[u8]]) {
         Mutation::Number { nth, token } => {
             let n = numbers(b);
             if !n.is_empty() {
-                let t = TOKENS[token % TOKENS.len()].as_bytes();
+                let t = NUMBERS[token % NUMBERS.len()].as_bytes();
                 replace(b, n[nth % n.len()], t);
+            }
+        }
+        Mutation::Numbers {
+            first,
+            every,
+            token,
+        } => {
+            let n = numbers(b);
+            if !n.is_empty() {
+                let t = NUMBERS[token % NUMBERS.len()].as_bytes();
+                // From the back, so earlier ranges stay where they are.
+                for r in n.iter().skip(first % n.len()).step_by(every.max(1)).rev() {
+                    replace(b, *r, t);
+                }
             }
         }
         Mutation::Quoted { nth, token, times } => {
@@ -263,7 +306,7 @@ mod tests {
         let b = apply(
             br#"{"a": 12, "b": "xy"}"#,
             &[
-                Mutation::Number { nth: 0, token: 7 },
+                Mutation::Number { nth: 0, token: 9 },
                 Mutation::Quoted {
                     nth: 2,
                     token: 1,

@@ -105,8 +105,10 @@ pub fn build(workloads: &[WorkloadOptions], pa: &PlanArgs) -> Result<Plan, Strin
             .as_secs_f64(),
         None => 0.0,
     };
-    let points: u128 = workloads.iter().map(|w| w.expansion_count()).sum();
-    let total = points * pa.repeat as u128;
+    let points: u128 = workloads
+        .iter()
+        .fold(0, |n, w| n.saturating_add(w.expansion_count()));
+    let total = points.saturating_mul(pa.repeat as u128);
     if total > MAX_RUNS {
         return Err(format!(
             "the lists expand to {total} runs, more than iolab plans ({MAX_RUNS}); shorten the lists or split the sweep"

@@ -257,7 +257,8 @@ pub fn parse_map(
 ) -> Result<Vec<u8>, JournalError> {
     let t = &h.targets[i];
     let series = h.series_u64();
-    let want = MAP_HEADER as u64 + t.blocks;
+    // Saturating: a damaged header may claim up to u64::MAX blocks.
+    let want = (MAP_HEADER as u64).saturating_add(t.blocks);
     if (bytes.len() as u64) != want {
         return Err(jerr(format!(
             "{} is truncated or damaged: {} bytes where {want} were expected; restore it or start a new journal",
@@ -649,5 +650,16 @@ mod tests {
         let h = std::fs::read(&hp).unwrap();
         std::fs::write(&hp, &h[..h.len() / 2]).unwrap();
         assert!(load(&jd).err().unwrap().0.contains("corrupted"));
+    }
+
+    /// Found by the fuzz pass: a header claiming u64::MAX blocks made the
+    /// expected map length overflow (a panic in debug builds) instead of
+    /// refusing the map.
+    #[test]
+    fn a_block_count_near_u64_max_is_refused_not_an_overflow() {
+        let text = r#"{"format":"iolab-journal","version":1,"series":"ab","created_at":"","updated_at":"","state":"open","runs":1,"block_size":4096,"data":{"kind":"random"},"data_seed":1,"targets":[{"path":"/t","kind":"file","dev":1,"ino":2,"size":65536,"blocks":18446744073709551615,"map_file":"map-0.bin"}]}"#;
+        let h = parse_header(text, Path::new("journal.json")).unwrap();
+        let e = parse_map(vec![0u8; 4112], &h, 0, Path::new("map-0.bin")).unwrap_err();
+        assert!(e.0.contains("truncated or damaged"), "{e}");
     }
 }
