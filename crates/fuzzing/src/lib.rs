@@ -3,7 +3,7 @@
 //!
 //! Every parser that reads something a user or the system hands iolab
 //! (job files, flags, result documents, journals, verify stamps, /proc and
-//! /sys text) is reached from one function in [`targets`] that takes raw
+//! /sys text, signatures on a device) is reached from one function in [`targets`] that takes raw
 //! bytes. Two drivers call them:
 //!
 //! - `fuzz/` at the repository root: cargo-fuzz targets for libFuzzer
@@ -32,4 +32,5 @@ pub const FAMILIES: &[Family] = &[
     ("journal", targets::journal),
     ("stamps", targets::stamps),
     ("procfs", targets::procfs),
+    ("signatures", targets::signatures),
 ];

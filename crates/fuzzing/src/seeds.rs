@@ -99,6 +99,24 @@ pub fn seeds(family: &str) -> &'static [(&'static str, &'static [u8])] {
             ("sysfs.txt", include_bytes!("../seeds/procfs/sysfs.txt")),
             ("zpool.txt", include_bytes!("../seeds/procfs/zpool.txt")),
         ],
+        "signatures" => &[
+            (
+                "ext4-1mib.bin",
+                include_bytes!("../seeds/signatures/ext4-1mib.bin"),
+            ),
+            (
+                "gpt-protective-mbr.bin",
+                include_bytes!("../seeds/signatures/gpt-protective-mbr.bin"),
+            ),
+            (
+                "lvm-swap.bin",
+                include_bytes!("../seeds/signatures/lvm-swap.bin"),
+            ),
+            (
+                "md-16mib.bin",
+                include_bytes!("../seeds/signatures/md-16mib.bin"),
+            ),
+        ],
         _ => &[],
     }
 }

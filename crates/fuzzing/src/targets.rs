@@ -291,3 +291,34 @@ pub fn procfs(data: &[u8]) {
     let _ = inventory::parse_multipathd_paths(&text);
     let _ = zfs::parse_status(&text);
 }
+
+/// Sizes the `signatures` target gives its device image: the input's own
+/// length, then sparse images large enough for the signatures kept near
+/// the end of a device (md 0.90/1.0, ZFS labels).
+const IMAGE_SIZES: [u64; 4] = [0, 1 << 20, 16 << 20, 4 << 30];
+
+/// Signatures on a device image: the first input byte picks the image size
+/// (see [`IMAGE_SIZES`]), the rest is written at its start and again at
+/// its end, in a sparse in-memory file (memfd), and the signature probe
+/// reads it as it reads a device before writing to it.
+pub fn signatures(data: &[u8]) {
+    use std::io::{Seek, SeekFrom, Write};
+    use std::os::fd::FromRawFd;
+    let (class, body) = match data.split_first() {
+        Some((c, b)) => (*c as usize % IMAGE_SIZES.len(), b),
+        None => (0, data),
+    };
+    let size = IMAGE_SIZES[class].max(body.len() as u64);
+    // SAFETY: memfd_create with a valid C string; the fd is owned by the
+    // File from here on.
+    let fd = unsafe { libc::memfd_create(c"iolab-fuzz".as_ptr(), libc::MFD_CLOEXEC) };
+    assert!(fd >= 0, "memfd_create: {}", std::io::Error::last_os_error());
+    // SAFETY: a fresh fd nothing else owns.
+    let mut f = unsafe { std::fs::File::from_raw_fd(fd) };
+    f.set_len(size).expect("memfd set_len");
+    f.write_all(body).expect("memfd write");
+    f.seek(SeekFrom::Start(size - body.len() as u64))
+        .expect("memfd seek");
+    f.write_all(body).expect("memfd write");
+    let _ = iolab_target::detect_signatures(&f, size);
+}

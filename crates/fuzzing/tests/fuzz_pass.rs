@@ -608,6 +608,11 @@ fn fuzz_procfs() {
     pass("procfs");
 }
 
+#[test]
+fn fuzz_signatures() {
+    pass("signatures");
+}
+
 /// Every family has seeds, and they are valid inputs, so the mutations
 /// start from inputs that reach past the first check.
 #[test]
