@@ -651,3 +651,24 @@ fn every_family_is_in_the_pass() {
         );
     }
 }
+
+/// The limits can fail: a case that holds 32 MiB is seen holding it (over
+/// the bound for a 1-byte input), and one that spins is seen spinning.
+#[test]
+fn the_pass_sees_memory_and_time_a_case_uses() {
+    fn hog(_: &[u8]) {
+        let v = vec![1u8; 32 << 20];
+        std::hint::black_box(&v);
+    }
+    let c = measured(hog, b"x");
+    assert!(c.peak >= 32 << 20, "peak {}", c.peak);
+    assert!(c.peak > MEM_BASE + MEM_PER_BYTE, "over the bound for 1 byte");
+    fn spin(_: &[u8]) {
+        let t = thread_cpu();
+        while thread_cpu() - t < Duration::from_millis(50) {
+            std::hint::spin_loop();
+        }
+    }
+    let c = measured(spin, b"x");
+    assert!(c.time >= Duration::from_millis(50), "time {:?}", c.time);
+}
