@@ -188,7 +188,8 @@ pub fn stamps(data: &[u8]) {
     let unit_sectors = 1 + cfg(0) as usize % 8;
     let unit = unit_sectors * SECTOR;
     let series = u64_at(data, 3);
-    let offset = u64_at(data, 11) & !(SECTOR as u64 - 1);
+    // A block of a real target: below 2^56 bytes (64 PiB), sector aligned.
+    let offset = u64_at(data, 11) & ((1 << 56) - 1) & !(SECTOR as u64 - 1);
     let pattern = match cfg(20) % 3 {
         0 => DataPattern::Random,
         1 => DataPattern::Zero,

@@ -662,7 +662,10 @@ fn the_pass_sees_memory_and_time_a_case_uses() {
     }
     let c = measured(hog, b"x");
     assert!(c.peak >= 32 << 20, "peak {}", c.peak);
-    assert!(c.peak > MEM_BASE + MEM_PER_BYTE, "over the bound for 1 byte");
+    assert!(
+        c.peak > MEM_BASE + MEM_PER_BYTE,
+        "over the bound for 1 byte"
+    );
     fn spin(_: &[u8]) {
         let t = thread_cpu();
         while thread_cpu() - t < Duration::from_millis(50) {
