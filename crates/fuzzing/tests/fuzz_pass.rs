@@ -16,8 +16,9 @@
 //!
 //! Each family prints its case count, time, slowest case and peak memory
 //! (straight to stderr, so it shows without `--nocapture`).
-//! `IOLAB_FUZZ_CASES=N` sets the cases per family; `IOLAB_FUZZ_SEED=HEX`
-//! replays the random choices of an earlier pass (its seed is printed).
+//! The choices are the same on every run unless `IOLAB_FUZZ_SEED=random`
+//! (then new ones, their seed printed; `IOLAB_FUZZ_SEED=HEX` replays it);
+//! `IOLAB_FUZZ_CASES=N` sets the cases per family.
 
 use iolab_fuzzing::mutate::{self, Mutation, TOKENS};
 use iolab_fuzzing::seeds::seeds;
@@ -483,15 +484,25 @@ fn cases(family: &str) -> u32 {
     }
 }
 
-fn rng_seed() -> [u8; 32] {
-    let v: u128 = match std::env::var("IOLAB_FUZZ_SEED") {
-        Ok(s) => u128::from_str_radix(s.trim(), 16).expect("IOLAB_FUZZ_SEED is hex"),
-        Err(_) => {
+/// The seed of a family's random choices: fixed by default, so the suite
+/// tests the same inputs on every machine and a failure reproduces;
+/// `IOLAB_FUZZ_SEED=random` explores new ones (the seed is printed), and
+/// `IOLAB_FUZZ_SEED=HEX` replays a printed one.
+fn rng_seed(family: &str) -> [u8; 32] {
+    let v: u128 = match std::env::var("IOLAB_FUZZ_SEED").as_deref().map(str::trim) {
+        Ok("random") => {
             let t = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .unwrap_or_default();
             t.as_nanos() ^ ((std::process::id() as u128) << 64)
         }
+        Ok(s) => u128::from_str_radix(s, 16).expect("IOLAB_FUZZ_SEED is hex or random"),
+        // FNV-1a of the family's name.
+        Err(_) => family
+            .bytes()
+            .fold(0x6c62_272e_07bb_0142_62b8_2175_6295_c58d, |h, b| {
+                (h ^ b as u128).wrapping_mul(0x0000_0000_0100_0000_0000_0000_0000_013b)
+            }),
     };
     let mut s = [0u8; 32];
     s[..16].copy_from_slice(&v.to_le_bytes());
@@ -509,7 +520,7 @@ fn pass(family: &'static str) {
         .find(|(n, _)| *n == family)
         .map(|(_, f)| *f)
         .expect("a family of iolab_fuzzing::FAMILIES");
-    let seed = rng_seed();
+    let seed = rng_seed(family);
     let n = cases(family);
     let config = Config {
         cases: n,
