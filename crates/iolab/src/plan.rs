@@ -389,6 +389,42 @@ mod tests {
         .is_err());
     }
 
+    /// Found by the fuzz pass: lists whose runs do not fit a u128 made
+    /// counting them overflow (a panic in debug builds) instead of the
+    /// plan being refused as too big.
+    #[test]
+    fn a_sweep_of_more_runs_than_a_u128_counts_is_refused() {
+        let long = (1..=1000)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(",");
+        let mut w = opts(&[("qd", &long), ("jobs", &long)]);
+        for v in [
+            &mut w.read_pct,
+            &mut w.random_pct,
+            &mut w.dedupe,
+            &mut w.rate,
+            &mut w.fsync_every,
+            &mut w.ops,
+            &mut w.batch_complete,
+            &mut w.read_hit_pct,
+            &mut w.write_hit_pct,
+            &mut w.align,
+            &mut w.size,
+            &mut w.offset,
+            &mut w.range,
+        ] {
+            *v = Some(long.as_str().into());
+        }
+        assert_eq!(w.expansion_count(), u128::MAX);
+        let pa = PlanArgs {
+            repeat: 3,
+            ..Default::default()
+        };
+        let e = build(&[w.clone(), w], &pa).unwrap_err();
+        assert!(e.contains("more than iolab plans"), "{e}");
+    }
+
     #[test]
     fn a_bad_value_in_a_list_names_its_point() {
         let e = build(&[opts(&[("qd", "1,x")])], &PlanArgs::default()).unwrap_err();
