@@ -686,3 +686,66 @@ fn the_pass_sees_memory_and_time_a_case_uses() {
     let c = measured(spin, b"x");
     assert!(c.time >= Duration::from_millis(50), "time {:?}", c.time);
 }
+
+/// Crates whose parsers read no input of iolab's users: test tools.
+const NOT_IOLAB_INPUT: &[&str] = &["faultfs", "testutil", "fuzzing"];
+
+/// Every parser added later is fuzzed too: each `pub fn parse...` in the
+/// workspace's crates must be called from a family in
+/// `crates/fuzzing/src/targets.rs`.
+#[test]
+fn every_public_parser_is_fuzzed() {
+    let targets = include_str!("../src/targets.rs");
+    let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut missing = Vec::new();
+    let mut found = 0;
+    let mut dirs: Vec<std::path::PathBuf> = std::fs::read_dir(&crates)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            !NOT_IOLAB_INPUT.contains(&name.as_str())
+        })
+        .map(|p| p.join("src"))
+        .collect();
+    while let Some(d) = dirs.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+                continue;
+            }
+            if p.extension().is_none_or(|x| x != "rs") {
+                continue;
+            }
+            let src = std::fs::read_to_string(&p).unwrap();
+            for line in src.lines() {
+                let Some(rest) = line.trim_start().strip_prefix("pub fn parse") else {
+                    continue;
+                };
+                let name: String = "parse"
+                    .chars()
+                    .chain(
+                        rest.chars()
+                            .take_while(|c| c.is_alphanumeric() || *c == '_'),
+                    )
+                    .collect();
+                found += 1;
+                if !targets.contains(&format!("{name}(")) {
+                    missing.push(format!("{name} in {}", p.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        found >= 20,
+        "only {found} parsers found; is the walk broken?"
+    );
+    assert!(
+        missing.is_empty(),
+        "call these parsers from a family in crates/fuzzing/src/targets.rs: {missing:?}"
+    );
+}
