@@ -6,8 +6,7 @@
 //!
 //! - not panic (proptest reports the failing input, shrunk);
 //! - not hang: a case using more CPU time than [`CASE_LIMIT`] fails, and
-//!   a watchdog
-//!   aborts the binary, printing the input, when one runs past
+//!   a watchdog aborts the binary, printing the input, when one runs past
 //!   [`HANG_LIMIT`];
 //! - use bounded memory: a counting global allocator tracks the peak bytes
 //!   each case holds above what was live when it started, which must stay
@@ -15,7 +14,10 @@
 //!   [`MEM_HARD`] the allocator aborts at once, printing the input.
 //!
 //! Each family prints its case count, time, slowest case and peak memory
-//! (straight to stderr, so it shows without `--nocapture`).
+//! (straight to stderr, so it shows without `--nocapture`). Other tests
+//! here check that every family has valid seeds and a test, that every
+//! `pub fn parse...` of the workspace is in a family, and that the limits
+//! can fail.
 //! The choices are the same on every run unless `IOLAB_FUZZ_SEED=random`
 //! (then new ones, their seed printed; `IOLAB_FUZZ_SEED=HEX` replays it);
 //! `IOLAB_FUZZ_CASES=N` sets the cases per family.
