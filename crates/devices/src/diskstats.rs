@@ -200,10 +200,11 @@ fn ratio(num: f64, den: u64) -> f64 {
 }
 
 fn pct_merged(merges: u64, ios: u64) -> f64 {
-    if merges + ios == 0 {
+    let all = merges.wrapping_add(ios);
+    if all == 0 {
         0.0
     } else {
-        merges as f64 / (merges + ios) as f64 * 100.0
+        merges as f64 / all as f64 * 100.0
     }
 }
 
@@ -230,7 +231,9 @@ pub fn iostat(prev: &Sample, cur: &Sample, interval_ms: f64) -> IostatRow {
     let wt = d32(cur.wr_ticks, prev.wr_ticks);
     let dt = d32(cur.dc_ticks, prev.dc_ticks);
     let ft = d32(cur.fl_ticks, prev.fl_ticks);
-    let nr = rd + wr + dc;
+    // Deltas wrap (a counter that went backwards gives a huge delta, as in
+    // sysstat), so sums and byte counts wrap too rather than overflow.
+    let nr = rd.wrapping_add(wr).wrapping_add(dc);
     let util_ticks = if (cur.tot_ticks as u32) < (prev.tot_ticks as u32) {
         0.0
     } else {
@@ -264,17 +267,17 @@ pub fn iostat(prev: &Sample, cur: &Sample, interval_ms: f64) -> IostatRow {
         rareq_sz: ratio(rs as f64, rd) / 2.0,
         wareq_sz: ratio(ws as f64, wr) / 2.0,
         dareq_sz: ratio(ds as f64, dc) / 2.0,
-        areq_sz: ratio((rs + ws + ds) as f64, nr) / 2.0,
+        areq_sz: ratio(rs.wrapping_add(ws).wrapping_add(ds) as f64, nr) / 2.0,
         aqu_sz: d32(cur.rq_ticks, prev.rq_ticks) / ms,
         util_pct: util_ticks / ms * 100.0,
         in_flight: cur.ios_pgr,
         counts: DeviceCounts {
             reads: rd,
-            read_bytes: rs * 512,
+            read_bytes: rs.wrapping_mul(512),
             writes: wr,
-            write_bytes: ws * 512,
+            write_bytes: ws.wrapping_mul(512),
             discards: dc,
-            discard_bytes: ds * 512,
+            discard_bytes: ds.wrapping_mul(512),
             flushes: fl,
         },
     }
@@ -491,6 +494,31 @@ mod tests {
         let r = iostat(&p, &c, 1000.0);
         assert_eq!(r.r_await, 5.0);
         assert_eq!(r.util_pct, 0.0);
+    }
+
+    /// Found by the fuzz pass: counters lower than the previous sample's
+    /// (a device removed and re-created under the same name) made
+    /// `iostat` overflow adding the wrapped deltas (a panic in debug).
+    #[test]
+    fn counters_that_went_backwards_do_not_overflow() {
+        let p = Sample {
+            rd_ios: 10,
+            wr_ios: 10,
+            rd_merges: 5,
+            rd_sectors: 1 << 40,
+            wr_sectors: 1 << 40,
+            ..Default::default()
+        };
+        let c = Sample {
+            rd_ios: 1,
+            wr_ios: 1,
+            rd_sectors: 8,
+            wr_sectors: 8,
+            ..Default::default()
+        };
+        let r = iostat(&p, &c, 1000.0);
+        assert_eq!(r.counts.reads, 1u64.wrapping_sub(10));
+        assert!(r.await_ms.is_finite() && r.areq_sz.is_finite());
     }
 
     #[test]

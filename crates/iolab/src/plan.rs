@@ -105,8 +105,10 @@ pub fn build(workloads: &[WorkloadOptions], pa: &PlanArgs) -> Result<Plan, Strin
             .as_secs_f64(),
         None => 0.0,
     };
-    let points: u128 = workloads.iter().map(|w| w.expansion_count()).sum();
-    let total = points * pa.repeat as u128;
+    let points: u128 = workloads
+        .iter()
+        .fold(0, |n, w| n.saturating_add(w.expansion_count()));
+    let total = points.saturating_mul(pa.repeat as u128);
     if total > MAX_RUNS {
         return Err(format!(
             "the lists expand to {total} runs, more than iolab plans ({MAX_RUNS}); shorten the lists or split the sweep"
@@ -449,6 +451,42 @@ mod tests {
             }
         )
         .is_err());
+    }
+
+    /// Found by the fuzz pass: lists whose runs do not fit a u128 made
+    /// counting them overflow (a panic in debug builds) instead of the
+    /// plan being refused as too big.
+    #[test]
+    fn a_sweep_of_more_runs_than_a_u128_counts_is_refused() {
+        let long = (1..=1000)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(",");
+        let mut w = opts(&[("qd", &long), ("jobs", &long)]);
+        for v in [
+            &mut w.read_pct,
+            &mut w.random_pct,
+            &mut w.dedupe,
+            &mut w.rate,
+            &mut w.fsync_every,
+            &mut w.ops,
+            &mut w.batch_complete,
+            &mut w.read_hit_pct,
+            &mut w.write_hit_pct,
+            &mut w.align,
+            &mut w.size,
+            &mut w.offset,
+            &mut w.range,
+        ] {
+            *v = Some(long.as_str().into());
+        }
+        assert_eq!(w.expansion_count(), u128::MAX);
+        let pa = PlanArgs {
+            repeat: 3,
+            ..Default::default()
+        };
+        let e = build(&[w.clone(), w], &pa).unwrap_err();
+        assert!(e.contains("more than iolab plans"), "{e}");
     }
 
     #[test]

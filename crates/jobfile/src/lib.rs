@@ -12,4 +12,6 @@ mod options;
 mod resolve;
 
 pub use options::{Expansion, Values, WorkloadOptions};
-pub use resolve::{key_line, keys_of, load_job_file, resolve, resolve_run, JobError, JobFile};
+pub use resolve::{
+    key_line, keys_of, load_job_file, parse_job_text, resolve, resolve_run, JobError, JobFile,
+};

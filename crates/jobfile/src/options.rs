@@ -525,9 +525,12 @@ impl WorkloadOptions {
         out
     }
 
-    /// How many runs `expand` gives, without building them.
+    /// How many runs `expand` gives, without building them; `u128::MAX`
+    /// when that does not fit (26 lists of 40 values do not).
     pub fn expansion_count(&self) -> u128 {
-        self.axes().iter().map(|(_, v)| v.len() as u128).product()
+        self.axes()
+            .iter()
+            .fold(1u128, |n, (_, v)| n.saturating_mul(v.len() as u128))
     }
 }
 
@@ -606,5 +609,26 @@ impl WorkloadOptions {
     pub fn is_empty(&self) -> bool {
         let d = WorkloadOptions::default();
         format!("{self:?}") == format!("{d:?}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by the fuzz pass: every sweepable key of a job file with a
+    /// list of 40 values made counting the runs overflow a u128 (a panic
+    /// in debug builds, a wrong count in release) before the plan could
+    /// refuse it as too big.
+    #[test]
+    fn a_sweep_of_more_runs_than_a_u128_counts_saturates() {
+        let mut o = WorkloadOptions::default();
+        let forty = || Some(Values((0..40).map(|i| i.to_string()).collect()));
+        macro_rules! set {
+            ($($f:ident),*) => {$( o.$f = forty(); )*};
+        }
+        sweepable!(set);
+        assert_eq!(o.axes().len(), 26);
+        assert_eq!(o.expansion_count(), u128::MAX);
     }
 }

@@ -41,6 +41,8 @@ impl JobFile {
     }
 }
 
+/// Parse the text of a job file; `origin` names it in errors. The pure
+/// step of [`load_job_file`], also what the fuzz targets exercise.
 pub fn parse_job_text(text: &str, origin: &str) -> Result<JobFile, JobError> {
     toml::from_str::<JobFile>(text).map_err(|e| {
         let mut msg = e.message().replace('\n', " ");

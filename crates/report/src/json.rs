@@ -61,7 +61,14 @@ pub fn load_document(path: &Path) -> Result<ResultDoc, LoadError> {
             e => LoadError::Input { msg: e.to_string() },
         }
     })?;
-    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| LoadError::Parse {
+    parse_document(&text, &p)
+}
+
+/// Parse the text of a result document; `p` names it in errors. The pure
+/// step of [`load_document`], also what the fuzz targets exercise.
+pub fn parse_document(text: &str, p: &str) -> Result<ResultDoc, LoadError> {
+    let p = p.to_string();
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| LoadError::Parse {
         path: p.clone(),
         err: e.to_string(),
     })?;

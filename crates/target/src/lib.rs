@@ -38,6 +38,9 @@ pub use output::{
     check_journal_dir, check_output, check_outputs, OutputError, OutputKind, OutputPath,
     OutputRules,
 };
+/// The /proc parsers behind the safety checks (`/proc/self/mountinfo`,
+/// `/proc/swaps`), public for the fuzz targets.
+pub use safety::{parse_mountinfo, parse_swaps, unescape};
 
 /// What a target is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -264,7 +264,7 @@ fn describe(
         ),
         Class::Misdirected => format!(
             "misdirected: holds data written for offset {}{} (generation {})",
-            found.map_or(0, |t| t.offset - t.index as u64 * SECTOR as u64),
+            found.map_or(0, block_start),
             found
                 .filter(|t| t.target != e.target && t.series == st.series())
                 .map_or(String::new(), |t| format!(" of target {}", t.target)),
@@ -305,7 +305,7 @@ fn describe(
         sectors_bad: bad.len() as u32,
         expected_gen: e.gen,
         found_gen: found.map(|t| t.gen),
-        found_offset: found.map(|t| t.offset - t.index as u64 * SECTOR as u64),
+        found_offset: found.map(block_start),
         found_target: found.map(|t| t.target),
         found_series: found.map(|t| format!("{:016x}", t.series)),
         found_written_at: written,
@@ -315,6 +315,14 @@ fn describe(
         time_s: None,
         summary,
     }
+}
+
+/// Where the block of a found stamp starts, by its own word: its offset
+/// less its index in the block. A stamp from elsewhere (another tool, a
+/// forged or damaged one with a valid checksum) may claim an index past
+/// its offset: then 0, not an underflow.
+fn block_start(t: Stamp) -> u64 {
+    t.offset.saturating_sub(t.index as u64 * SECTOR as u64)
 }
 
 fn hex(b: &[u8]) -> String {
@@ -432,6 +440,36 @@ mod tests {
         if let Outcome::Finding(f) = f {
             assert_eq!((f.sector_first, f.sector_last), (4, 7));
             assert_eq!(f.found_gen, Some(3));
+        }
+    }
+
+    /// Found by the fuzz pass: a sector with a valid checksum whose stamp
+    /// claims an index past its offset (offset 0, index 5) made the
+    /// misdirected finding underflow computing its block's start.
+    #[test]
+    fn a_stamp_with_an_index_past_its_offset_is_misdirected_not_a_panic() {
+        let st = Stamper::new(0xabc, DataPattern::Random, 3);
+        let mut b = vec![0u8; SECTOR];
+        let t = Stamp {
+            gen: 4,
+            index: 5,
+            series: 0xabc,
+            target: 0,
+            unit_sectors: 1,
+            offset: 0,
+            time_ns: 0,
+        };
+        st.stamp_sector(&mut b, &t);
+        let e = Expect {
+            unit: SECTOR,
+            ..expect(8192, 4)
+        };
+        match check_block(&st, &b, &e) {
+            Outcome::Finding(f) => {
+                assert_eq!(f.class, Class::Misdirected);
+                assert_eq!(f.found_offset, Some(0));
+            }
+            o => panic!("expected a finding, got {o:?}"),
         }
     }
 

@@ -151,7 +151,10 @@ pub fn new_series() -> u64 {
     now_ns() ^ ((std::process::id() as u64) << 40) | 1
 }
 
-fn map_header(series: u64, target: u32, block_size: u64, blocks: u64) -> [u8; 40] {
+/// The first 40 bytes of target `target`'s map file: magic, series, target
+/// number, block size, block count and the xxh3 of those (the rest of the
+/// 4 KiB header is zero).
+pub fn map_header(series: u64, target: u32, block_size: u64, blocks: u64) -> [u8; 40] {
     let mut h = [0u8; 40];
     h[0..8].copy_from_slice(MAP_MAGIC);
     h[8..16].copy_from_slice(&series.to_le_bytes());
@@ -208,7 +211,37 @@ pub fn load(dir: &Path) -> Result<(JournalHeader, Vec<Vec<u8>>), JournalError> {
             dir.display(),
         ))
     })?;
-    let h: JournalHeader = serde_json::from_str(&text).map_err(|e| {
+    let h = parse_header(&text, &hp)?;
+    let mut maps = Vec::new();
+    for (i, t) in h.targets.iter().enumerate() {
+        // parse_header checked that the name is plain and the length
+        // bounded.
+        let want = MAP_HEADER as u64 + t.blocks;
+        let mp = dir.join(&t.map_file);
+        let bytes = iolab_target::read_exact_len(&mp, want).map_err(|e| match e {
+            iolab_target::InputError::NotFound { .. } => jerr(format!(
+                "journal {} is missing {}; restore it or start a new journal",
+                dir.display(),
+                t.map_file
+            )),
+            iolab_target::InputError::WrongLength { size, .. } => jerr(format!(
+                "{} is truncated or damaged: {size} bytes where {want} were expected; restore it or start a new journal",
+                mp.display(),
+            )),
+            e => jerr(format!(
+                "journal {} has a bad map: {e}; restore it or start a new journal",
+                dir.display()
+            )),
+        })?;
+        maps.push(parse_map(bytes, &h, i, &mp)?);
+    }
+    Ok((h, maps))
+}
+
+/// Parse and check the text of `journal.json` (`hp` names it in errors).
+/// The pure step of [`load`], also what the fuzz targets exercise.
+pub fn parse_header(text: &str, hp: &Path) -> Result<JournalHeader, JournalError> {
+    let h: JournalHeader = serde_json::from_str(text).map_err(|e| {
         jerr(format!(
             "{} is corrupted ({e}); restore it from a copy or start a new journal directory",
             hp.display()
@@ -230,16 +263,14 @@ pub fn load(dir: &Path) -> Result<(JournalHeader, Vec<Vec<u8>>), JournalError> {
             h.targets.len()
         )));
     }
-    let series = h.series_u64();
-    let mut maps = Vec::new();
-    for (i, t) in h.targets.iter().enumerate() {
+    for t in &h.targets {
         // A map is a file of the journal directory itself, never a path
-        // elsewhere (`/dev/zero`, `../x`).
+        // elsewhere (`/dev/zero`, `../x`), and of a bounded length.
         let plain = !t.map_file.is_empty()
             && !t.map_file.contains('/')
             && t.map_file != "."
             && t.map_file != "..";
-        let want = MAP_HEADER as u64 + t.blocks;
+        let want = (MAP_HEADER as u64).saturating_add(t.blocks);
         if !plain || t.blocks != t.size / h.block_size || want > MAP_LIMIT {
             return Err(jerr(format!(
                 "{} is corrupted (target {}: map file '{}' of {} blocks for {} bytes at {}-byte blocks); restore it or start a new journal",
@@ -251,44 +282,49 @@ pub fn load(dir: &Path) -> Result<(JournalHeader, Vec<Vec<u8>>), JournalError> {
                 h.block_size
             )));
         }
-        let mp = dir.join(&t.map_file);
-        let mut bytes = iolab_target::read_exact_len(&mp, want).map_err(|e| match e {
-            iolab_target::InputError::NotFound { .. } => jerr(format!(
-                "journal {} is missing {}; restore it or start a new journal",
-                dir.display(),
-                t.map_file
-            )),
-            iolab_target::InputError::WrongLength { size, .. } => jerr(format!(
-                "{} is truncated or damaged: {size} bytes where {want} were expected; restore it or start a new journal",
-                mp.display(),
-            )),
-            e => jerr(format!(
-                "journal {} has a bad map: {e}; restore it or start a new journal",
-                dir.display()
-            )),
-        })?;
-        let hdr = map_header(series, i as u32, h.block_size, t.blocks);
-        if bytes[..8] != *MAP_MAGIC || bytes[32..40] != hdr[32..40] {
+    }
+    Ok(h)
+}
+
+/// Check the bytes of target `i`'s map file `mp` against header `h`: the
+/// map bytes, lock bits cleared. The pure step of [`load`], also what the
+/// fuzz targets exercise.
+pub fn parse_map(
+    mut bytes: Vec<u8>,
+    h: &JournalHeader,
+    i: usize,
+    mp: &Path,
+) -> Result<Vec<u8>, JournalError> {
+    let t = &h.targets[i];
+    let series = h.series_u64();
+    // Saturating: a damaged header may claim up to u64::MAX blocks.
+    let want = (MAP_HEADER as u64).saturating_add(t.blocks);
+    if (bytes.len() as u64) != want {
+        return Err(jerr(format!(
+            "{} is truncated or damaged: {} bytes where {want} were expected; restore it or start a new journal",
+            mp.display(),
+            bytes.len()
+        )));
+    }
+    let hdr = map_header(series, i as u32, h.block_size, t.blocks);
+    if bytes[..8] != *MAP_MAGIC || bytes[32..40] != hdr[32..40] {
+        return Err(jerr(format!(
+            "{} belongs to another journal or target (its header does not match its journal.json); give the journal's own map files",
+            mp.display()
+        )));
+    }
+    let map = bytes.split_off(MAP_HEADER);
+    if !h.crashed() {
+        let sum = format!("{:016x}", xxh3_64(&map));
+        if t.map_xxh3.as_deref() != Some(sum.as_str()) {
             return Err(jerr(format!(
-                "{} belongs to another journal or target (its header does not match {}); give the journal's own map files",
+                "{} is corrupted (checksum {sum}, journal.json says {}); restore it or start a new journal",
                 mp.display(),
-                hp.display()
+                t.map_xxh3.as_deref().unwrap_or("none")
             )));
         }
-        let map = bytes.split_off(MAP_HEADER);
-        if !h.crashed() {
-            let sum = format!("{:016x}", xxh3_64(&map));
-            if t.map_xxh3.as_deref() != Some(sum.as_str()) {
-                return Err(jerr(format!(
-                    "{} is corrupted (checksum {sum}, journal.json says {}); restore it or start a new journal",
-                    mp.display(),
-                    t.map_xxh3.as_deref().unwrap_or("none")
-                )));
-            }
-        }
-        maps.push(map.into_iter().map(|b| b & !LOCK).collect());
     }
-    Ok((h, maps))
+    Ok(map.into_iter().map(|b| b & !LOCK).collect())
 }
 
 /// Whether `dir` can be a run's journal: a new path below a writable
@@ -828,5 +864,20 @@ mod tests {
             e.contains("was a block device then and is a file now"),
             "{e}"
         );
+    }
+
+    /// Found by the fuzz pass: a header claiming u64::MAX blocks made the
+    /// expected map length overflow (a panic in debug builds) instead of
+    /// refusing the map.
+    #[test]
+    fn a_block_count_near_u64_max_is_refused_not_an_overflow() {
+        let text = r#"{"format":"iolab-journal","version":1,"series":"ab","created_at":"","updated_at":"","state":"open","runs":1,"block_size":4096,"data":{"kind":"random"},"data_seed":1,"targets":[{"path":"/t","kind":"file","dev":1,"ino":2,"size":65536,"blocks":18446744073709551615,"map_file":"map-0.bin"}]}"#;
+        // The header check refuses it (more blocks than the size holds) ...
+        let e = parse_header(text, Path::new("journal.json")).unwrap_err();
+        assert!(e.0.contains("is corrupted"), "{e}");
+        // ... and the map check, given such a header anyway, does not overflow.
+        let h: JournalHeader = serde_json::from_str(text).unwrap();
+        let e = parse_map(vec![0u8; 4112], &h, 0, Path::new("map-0.bin")).unwrap_err();
+        assert!(e.0.contains("truncated or damaged"), "{e}");
     }
 }

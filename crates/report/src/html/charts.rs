@@ -322,10 +322,16 @@ pub fn time_charts(run: &RunResult) -> Vec<(Chart, ChartExtras)> {
     ]
 }
 
+/// The values counted in a histogram. Saturating: a damaged or hostile
+/// document may hold counts that add up past u64::MAX.
+fn bucket_total(h: &HistogramData) -> u64 {
+    h.buckets.iter().fold(0u64, |n, b| n.saturating_add(b.1))
+}
+
 /// The smallest bucket value (ns) at or above which `pct` percent of the
 /// histogram's values lie below or at.
 pub fn percentile_ns(h: &HistogramData, pct: f64) -> Option<u64> {
-    let total: u64 = h.buckets.iter().map(|b| b.1).sum();
+    let total = bucket_total(h);
     if total == 0 {
         return None;
     }
@@ -334,7 +340,7 @@ pub fn percentile_ns(h: &HistogramData, pct: f64) -> Option<u64> {
     let rank = ((pct / 100.0) * total as f64).ceil().max(1.0) as u64;
     let mut cum = 0;
     for (v, c) in b {
-        cum += c;
+        cum = c.saturating_add(cum);
         if cum >= rank {
             return Some(v);
         }
@@ -351,10 +357,7 @@ pub fn percentile_chart(run: &RunResult) -> Option<(Chart, ChartExtras)> {
         ("read", &run.latency_histograms.read),
         ("write", &run.latency_histograms.write),
     ];
-    let counts: Vec<u64> = hs
-        .iter()
-        .map(|(_, h)| h.buckets.iter().map(|b| b.1).sum())
-        .collect();
+    let counts: Vec<u64> = hs.iter().map(|(_, h)| bucket_total(h)).collect();
     let n_max = *counts.iter().max()?;
     if n_max == 0 {
         return None;
@@ -553,5 +556,22 @@ mod tests {
         assert_eq!(percentile_ns(&h, 99.0), Some(2000));
         assert_eq!(percentile_ns(&h, 100.0), Some(3000));
         assert_eq!(percentile_ns(&HistogramData::default(), 50.0), None);
+    }
+
+    /// Found by the fuzz pass: a result document whose histogram counts
+    /// add up past u64::MAX made the HTML report overflow (a panic in
+    /// debug builds) summing them.
+    #[test]
+    fn histogram_counts_past_u64_max_do_not_overflow() {
+        let h = HistogramData {
+            buckets: vec![(1000, u64::MAX), (2000, u64::MAX)],
+            max_ns: 2000,
+            ..Default::default()
+        };
+        assert_eq!(percentile_ns(&h, 50.0), Some(1000));
+        assert!(percentile_ns(&h, 100.0).is_some());
+        let mut run = crate::study::testing::run(crate::study::testing::spec("r"), 1.0, 1.0, 1.0);
+        run.latency_histograms.read = h;
+        assert!(percentile_chart(&run).is_some());
     }
 }

@@ -1,0 +1,122 @@
+//! Seed inputs of each family: small valid inputs the mutations start
+//! from, also the seed corpus of the cargo-fuzz targets (`fuzz/run` copies
+//! them). Result documents and the journal were written by iolab itself
+//! (null engine, then host details blanked); the job files are the
+//! repository's examples; the rest is written by hand to the formats'
+//! layouts. Regenerate the documents when the schema changes: a test
+//! checks every seed still parses.
+
+/// The seeds of `family` (a name of [`crate::FAMILIES`]): name and bytes.
+pub fn seeds(family: &str) -> &'static [(&'static str, &'static [u8])] {
+    match family {
+        "units" => &[
+            ("flags.txt", include_bytes!("../seeds/units/flags.txt")),
+            (
+                "sizes-durations.txt",
+                include_bytes!("../seeds/units/sizes-durations.txt"),
+            ),
+        ],
+        "jobfile" => &[
+            ("sweep.toml", include_bytes!("../seeds/jobfile/sweep.toml")),
+            (
+                "examples/cached-vs-uncached.toml",
+                include_bytes!("../../../examples/cached-vs-uncached.toml"),
+            ),
+            (
+                "examples/iozone.toml",
+                include_bytes!("../../../examples/iozone.toml"),
+            ),
+            (
+                "examples/oltp.toml",
+                include_bytes!("../../../examples/oltp.toml"),
+            ),
+            (
+                "examples/rate-latency.toml",
+                include_bytes!("../../../examples/rate-latency.toml"),
+            ),
+            (
+                "examples/seq-streams.toml",
+                include_bytes!("../../../examples/seq-streams.toml"),
+            ),
+        ],
+        "result_doc" => &[
+            (
+                "single.json",
+                include_bytes!("../seeds/result_doc/single.json"),
+            ),
+            (
+                "study.json",
+                include_bytes!("../seeds/result_doc/study.json"),
+            ),
+            (
+                "sweep.json",
+                include_bytes!("../seeds/result_doc/sweep.json"),
+            ),
+            (
+                "verify-findings.json",
+                include_bytes!("../seeds/result_doc/verify-findings.json"),
+            ),
+            (
+                "verify-run.json",
+                include_bytes!("../seeds/result_doc/verify-run.json"),
+            ),
+        ],
+        "journal" => &[
+            ("closed.bin", include_bytes!("../seeds/journal/closed.bin")),
+            (
+                "open-two-targets.bin",
+                include_bytes!("../seeds/journal/open-two-targets.bin"),
+            ),
+        ],
+        "stamps" => &[
+            (
+                "good-block.bin",
+                include_bytes!("../seeds/stamps/good-block.bin"),
+            ),
+            (
+                "misdirected-unknown-pattern.bin",
+                include_bytes!("../seeds/stamps/misdirected-unknown-pattern.bin"),
+            ),
+            (
+                "torn-corrupt-zeroed.bin",
+                include_bytes!("../seeds/stamps/torn-corrupt-zeroed.bin"),
+            ),
+        ],
+        "procfs" => &[
+            (
+                "diskstats.txt",
+                include_bytes!("../seeds/procfs/diskstats.txt"),
+            ),
+            (
+                "mountinfo.txt",
+                include_bytes!("../seeds/procfs/mountinfo.txt"),
+            ),
+            (
+                "multipathd.txt",
+                include_bytes!("../seeds/procfs/multipathd.txt"),
+            ),
+            ("swaps.txt", include_bytes!("../seeds/procfs/swaps.txt")),
+            ("sysfs.txt", include_bytes!("../seeds/procfs/sysfs.txt")),
+            ("zpool.txt", include_bytes!("../seeds/procfs/zpool.txt")),
+        ],
+        "signatures" => &[
+            (
+                "ext4-1mib.bin",
+                include_bytes!("../seeds/signatures/ext4-1mib.bin"),
+            ),
+            (
+                "gpt-protective-mbr.bin",
+                include_bytes!("../seeds/signatures/gpt-protective-mbr.bin"),
+            ),
+            (
+                "lvm-swap.bin",
+                include_bytes!("../seeds/signatures/lvm-swap.bin"),
+            ),
+            (
+                "md-16mib.bin",
+                include_bytes!("../seeds/signatures/md-16mib.bin"),
+            ),
+        ],
+        _ => &[],
+    }
+}

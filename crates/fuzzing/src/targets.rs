@@ -1,0 +1,325 @@
+//! One entry point per parser family: raw bytes in, every parser of the
+//! family run on them, and what iolab does next with a parsed value (a job
+//! file is expanded and resolved, a result document rendered and compared,
+//! a journal header checked against its maps), so the fuzzers reach the
+//! code bad input really flows into. An entry point returns nothing: a
+//! panic is the failure, and the drivers add the time and memory limits.
+//!
+//! Text parsers get the bytes as lossy UTF-8, so every input counts. Where
+//! a parser is handed a file name for its messages, the name is fixed.
+
+use iolab_devices::{diskstats, inventory, mountinfo, sysroot, zfs};
+use iolab_jobfile::{parse_job_text, resolve_run, Values};
+use iolab_report::{compare, html, parse_document, tables, terminal};
+use iolab_spec::{
+    format_bytes, format_duration, parse_bs, parse_cpu_list, parse_data, parse_distribution,
+    parse_duration, parse_engine, parse_rw, parse_size, DataPattern,
+};
+use iolab_verify::journal::{self, parse_header, parse_map, TargetIdent};
+use iolab_verify::stamp::{self, Stamp, Stamper, SECTOR};
+use iolab_verify::{check_block, Expect};
+use std::path::Path;
+
+/// Lines of a text input that the line-wise parsers see one by one.
+const MAX_LINES: usize = 64;
+
+/// Runs expanded from a job file's lists before they are resolved; above
+/// this the fuzz target resolves the unexpanded workload only (the real
+/// plan refuses more than `MAX_RUNS` before expanding).
+const MAX_EXPANSIONS: u128 = 64;
+
+/// Sizes, durations, block-size mixes, CPU lists, `--rw`, `--distribution`,
+/// `--data`, `--engine`, `--p99-bound`, the list syntax of sweepable flags
+/// and sysfs numbers: the whole input, then each of its lines.
+pub fn units(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    for s in std::iter::once(text.as_ref()).chain(text.lines().take(MAX_LINES)) {
+        if let Ok(v) = parse_size(s) {
+            assert_eq!(parse_size(&v.to_string()), Ok(v), "size {s:?}");
+            let _ = format_bytes(v);
+        }
+        if let Ok(d) = parse_duration(s) {
+            let _ = format_duration(d);
+        }
+        let _ = parse_bs(s);
+        let _ = parse_cpu_list(s);
+        let _ = parse_rw(s);
+        let _ = parse_distribution(s);
+        let _ = parse_data(s);
+        let _ = parse_engine(s);
+        let _ = Values::parse_text(s);
+        let _ = Values::parse_arg(s);
+        let _ = iolab_report::study::P99Bound::parse(s);
+        let _ = sysroot::parse_u64(s);
+    }
+}
+
+/// A TOML job file: parsed, its workloads expanded into runs (small plans)
+/// and each run resolved into a validated spec.
+pub fn jobfile(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let job = match parse_job_text(&text, "fuzz.toml") {
+        Ok(j) => j,
+        Err(e) => {
+            assert!(!e.0.contains('\n'), "a job-file error is one line: {e}");
+            return;
+        }
+    };
+    for (i, w) in job.workloads().iter().enumerate() {
+        let _ = w.axes();
+        if w.expansion_count() <= MAX_EXPANSIONS {
+            for (seed, (o, _params)) in w.expand().iter().enumerate() {
+                let _ = resolve_run(o, i, seed);
+            }
+        } else {
+            let _ = resolve_run(w, i, i);
+        }
+    }
+}
+
+/// A result document: parsed, then everything `iolab report` and
+/// `iolab compare` make of it (HTML, Markdown, CSV, terminal text, a
+/// comparison of the document with itself).
+pub fn result_doc(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let Ok(doc) = parse_document(&text, "fuzz.json") else {
+        return;
+    };
+    let _ = html::document_report(&doc);
+    let _ = tables::document_markdown(&doc);
+    let _ = tables::document_csv(&doc);
+    let _ = terminal::points_table(&doc);
+    for r in &doc.runs {
+        let _ = terminal::run_heading(&r.spec);
+        let _ = terminal::summary(r);
+        for iv in r.intervals.iter().take(MAX_LINES) {
+            let _ = terminal::interval_line(iv);
+        }
+        if let Some(d) = &r.devices {
+            let _ = terminal::device_summary(d);
+        }
+    }
+    if let Some(v) = &doc.verify {
+        let _ = terminal::verify_summary(v);
+        for f in v.findings.iter().take(MAX_LINES) {
+            let _ = terminal::finding_line(f);
+            let _ = terminal::finding_log_entry(f);
+        }
+    }
+    let docs = [
+        ("before".to_string(), "before.json".to_string(), &doc),
+        ("after".to_string(), "after.json".to_string(), &doc),
+    ];
+    let res = compare::compare(&docs, &[]);
+    let _ = compare::render::text(&res);
+    let _ = compare::render::markdown(&res);
+    let _ = compare::render::csv(&res);
+    let _ = compare::render::html(&res);
+}
+
+/// Journal maps the fuzz target checks per input (each gets a copy).
+const MAX_MAPS: usize = 4;
+
+/// A journal: `journal.json`, a NUL byte, then the bytes every target's map
+/// file holds. Map bytes that start with `FIX` get a map header that
+/// matches the journal (the fuzzer cannot forge its checksum), so the
+/// checks behind it are reached too.
+pub fn journal(data: &[u8]) {
+    let (head, map) = match data.iter().position(|&b| b == 0) {
+        Some(i) => (&data[..i], &data[i + 1..]),
+        None => (data, &[][..]),
+    };
+    let text = String::from_utf8_lossy(head);
+    let Ok(h) = parse_header(&text, Path::new("journal.json")) else {
+        return;
+    };
+    let _ = h.crashed();
+    for i in 0..h.targets.len().min(MAX_MAPS) {
+        let bytes = match map.strip_prefix(b"FIX") {
+            Some(rest) => {
+                let t = &h.targets[i];
+                let mut b =
+                    journal::map_header(h.series_u64(), i as u32, h.block_size, t.blocks).to_vec();
+                b.resize(iolab_verify::map::MAP_HEADER, 0);
+                b.extend_from_slice(rest);
+                b
+            }
+            None => map.to_vec(),
+        };
+        let _ = parse_map(bytes, &h, i, Path::new("map-0.bin"));
+    }
+    let t = &h.targets[0];
+    let ident = TargetIdent {
+        path: t.path.clone(),
+        kind: t.kind.clone(),
+        dev: t.dev,
+        ino: t.ino,
+        size: t.size,
+    };
+    let _ = journal::match_targets(Path::new("journal"), &h, &[ident]);
+    let _ = Stamper::new(h.series_u64(), h.data, h.data_seed);
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    for (i, x) in w.iter_mut().enumerate() {
+        *x = b.get(at + i).copied().unwrap_or(0);
+    }
+    u64::from_le_bytes(w)
+}
+
+/// Bytes of the block description before the sector recipes.
+const STAMP_CONFIG: usize = 24;
+/// Bytes of one sector recipe.
+const STAMP_RECIPE: usize = 24;
+
+/// A block read back from a verified target: the stamp parser on every
+/// sector and the check that classifies what was found. The input
+/// describes the block so a fuzzer reaches stamps with valid checksums:
+///
+/// - 24 bytes of expectation: sectors per block (1..=8), generation,
+///   old-or-new, series, offset, target, data pattern;
+/// - then one 24-byte recipe per sector: a zero sector, raw bytes, a valid
+///   stamp with fields taken from the recipe (the run's series or another,
+///   any generation, index, target, offset, block size), or such a stamp
+///   with one byte changed after stamping.
+pub fn stamps(data: &[u8]) {
+    let cfg = |i: usize| data.get(i).copied().unwrap_or(0);
+    let unit_sectors = 1 + cfg(0) as usize % 8;
+    let unit = unit_sectors * SECTOR;
+    let series = u64_at(data, 3);
+    // A block of a real target: below 2^56 bytes (64 PiB), sector aligned.
+    let offset = u64_at(data, 11) & ((1 << 56) - 1) & !(SECTOR as u64 - 1);
+    let pattern = match cfg(20) % 3 {
+        0 => DataPattern::Random,
+        1 => DataPattern::Zero,
+        _ => DataPattern::Compress {
+            ratio: 1.0 + cfg(21) as f64 / 16.0,
+        },
+    };
+    let st = if cfg(22) & 1 == 0 {
+        Stamper::new(series, pattern, u64::from(cfg(23)))
+    } else {
+        Stamper::unknown(series)
+    };
+    let e = Expect {
+        target: u32::from(cfg(19) % 4),
+        offset,
+        unit,
+        gen: cfg(1),
+        old_or_new: cfg(2) & 1 == 1,
+    };
+    let recipes = data.get(STAMP_CONFIG..).unwrap_or(&[]);
+    let mut block = vec![0u8; unit];
+    for (i, s) in block.chunks_exact_mut(SECTOR).enumerate() {
+        let r = recipes
+            .get(i * STAMP_RECIPE..(i + 1) * STAMP_RECIPE)
+            .unwrap_or(&[0u8; STAMP_RECIPE]);
+        match r[0] % 4 {
+            0 => {}
+            1 => {
+                for (j, b) in s.iter_mut().enumerate() {
+                    *b = r[1 + j % (STAMP_RECIPE - 1)];
+                }
+            }
+            k => {
+                let delta = u64_at(r, 8) as i64 >> 40;
+                let t = Stamp {
+                    gen: r[1],
+                    index: u16::from_le_bytes([r[2], r[3]]),
+                    series: if r[4] & 1 == 0 { series } else { u64_at(r, 16) },
+                    target: u32::from(r[5] % 4),
+                    unit_sectors: if r[6] & 1 == 0 {
+                        unit_sectors as u32
+                    } else {
+                        u32::from(r[6])
+                    },
+                    offset: (offset + (i * SECTOR) as u64).wrapping_add_signed(delta),
+                    time_ns: u64_at(r, 12),
+                };
+                st.stamp_sector(s, &t);
+                if k == 3 {
+                    s[r[7] as usize * 2] ^= r[4] | 1;
+                }
+            }
+        }
+        let _ = stamp::parse(s);
+    }
+    let _ = check_block(&st, &block, &e);
+}
+
+/// Text from /proc and /sys: mountinfo (both parsers), /proc/swaps, the
+/// octal escapes, diskstats (the first and second half of the lines as
+/// two samples of each device, then the `iostat -x` arithmetic between
+/// them), bracketed sysfs choices, `multipathd show paths`,
+/// `zpool status -P` and sysfs numbers.
+pub fn procfs(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let _ = iolab_target::parse_mountinfo(&text);
+    let _ = iolab_target::parse_swaps(&text);
+    let _ = iolab_target::unescape(&text);
+    let mounts = mountinfo::parse(&text);
+    for m in mounts.iter().take(MAX_LINES) {
+        let _ = m.option("compress");
+        let _ = mountinfo::mount_of(&mounts, &m.mount_point);
+    }
+    let _ = mountinfo::mount_of(&mounts, "/mnt/data/file");
+    let lines: Vec<&str> = text.lines().take(MAX_LINES).collect();
+    let (a, b) = lines.split_at(lines.len() / 2);
+    let (a, b) = (a.join("\n"), b.join("\n"));
+    for name in lines
+        .iter()
+        .filter_map(|l| l.split_ascii_whitespace().nth(2))
+        .take(4)
+    {
+        let prev = diskstats::find(&a, name);
+        let cur = diskstats::find(&b, name);
+        if let (Some(p), Some(c)) = (prev, cur) {
+            for ms in [1000.0, 0.0, 1e-9] {
+                let _ = diskstats::iostat(&p, &c, ms);
+                let _ = diskstats::iostat(&c, &p, ms);
+            }
+        }
+    }
+    for l in &lines {
+        let _ = diskstats::parse_fields(l);
+        let _ = inventory::active_choice(l);
+        let _ = sysroot::parse_u64(l);
+    }
+    for w in lines.windows(2) {
+        let _ = sysroot::natural_cmp(w[0], w[1]);
+    }
+    let _ = inventory::parse_multipathd_paths(&text);
+    let _ = zfs::parse_status(&text);
+}
+
+/// Sizes the `signatures` target gives its device image: the input's own
+/// length, then sparse images large enough for the signatures kept near
+/// the end of a device (md 0.90/1.0, ZFS labels).
+const IMAGE_SIZES: [u64; 4] = [0, 1 << 20, 16 << 20, 4 << 30];
+
+/// Signatures on a device image: the first input byte picks the image size
+/// (see [`IMAGE_SIZES`]), the rest is written at its start and again at
+/// its end, in a sparse in-memory file (memfd), and the signature probe
+/// reads it as it reads a device before writing to it.
+pub fn signatures(data: &[u8]) {
+    use std::io::{Seek, SeekFrom, Write};
+    use std::os::fd::FromRawFd;
+    let (class, body) = match data.split_first() {
+        Some((c, b)) => (*c as usize % IMAGE_SIZES.len(), b),
+        None => (0, data),
+    };
+    let size = IMAGE_SIZES[class].max(body.len() as u64);
+    // SAFETY: memfd_create with a valid C string; the fd is owned by the
+    // File from here on.
+    let fd = unsafe { libc::memfd_create(c"iolab-fuzz".as_ptr(), libc::MFD_CLOEXEC) };
+    assert!(fd >= 0, "memfd_create: {}", std::io::Error::last_os_error());
+    // SAFETY: a fresh fd nothing else owns.
+    let mut f = unsafe { std::fs::File::from_raw_fd(fd) };
+    f.set_len(size).expect("memfd set_len");
+    f.write_all(body).expect("memfd write");
+    f.seek(SeekFrom::Start(size - body.len() as u64))
+        .expect("memfd seek");
+    f.write_all(body).expect("memfd write");
+    let _ = iolab_target::detect_signatures(&f, size);
+}
