@@ -314,7 +314,10 @@ mod tests {
         {
             Ok(f) => f,
             Err(e) => {
-                eprintln!("SKIP: no O_DIRECT on the temp file system: {e}");
+                iolab_testutil::print_skip(
+                    module_path!(),
+                    &format!("no O_DIRECT on the temp file system: {e}"),
+                );
                 return;
             }
         };

@@ -143,7 +143,7 @@ pub enum TargetError {
         size: u64,
         actual: u64,
     },
-    #[error("--size {size} ({}) for {path}{} is more than the {free} bytes ({}) free on its file system ({fs}); give a smaller --size or free space there", fmt_bytes(*.size), others_text(*.others), fmt_bytes(*.free))]
+    #[error("--size {size} ({}) for {path}{} is more than the {free} bytes ({}) free on its file system ({fs}); give a smaller --size or free space there", iolab_spec::format_bytes(*.size), others_text(*.others), iolab_spec::format_bytes(*.free))]
     NoSpace {
         path: PathBuf,
         size: u64,
@@ -164,24 +164,8 @@ fn others_text(others: u64) -> String {
     } else {
         format!(
             ", with the {others} bytes ({}) of the files the plan creates or extends there before it,",
-            fmt_bytes(others)
+            iolab_spec::format_bytes(others)
         )
-    }
-}
-
-/// Bytes in binary units for messages: `64 MiB`, `1.5 GiB`.
-fn fmt_bytes(b: u64) -> String {
-    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
-    let mut v = b as f64;
-    let mut i = 0;
-    while v >= 1024.0 && i + 1 < UNITS.len() {
-        v /= 1024.0;
-        i += 1;
-    }
-    if i == 0 {
-        format!("{b} B")
-    } else {
-        format!("{v:.1} {}", UNITS[i]).replace(".0 ", " ")
     }
 }
 

@@ -906,7 +906,10 @@ mod tests {
             .write_bytes(b"a,b\n1,2\n")
             .unwrap();
         if sys::get_xattr(&p, XATTR_OUTPUT).unwrap().is_none() {
-            eprintln!("SKIP rest: no user xattrs on the temp file system");
+            iolab_testutil::print_skip(
+                module_path!(),
+                "the rest needs user xattrs, which the temp file system lacks",
+            );
             return;
         }
         check(&p, OutputKind::Csv, &rules()).unwrap();
