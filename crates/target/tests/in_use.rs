@@ -75,6 +75,7 @@ fn finding3_mounted_device_named_with_destroy_data_on_alone_is_refused() {
 #[test]
 fn finding3_active_swap_named_with_destroy_data_on_alone_is_refused() {
     require_root!();
+    iolab_testutil::require_tool!("mkswap", "swapon", "swapoff");
     let dev = LoopDevice::new(16 * MIB, false).unwrap();
     let ok = |c: &mut Command| c.output().is_ok_and(|o| o.status.success());
     assert!(ok(Command::new("mkswap").args(["-q", dev.path_str()])));

@@ -168,7 +168,7 @@ pub fn missing_tool(name: &str) -> String {
         "mkfs.btrfs" | "btrfs" => "btrfs-progs",
         "sfdisk" | "fdisk" => "fdisk",
         "losetup" | "mount" | "umount" | "swapon" | "swapoff" => "mount",
-        "partx" | "mkswap" | "blkid" | "wipefs" | "blockdev" => "util-linux",
+        "partx" | "mkswap" | "blkid" | "wipefs" | "blockdev" | "setpriv" => "util-linux",
         "iostat" => "sysstat",
         "fusermount3" => "fuse3",
         "dmsetup" => "dmsetup",
