@@ -1,7 +1,7 @@
 //! Process CPU time from getrusage(RUSAGE_SELF): it covers every thread of
 //! the process, io_uring's kernel workers (iou-wrk) included.
 
-use crate::raw::CpuTime;
+use iolab_raw::CpuTime;
 
 pub fn process_cpu() -> CpuTime {
     // SAFETY: getrusage writes into the zeroed struct we pass.

@@ -11,7 +11,7 @@
 //! fails.
 
 use crate::gen::{Dir, IoPlan};
-use crate::raw::VerifyRaw;
+use iolab_raw::VerifyRaw;
 use iolab_verify::map::{GenMap, GEN, LOCK, UNSURE};
 use iolab_verify::{check_block, next_gen, Expect, Outcome, Stamper, VerifyTotals};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

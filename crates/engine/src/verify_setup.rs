@@ -2,8 +2,8 @@
 //! the journal), the stamper, the prefill that stamps every block, and
 //! closing the journal at the end.
 
-use crate::raw::{VerifyRaw, VerifyRunRaw};
 use crate::verify::VerifyShared;
+use iolab_raw::{VerifyRaw, VerifyRunRaw};
 use iolab_spec::{SyncMode, WorkloadSpec};
 use iolab_verify::journal::{new_series, Journal};
 use iolab_verify::map::{GEN, UNSURE};

@@ -2,8 +2,8 @@
 //! CPU shares. Pure computation.
 
 use crate::model::*;
-use iolab_engine::errno_name;
-use iolab_engine::{CpuTime, DirStats, IntervalRaw, RawRun};
+use iolab_raw::errno_name;
+use iolab_raw::{CpuTime, DirStats, IntervalRaw, RawRun};
 use iolab_stats::LatHist;
 use std::time::SystemTime;
 
@@ -200,7 +200,7 @@ pub fn build_run(raw: &RawRun) -> RunResult {
     }
 }
 
-fn verify_result(v: &iolab_engine::VerifyRunRaw) -> VerifyResult {
+fn verify_result(v: &iolab_raw::VerifyRunRaw) -> VerifyResult {
     let t = &v.w.totals;
     let mut by_class = std::collections::BTreeMap::new();
     for c in iolab_verify::Class::ALL {

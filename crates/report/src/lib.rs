@@ -15,7 +15,7 @@ pub mod terminal;
 
 pub use build::{build_run, interval_record};
 pub use host::host_info;
-pub use iolab_engine::errno_name;
+pub use iolab_raw::errno_name;
 pub use json::{load_document, parse_document, save_document, write_document, LoadError};
 pub use model::*;
 pub use points::{spread, summarize_points};

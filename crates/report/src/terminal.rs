@@ -3,7 +3,7 @@
 //! binary decides where they go.
 
 use crate::model::{DirResult, Interval, RunResult};
-use iolab_engine::errno_name;
+use iolab_raw::errno_name;
 use iolab_spec::{format_bytes, DataPattern, Distribution, SyncMode, WorkloadSpec};
 use std::fmt::Write;
 

@@ -1,0 +1,10 @@
+//! Raw results: what a run measured, before any formatting. The engine
+//! produces these types and the report crate turns them into the result
+//! document; they live in a crate of their own so that the report (and
+//! anything else that reads results) does not depend on the engine.
+
+mod errno;
+mod raw;
+
+pub use errno::errno_name;
+pub use raw::*;
