@@ -6,13 +6,11 @@
 use iolab_target::{detect_signatures, prepare, write_refusals, Kind, PrepareOptions, TargetError};
 use iolab_testutil::{require_root, require_tool, LoopDevice, MountedFs};
 use std::fs::{File, OpenOptions};
-use std::io::Read;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 const MIB: u64 = 1024 * 1024;
-static ZEROS: [u8; 65536] = [0; 65536];
 
 fn run(cmd: &str, args: &[&str], stdin: Option<&str>) {
     let mut c = Command::new(cmd);
@@ -56,32 +54,6 @@ fn cleanup(cmds: &[&[&str]]) -> Cleanup {
     )
 }
 
-/// The non-zero 64 KiB chunks of a device: a byte-exact picture of a
-/// mostly empty device that stays small in memory.
-fn snapshot(path: &Path) -> Vec<(u64, Vec<u8>)> {
-    let mut f = File::open(path).unwrap();
-    let mut out = Vec::new();
-    let mut buf = vec![0u8; 65536];
-    let mut off = 0u64;
-    loop {
-        let mut n = 0;
-        while n < buf.len() {
-            match f.read(&mut buf[n..]).unwrap() {
-                0 => break,
-                k => n += k,
-            }
-        }
-        if n == 0 {
-            break;
-        }
-        if buf[..n] != ZEROS[..n] {
-            out.push((off, buf[..n].to_vec()));
-        }
-        off += n as u64;
-    }
-    out
-}
-
 fn opts(write: bool, destroy: &[&Path]) -> PrepareOptions {
     PrepareOptions {
         write,
@@ -112,7 +84,7 @@ fn signature_is_refused(size: u64, make: &dyn Fn(&str), name: &str, phrase: &str
     require_root!();
     let dev = LoopDevice::new(size, false).unwrap();
     make(dev.path_str());
-    let before = snapshot(&dev.path);
+    let before = iolab_testutil::nonzero_chunks(&dev.path);
 
     let f = File::open(&dev.path).unwrap();
     let sigs = detect_signatures(&f, size).unwrap();
@@ -155,7 +127,10 @@ fn signature_is_refused(size: u64, make: &dyn Fn(&str), name: &str, phrase: &str
         Err(TargetError::Refused { .. })
     ));
 
-    assert!(before == snapshot(&dev.path), "device content changed");
+    assert!(
+        before == iolab_testutil::nonzero_chunks(&dev.path),
+        "device content changed"
+    );
 }
 
 #[test]

@@ -16,7 +16,7 @@ use iolab_target::{
 };
 use iolab_testutil::{require, require_root, LoopDevice};
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -27,32 +27,6 @@ const SIZE: u64 = 64 * MIB;
 
 /// Byte writes that make up a header: (offset, bytes).
 type Writes = Vec<(u64, Vec<u8>)>;
-
-/// The non-zero 64 KiB chunks of a device: a byte-exact picture of a
-/// mostly empty device that stays small in memory.
-fn snapshot(path: &Path) -> Vec<(u64, Vec<u8>)> {
-    let mut f = File::open(path).unwrap();
-    let mut out = Vec::new();
-    let mut buf = vec![0u8; 65536];
-    let mut off = 0u64;
-    loop {
-        let mut n = 0;
-        while n < buf.len() {
-            match f.read(&mut buf[n..]).unwrap() {
-                0 => break,
-                k => n += k,
-            }
-        }
-        if n == 0 {
-            break;
-        }
-        if buf[..n].iter().any(|&b| b != 0) {
-            out.push((off, buf[..n].to_vec()));
-        }
-        off += n as u64;
-    }
-    out
-}
 
 fn write_all(dev: &Path, writes: &Writes) {
     let f = OpenOptions::new().write(true).open(dev).unwrap();
@@ -102,7 +76,7 @@ fn opts() -> PrepareOptions {
 /// The whole check: libblkid names the format `name`, a write is refused
 /// with a one-line message containing `phrase`, and not a byte changed.
 fn refused_and_untouched(dev: &LoopDevice, name: &str, phrase: &str) {
-    let before = snapshot(&dev.path);
+    let before = iolab_testutil::nonzero_chunks(&dev.path);
     blkid_cli_agrees(dev, name);
     let f = File::open(&dev.path).unwrap();
     let sigs = detect_signatures(&f, SIZE).unwrap();
@@ -123,7 +97,10 @@ fn refused_and_untouched(dev: &LoopDevice, name: &str, phrase: &str) {
         }
         other => panic!("expected a refusal for {name}, got {other:?}"),
     }
-    assert!(before == snapshot(&dev.path), "device content changed");
+    assert!(
+        before == iolab_testutil::nonzero_chunks(&dev.path),
+        "device content changed"
+    );
 }
 
 /// The header is valid in util-linux's own eyes: `blkid -p` (a safe probe,
@@ -575,7 +552,7 @@ fn finding2_a_damaged_checksum_still_counts() {
     let mut w = lvm2();
     w[0].1[16] ^= 0xff;
     let dev = device_with(&w);
-    let before = snapshot(&dev.path);
+    let before = iolab_testutil::nonzero_chunks(&dev.path);
     let f = File::open(&dev.path).unwrap();
     let sigs = detect_signatures(&f, SIZE).unwrap();
     assert!(sigs.iter().any(|s| s.name == "LVM2_member"), "{sigs:?}");
@@ -583,7 +560,10 @@ fn finding2_a_damaged_checksum_still_counts() {
         prepare(&dev.path, &opts()),
         Err(TargetError::Refused { .. })
     ));
-    assert!(before == snapshot(&dev.path), "device content changed");
+    assert!(
+        before == iolab_testutil::nonzero_chunks(&dev.path),
+        "device content changed"
+    );
 }
 
 // ---- Finding 2: formats made with the real tools. ----
@@ -613,7 +593,7 @@ macro_rules! tool_test {
                 "{} not in {sigs:?}",
                 $sig
             );
-            let before = snapshot(&dev.path);
+            let before = iolab_testutil::nonzero_chunks(&dev.path);
             match prepare(&dev.path, &opts()) {
                 Err(e @ TargetError::Refused { .. }) => {
                     let msg = e.to_string();
@@ -622,7 +602,10 @@ macro_rules! tool_test {
                 }
                 other => panic!("expected a refusal, got {other:?}"),
             }
-            assert!(before == snapshot(&dev.path), "device content changed");
+            assert!(
+                before == iolab_testutil::nonzero_chunks(&dev.path),
+                "device content changed"
+            );
         }
     };
 }
@@ -693,7 +676,7 @@ fn finding2_fallback_list_finds_asm_bluestore_and_vmfs() {
         (vmfs(), vec![("VMFS_volume_member", MIB), ("VMFS", 2 * MIB)]),
     ] {
         let dev = device_with(&writes);
-        let before = snapshot(&dev.path);
+        let before = iolab_testutil::nonzero_chunks(&dev.path);
         let f = File::open(&dev.path).unwrap();
         let got: Vec<(String, u64)> = detect_signatures_hand_list(&f, SIZE)
             .unwrap()
@@ -702,7 +685,10 @@ fn finding2_fallback_list_finds_asm_bluestore_and_vmfs() {
             .collect();
         let want: Vec<(String, u64)> = names.iter().map(|(n, o)| (n.to_string(), *o)).collect();
         assert_eq!(got, want);
-        assert!(before == snapshot(&dev.path), "device content changed");
+        assert!(
+            before == iolab_testutil::nonzero_chunks(&dev.path),
+            "device content changed"
+        );
     }
 }
 
