@@ -163,12 +163,10 @@ pub fn run_command(args: RunArgs) -> ExitCode {
     if args.plan.dry_run {
         // The same checks as the real run, targets and outputs, so a dry
         // run never plans what the run would refuse; nothing is created.
-        let checked = crate::outputs::check_run(&plan, &out)
-            .map_err(|e| e.0)
-            .and_then(|_| crate::plan::check_targets(&plan));
+        let checked = preflight(&plan, &out);
         cleanup(&out.temp_file);
         return match checked {
-            Ok(()) => {
+            Ok(_) => {
                 print!("{}", crate::plan::dry_run_text(&plan));
                 ExitCode::SUCCESS
             }
@@ -189,6 +187,18 @@ pub struct Output {
     pub force: bool,
 }
 
+/// Everything a run checks before its first I/O, the dry run too: every
+/// output, then every run's targets (nothing is created). The checked
+/// result document output, if any.
+fn preflight(
+    plan: &crate::plan::Plan,
+    out: &Output,
+) -> Result<Option<iolab_target::OutputPath>, String> {
+    let json = crate::outputs::check_run(plan, out).map_err(|e| e.0)?;
+    crate::plan::check_targets(plan)?;
+    Ok(json)
+}
+
 /// Run a plan: every run in order, the document saved after each (so a
 /// crash keeps the finished runs), `after_run` called on the document
 /// first (a study recomputes its tables there).
@@ -197,19 +207,15 @@ pub fn execute(
     out: Output,
     after_run: &mut dyn FnMut(&mut ResultDoc),
 ) -> ExitCode {
-    // Every output is checked before the first I/O (nothing was created
-    // yet, so there is nothing to clean up on a refusal).
-    let json_out = match crate::outputs::check_run(&plan, &out) {
+    let json_out = match preflight(&plan, &out) {
         Ok(j) => j,
-        Err(e) => return crate::outputs::refused(&e),
+        Err(e) => {
+            cleanup(&out.temp_file);
+            return bad_input(&e);
+        }
     };
     let temp_file = out.temp_file;
     let json_path = out.json;
-    // Every run's targets are checked before the first run does any I/O.
-    if let Err(e) = crate::plan::check_targets(&plan) {
-        cleanup(&temp_file);
-        return bad_input(&e);
-    }
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         // A second Ctrl-C exits at once; the first asks the run to stop and
