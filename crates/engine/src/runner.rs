@@ -495,8 +495,9 @@ pub fn run_workload(
             warmup_ns: 0,
             measured_ns: 0,
             intervals: Vec::new(),
-            read: DirStats::new(false),
-            write: DirStats::new(false),
+            start_ns: 0,
+            end_ns: 0,
+            ops: OpStats::rw(false),
             fsyncs: 0,
             cpu: CpuTime::default(),
             errno_counts,
@@ -690,8 +691,9 @@ pub fn run_workload(
         warmup_ns: tl.warmup_ns,
         measured_ns: 0,
         intervals: Vec::new(),
-        read: DirStats::new(rate_mode),
-        write: DirStats::new(rate_mode),
+        start_ns: 0,
+        end_ns: 0,
+        ops: OpStats::rw(rate_mode),
         fsyncs: 0,
         cpu: CpuTime::default(),
         errors: Vec::new(),
@@ -813,8 +815,9 @@ pub fn run_workload(
         started_at,
         warmup_ns: tl.warmup_ns,
         measured_ns,
-        read: col.sum_read,
-        write: col.sum_write,
+        start_ns: 0,
+        end_ns,
+        ops: col.sum,
         fsyncs: col.sum_fsyncs,
         intervals: col.intervals,
         cpu,
@@ -864,8 +867,7 @@ struct Collector {
     done: Vec<bool>,
     pending: BTreeMap<u32, IntervalRaw>,
     intervals: Vec<IntervalRaw>,
-    sum_read: DirStats,
-    sum_write: DirStats,
+    sum: OpStats,
     sum_fsyncs: u64,
     /// Measured (ops, bytes) of each worker, summed per interval snapshot
     /// (not per I/O): the per-target figures of `TargetRaw::measured`.
@@ -883,8 +885,7 @@ impl Collector {
             done: vec![false; jobs as usize],
             pending: BTreeMap::new(),
             intervals: Vec::new(),
-            sum_read: DirStats::new(svc),
-            sum_write: DirStats::new(svc),
+            sum: OpStats::rw(svc),
             sum_fsyncs: 0,
             per_worker: vec![(0, 0); jobs as usize],
         }
@@ -896,8 +897,7 @@ impl Collector {
             start_ns: self.tl.start(k),
             end_ns: self.tl.end(k),
             warmup: self.tl.is_warmup(k),
-            read: DirStats::new(self.svc),
-            write: DirStats::new(self.svc),
+            ops: OpStats::rw(self.svc),
             errors: 0,
             fsyncs: 0,
             cpu: None,
@@ -910,12 +910,11 @@ impl Collector {
         self.reported[worker as usize] = self.reported[worker as usize].max(k as i64);
         let warm = self.tl.is_warmup(k);
         if !warm {
-            self.sum_read.merge(&s.read);
-            self.sum_write.merge(&s.write);
+            self.sum.merge(&s.ops);
             self.sum_fsyncs += s.fsyncs;
             let w = &mut self.per_worker[worker as usize];
-            w.0 += s.read.ops + s.write.ops;
-            w.1 += s.read.bytes + s.write.bytes;
+            w.0 += s.ops.total_ops();
+            w.1 += s.ops.total_bytes();
         }
         // Already shown (a late worker): merge into the stored record.
         if let Some(iv) = self.intervals.iter_mut().find(|iv| iv.index == k) {
@@ -1004,15 +1003,13 @@ impl Collector {
 }
 
 fn merge_snap_iv(iv: &mut IntervalRaw, o: &IntervalRaw) {
-    iv.read.merge(&o.read);
-    iv.write.merge(&o.write);
+    iv.ops.merge(&o.ops);
     iv.errors += o.errors;
     iv.fsyncs += o.fsyncs;
 }
 
 fn merge_snap(iv: &mut IntervalRaw, s: &Snapshot) {
-    iv.read.merge(&s.read);
-    iv.write.merge(&s.write);
+    iv.ops.merge(&s.ops);
     iv.errors += s.errors;
     iv.fsyncs += s.fsyncs;
 }
@@ -1027,9 +1024,7 @@ fn stall_analysis(
 ) -> StallsRaw {
     let zero_intervals = intervals
         .iter()
-        .filter(|iv| {
-            !iv.warmup && iv.read.ops + iv.write.ops + iv.errors == 0 && iv.end_ns > iv.start_ns
-        })
+        .filter(|iv| !iv.warmup && iv.ops.total_ops() + iv.errors == 0 && iv.end_ns > iv.start_ns)
         .map(|iv| iv.index)
         .collect();
     let threshold = (threshold_s * 1e9) as u64;

@@ -12,7 +12,7 @@ use crate::data::{BufState, DataGen};
 use crate::engines::{Cqe, Engine, OpKind, Sqe};
 use crate::gen::{Dir, IoGen};
 use crate::verify::{Hooks, WorkerVerify};
-use iolab_raw::{DirStats, Gap, IoErrorRec, VerifyRaw};
+use iolab_raw::{Gap, IoErrorRec, Op, OpStats, VerifyRaw};
 use iolab_spec::OnError;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
@@ -68,8 +68,7 @@ pub enum WorkerMsg {
 pub struct Snapshot {
     pub index: u32,
     pub end_ns: u64,
-    pub read: DirStats,
-    pub write: DirStats,
+    pub ops: OpStats,
     pub errors: u64,
     pub fsyncs: u64,
 }
@@ -79,8 +78,7 @@ impl Snapshot {
         Snapshot {
             index,
             end_ns: 0,
-            read: DirStats::new(svc),
-            write: DirStats::new(svc),
+            ops: OpStats::rw(svc),
             errors: 0,
             fsyncs: 0,
         }
@@ -565,10 +563,10 @@ pub fn run<E: Engine, V: Hooks>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPo
                     });
                 }
                 if ok {
-                    let d = if s.op == OP_READ {
-                        &mut snap.read
-                    } else {
-                        &mut snap.write
+                    let op = if s.op == OP_READ { Op::Read } else { Op::Write };
+                    // The snapshot is made with both slots (OpStats::rw).
+                    let Some(d) = snap.ops.get_mut(op) else {
+                        unreachable!("a block snapshot has read and write slots")
                     };
                     d.ops += 1;
                     d.bytes += s.len as u64;

@@ -21,7 +21,7 @@
 //! Only regular files get updates: a FIFO, `/dev/stdout` or `/dev/null`
 //! receives one document, the final one.
 
-use iolab_engine::{CpuTime, DirStats, IntervalRaw, RawRun, StallsRaw};
+use iolab_engine::{CpuTime, IntervalRaw, OpStats, RawRun, StallsRaw};
 use iolab_report::model::{Interval, ResultDoc, RunResult};
 use iolab_report::{build_run, save_document};
 use iolab_target::OutputPath;
@@ -54,8 +54,7 @@ pub struct LiveDoc {
     skeleton: Option<RawRun>,
     interval_ns: u64,
     intervals: Vec<Interval>,
-    read: DirStats,
-    write: DirStats,
+    ops: OpStats,
     fsyncs: u64,
     cpu: CpuTime,
     errors: u64,
@@ -89,8 +88,7 @@ impl LiveDoc {
             skeleton: None,
             interval_ns: 0,
             intervals: Vec::new(),
-            read: DirStats::default(),
-            write: DirStats::default(),
+            ops: OpStats::default(),
             fsyncs: 0,
             cpu: CpuTime::default(),
             errors: 0,
@@ -113,8 +111,7 @@ impl LiveDoc {
     pub fn measuring(&mut self, run: &RawRun) {
         self.interval_ns = ((run.spec.interval_s * 1e9) as u64).max(1_000_000);
         self.intervals.clear();
-        self.read = DirStats::new(run.read.svc.is_some());
-        self.write = DirStats::new(run.write.svc.is_some());
+        self.ops = OpStats::rw(run.ops.has_svc());
         self.fsyncs = 0;
         self.cpu = CpuTime::default();
         self.errors = 0;
@@ -131,8 +128,7 @@ impl LiveDoc {
         }
         self.intervals.push(rec.clone());
         if !iv.warmup {
-            self.read.merge(&iv.read);
-            self.write.merge(&iv.write);
+            self.ops.merge(&iv.ops);
             self.fsyncs += iv.fsyncs;
             if let Some(c) = iv.cpu {
                 self.cpu.user_us += c.user_us;
@@ -160,8 +156,7 @@ impl LiveDoc {
         let Some(sk) = &self.skeleton else { return };
         self.saved_ns = now_ns;
         let mut raw = sk.clone();
-        raw.read = self.read.clone();
-        raw.write = self.write.clone();
+        raw.ops = self.ops.clone();
         raw.fsyncs = self.fsyncs;
         raw.cpu = self.cpu;
         raw.errors_total = self.errors;

@@ -427,6 +427,10 @@ pub fn resolve_run(
         verify_after: o.verify_after.unwrap_or(false),
         journal: o.journal.clone(),
         max_errors: o.max_errors.unwrap_or(50),
+        // Wired to the job file and flags by the parameter definitions
+        // (issue 15); until then every workload starts with the run.
+        start_delay_s: 0.0,
+        skew_pct: None,
     };
     spec.validate()?;
     Ok(spec)

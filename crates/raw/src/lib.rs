@@ -4,7 +4,9 @@
 //! anything else that reads results) does not depend on the engine.
 
 mod errno;
+mod ops;
 mod raw;
 
 pub use errno::errno_name;
+pub use ops::{Op, OpStats};
 pub use raw::*;

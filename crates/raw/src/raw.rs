@@ -1,6 +1,7 @@
 //! What a run measured, before any formatting: histograms, counters,
 //! errors, gaps. The report crate turns this into the result document.
 
+use crate::ops::OpStats;
 use iolab_spec::WorkloadSpec;
 use iolab_stats::LatHist;
 use std::time::SystemTime;
@@ -62,8 +63,8 @@ pub struct IntervalRaw {
     pub start_ns: u64,
     pub end_ns: u64,
     pub warmup: bool,
-    pub read: DirStats,
-    pub write: DirStats,
+    /// Counts and latencies per operation.
+    pub ops: OpStats,
     pub errors: u64,
     pub fsyncs: u64,
     /// CPU consumed by the whole process during the interval, when sampled.
@@ -151,10 +152,15 @@ pub struct Effective {
     pub jobs: u32,
 }
 
-/// Everything one run measured.
+/// Everything one workload of a run measured. (The name `RawRun` is kept
+/// as an alias while callers move to [`RunRaw`], the whole run.)
 #[derive(Debug, Clone)]
-pub struct RawRun {
+pub struct WorkloadRaw {
     pub spec: WorkloadSpec,
+    /// When the workload issued its first and completed its last I/O,
+    /// nanoseconds since the run started (`start_delay` shows here).
+    pub start_ns: u64,
+    pub end_ns: u64,
     pub effective: Effective,
     pub targets: Vec<TargetRaw>,
     pub started_at: SystemTime,
@@ -162,8 +168,8 @@ pub struct RawRun {
     /// Measured time: from the end of warm-up to the last completion.
     pub measured_ns: u64,
     pub intervals: Vec<IntervalRaw>,
-    pub read: DirStats,
-    pub write: DirStats,
+    /// Counts and latencies per operation over the measured time.
+    pub ops: OpStats,
     pub fsyncs: u64,
     pub cpu: CpuTime,
     pub errors: Vec<IoErrorRec>,
@@ -175,6 +181,68 @@ pub struct RawRun {
     pub incomplete_reason: Option<String>,
     pub notes: Vec<String>,
     pub verify: Option<VerifyRunRaw>,
+}
+
+pub type RawRun = WorkloadRaw;
+
+/// An event marked during a run or a monitor (`iolab mark`, SIGUSR1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventRaw {
+    /// Nanoseconds since the run started.
+    pub time_ns: u64,
+    pub label: String,
+    /// Where it came from: "mark" (iolab mark), "signal" (SIGUSR1), ...
+    pub source: String,
+}
+
+/// Everything one run measured: each workload that ran in it, and the
+/// whole (every workload merged, on the run's one clock).
+#[derive(Debug, Clone)]
+pub struct RunRaw {
+    pub name: String,
+    pub started_at: SystemTime,
+    pub warmup_ns: u64,
+    pub interval_ns: u64,
+    /// From the end of warm-up to the last completion of any workload.
+    pub measured_ns: u64,
+    /// In the job file's order.
+    pub workloads: Vec<WorkloadRaw>,
+    /// The whole run, interval by interval: the workloads' intervals of
+    /// the same index merged.
+    pub intervals: Vec<IntervalRaw>,
+    pub ops: OpStats,
+    pub fsyncs: u64,
+    /// CPU of the whole process over the measured time.
+    pub cpu: CpuTime,
+    /// Gaps no workload completed an I/O in.
+    pub stalls: StallsRaw,
+    pub events: Vec<EventRaw>,
+    pub complete: bool,
+    pub incomplete_reason: Option<String>,
+    pub notes: Vec<String>,
+}
+
+impl RunRaw {
+    /// A run of one workload: the whole is that workload.
+    pub fn single(w: WorkloadRaw) -> RunRaw {
+        RunRaw {
+            name: w.spec.name.clone(),
+            started_at: w.started_at,
+            warmup_ns: w.warmup_ns,
+            interval_ns: (w.spec.interval_s * 1e9) as u64,
+            measured_ns: w.measured_ns,
+            intervals: w.intervals.clone(),
+            ops: w.ops.clone(),
+            fsyncs: w.fsyncs,
+            cpu: w.cpu,
+            stalls: w.stalls.clone(),
+            events: Vec::new(),
+            complete: w.complete,
+            incomplete_reason: w.incomplete_reason.clone(),
+            notes: w.notes.clone(),
+            workloads: vec![w],
+        }
+    }
 }
 
 /// One worker's verification results.

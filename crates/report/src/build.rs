@@ -65,14 +65,14 @@ fn hist(h: &LatHist) -> HistogramData {
 /// One interval of the time series as the document records it.
 pub fn interval_record(iv: &IntervalRaw) -> Interval {
     let secs = (iv.end_ns.saturating_sub(iv.start_ns)) as f64 / 1e9;
-    let total = both(&iv.read, &iv.write);
+    let total = both(iv.ops.read(), iv.ops.write());
     Interval {
         index: iv.index,
         start_s: iv.start_ns as f64 / 1e9,
         end_s: iv.end_ns as f64 / 1e9,
         warmup: iv.warmup,
-        read: dir(&iv.read, secs),
-        write: dir(&iv.write, secs),
+        read: dir(iv.ops.read(), secs),
+        write: dir(iv.ops.write(), secs),
         total: dir(&total, secs),
         errors: iv.errors,
         cpu: iv.cpu.map(|c| cpu(c, secs, total.ops)),
@@ -82,10 +82,10 @@ pub fn interval_record(iv: &IntervalRaw) -> Interval {
 
 pub fn build_run(raw: &RawRun) -> RunResult {
     let secs = raw.measured_ns as f64 / 1e9;
-    let total = both(&raw.read, &raw.write);
+    let total = both(raw.ops.read(), raw.ops.write());
     let summary = Summary {
-        read: dir(&raw.read, secs),
-        write: dir(&raw.write, secs),
+        read: dir(raw.ops.read(), secs),
+        write: dir(raw.ops.write(), secs),
         total: dir(&total, secs),
         cpu: cpu(raw.cpu, secs, total.ops),
         fsyncs: raw.fsyncs,
@@ -187,8 +187,8 @@ pub fn build_run(raw: &RawRun) -> RunResult {
             .collect(),
         errors_total: raw.errors_total,
         latency_histograms: Histograms {
-            read: hist(&raw.read.lat),
-            write: hist(&raw.write.lat),
+            read: hist(&raw.ops.read().lat),
+            write: hist(&raw.ops.write().lat),
         },
         notes: raw.notes.clone(),
         verify: raw.verify.as_ref().map(verify_result),

@@ -207,6 +207,14 @@ pub struct WorkloadSpec {
     /// Stop after this many data validation findings; 0 never.
     #[serde(default)]
     pub max_errors: u64,
+    /// Seconds after the run's start that this workload starts (`start_delay`,
+    /// fio `startdelay`): dd streams launched 5 s apart.
+    #[serde(default)]
+    pub start_delay_s: f64,
+    /// Share in percent (0-100] of the run's `rate` this workload takes
+    /// (vdbench `skew`); `None` takes an even part of what the shares leave.
+    #[serde(default)]
+    pub skew_pct: Option<f64>,
 }
 
 /// Allowed range of `--jobs`.
@@ -309,6 +317,8 @@ impl WorkloadSpec {
             verify_after: false,
             journal: None,
             max_errors: 0,
+            start_delay_s: 0.0,
+            skew_pct: None,
         }
     }
 
@@ -448,6 +458,16 @@ impl WorkloadSpec {
         }
         if self.stall_threshold_s.is_nan() || self.stall_threshold_s <= 0.0 {
             return e("--stall-threshold must be above 0, e.g. --stall-threshold 1s".into());
+        }
+        if !(self.start_delay_s >= 0.0 && self.start_delay_s.is_finite()) {
+            return e("start_delay must be 0 or more, e.g. start_delay = \"5s\"".into());
+        }
+        if let Some(k) = self.skew_pct {
+            if !(k > 0.0 && k <= 100.0) {
+                return e(format!(
+                    "skew {k} is not a share of the run's rate; give a percentage above 0 and at most 100, e.g. skew = 25"
+                ));
+            }
         }
         if self.engine == EngineKind::Psync && self.qd > 1 {
             return e(format!(

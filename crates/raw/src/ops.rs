@@ -1,0 +1,193 @@
+//! Statistics keyed by operation: a small fixed table indexed by [`Op`],
+//! so a worker records an operation with one array index (no map, no
+//! allocation) and a new operation is one more enum variant.
+
+use crate::raw::DirStats;
+use std::sync::OnceLock;
+
+/// An operation a workload issues. Block workloads issue reads and
+/// writes; file-system workloads add the metadata operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Op {
+    Read,
+    Write,
+    Fsync,
+    Open,
+    Close,
+    Create,
+    Delete,
+    Stat,
+    Append,
+    Mkdir,
+    Rmdir,
+    Readdir,
+    Rename,
+}
+
+impl Op {
+    /// Every operation, in table order.
+    pub const ALL: [Op; 13] = [
+        Op::Read,
+        Op::Write,
+        Op::Fsync,
+        Op::Open,
+        Op::Close,
+        Op::Create,
+        Op::Delete,
+        Op::Stat,
+        Op::Append,
+        Op::Mkdir,
+        Op::Rmdir,
+        Op::Readdir,
+        Op::Rename,
+    ];
+    pub const COUNT: usize = Op::ALL.len();
+
+    /// The name used in result documents and tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Read => "read",
+            Op::Write => "write",
+            Op::Fsync => "fsync",
+            Op::Open => "open",
+            Op::Close => "close",
+            Op::Create => "create",
+            Op::Delete => "delete",
+            Op::Stat => "stat",
+            Op::Append => "append",
+            Op::Mkdir => "mkdir",
+            Op::Rmdir => "rmdir",
+            Op::Readdir => "readdir",
+            Op::Rename => "rename",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Op> {
+        Op::ALL.iter().copied().find(|o| o.name() == s)
+    }
+
+    /// True for operations that move data (their bytes count as
+    /// throughput); metadata operations count ops only.
+    pub fn moves_data(self) -> bool {
+        matches!(self, Op::Read | Op::Write | Op::Append)
+    }
+}
+
+/// Counts and latencies per operation. Only the operations a workload
+/// can issue have a slot (set when it is made, or on first merge), so an
+/// interval of a block workload holds two histograms, not thirteen.
+#[derive(Debug, Clone, Default)]
+pub struct OpStats {
+    slots: [Option<DirStats>; Op::COUNT],
+}
+
+fn empty() -> &'static DirStats {
+    static EMPTY: OnceLock<DirStats> = OnceLock::new();
+    EMPTY.get_or_init(|| DirStats::new(false))
+}
+
+impl OpStats {
+    /// A table with a slot for each of `ops`; `svc` keeps service times
+    /// too (rate-limited workloads).
+    pub fn new(ops: &[Op], svc: bool) -> OpStats {
+        let mut s = OpStats::default();
+        for &o in ops {
+            s.slots[o as usize] = Some(DirStats::new(svc));
+        }
+        s
+    }
+
+    /// The block workload's table: reads and writes.
+    pub fn rw(svc: bool) -> OpStats {
+        OpStats::new(&[Op::Read, Op::Write], svc)
+    }
+
+    pub fn get(&self, op: Op) -> Option<&DirStats> {
+        self.slots[op as usize].as_ref()
+    }
+
+    /// The slot of `op`; `None` when the table has none for it.
+    #[inline]
+    pub fn get_mut(&mut self, op: Op) -> Option<&mut DirStats> {
+        self.slots[op as usize].as_mut()
+    }
+
+    /// The slot of `op`, made (empty) when missing. Allocates a histogram
+    /// the first time: not for the per-I/O path.
+    pub fn entry(&mut self, op: Op, svc: bool) -> &mut DirStats {
+        self.slots[op as usize].get_or_insert_with(|| DirStats::new(svc))
+    }
+
+    /// Reads (empty when the table has none).
+    pub fn read(&self) -> &DirStats {
+        self.get(Op::Read).unwrap_or_else(|| empty())
+    }
+
+    /// Writes (empty when the table has none).
+    pub fn write(&self) -> &DirStats {
+        self.get(Op::Write).unwrap_or_else(|| empty())
+    }
+
+    /// The operations with a slot, in table order.
+    pub fn iter(&self) -> impl Iterator<Item = (Op, &DirStats)> + '_ {
+        Op::ALL
+            .iter()
+            .zip(self.slots.iter())
+            .filter_map(|(&o, s)| s.as_ref().map(|s| (o, s)))
+    }
+
+    /// Add `o` into this table: counts and histogram buckets add, so the
+    /// merge is exact, associative and commutative.
+    pub fn merge(&mut self, o: &OpStats) {
+        for (op, s) in o.iter() {
+            match self.slots[op as usize].as_mut() {
+                Some(d) => d.merge(s),
+                None => self.slots[op as usize] = Some(s.clone()),
+            }
+        }
+    }
+
+    /// Operations of every kind.
+    pub fn total_ops(&self) -> u64 {
+        self.iter().map(|(_, s)| s.ops).sum()
+    }
+
+    /// Bytes moved by the data operations.
+    pub fn total_bytes(&self) -> u64 {
+        self.iter()
+            .filter(|(o, _)| o.moves_data())
+            .map(|(_, s)| s.bytes)
+            .sum()
+    }
+
+    /// Whether any slot keeps service times.
+    pub fn has_svc(&self) -> bool {
+        self.iter().any(|(_, s)| s.svc.is_some())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_adds_slots_and_fills_missing_ones() {
+        let mut a = OpStats::rw(false);
+        a.get_mut(Op::Read).unwrap().ops = 3;
+        let mut b = OpStats::new(&[Op::Read, Op::Stat], false);
+        b.get_mut(Op::Read).unwrap().ops = 4;
+        b.get_mut(Op::Stat).unwrap().ops = 5;
+        a.merge(&b);
+        assert_eq!(a.read().ops, 7);
+        assert_eq!(a.get(Op::Stat).unwrap().ops, 5);
+        assert_eq!(a.total_ops(), 12);
+        assert_eq!(OpStats::default().write().ops, 0);
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for o in Op::ALL {
+            assert_eq!(Op::from_name(o.name()), Some(o));
+        }
+    }
+}
