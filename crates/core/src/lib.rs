@@ -5,5 +5,7 @@
 //! crate) behind one trait. It knows nothing about blocks.
 
 pub mod events;
+pub mod observer;
 
 pub use events::EventLog;
+pub use observer::{Observer, Quiet};
