@@ -1,6 +1,7 @@
 //! Job files and the resolution of options into a validated spec.
 
 use crate::options::{Values, WorkloadOptions};
+use crate::runs::{runs_of, Extras, RunOptions, RunTable};
 use iolab_spec::*;
 use serde::Deserialize;
 use std::path::Path;
@@ -16,8 +17,10 @@ impl From<SpecError> for JobError {
     }
 }
 
-/// A native job file: `[global]` defaults and `[[workload]]` entries run in
-/// order. A file with only `[global]` is one workload.
+/// A native job file: `[global]` defaults and either `[[workload]]`
+/// entries run in order (each a run of one workload) or `[[run]]` tables,
+/// run in order, each holding `[[run.workload]]` tables that run together
+/// (crate::runs). A file with only `[global]` is one workload.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct JobFile {
@@ -25,11 +28,57 @@ pub struct JobFile {
     pub global: WorkloadOptions,
     #[serde(default)]
     pub workload: Vec<WorkloadOptions>,
+    #[serde(default)]
+    pub run: Vec<RunTable>,
+    /// The file's text, for the line of a key in messages.
+    #[serde(skip)]
+    pub text: Option<String>,
 }
 
 impl JobFile {
-    /// The workloads with the global defaults applied.
+    /// The runs of the file, in order: each `[[run]]`, or each
+    /// `[[workload]]` as a run of one workload (`[global]` alone is one).
+    /// A file with both kinds of table is refused: their order cannot be
+    /// told apart once parsed, and the file means one or the other.
+    pub fn runs(&self) -> Result<Vec<RunOptions>, JobError> {
+        let text = self.text.as_deref();
+        if self.run.is_empty() {
+            return Ok(self
+                .workloads()
+                .into_iter()
+                .enumerate()
+                .map(|(i, w)| RunOptions::single(i, w))
+                .collect());
+        }
+        if !self.workload.is_empty() {
+            let at = text
+                .and_then(|t| {
+                    t.lines()
+                        .position(|l| l.trim().replace(' ', "").starts_with("[[workload]]"))
+                })
+                .map(|n| format!("line {}: ", n + 1))
+                .unwrap_or_default();
+            return Err(JobError(format!(
+                "{at}the file has both [[workload]] and [[run]] tables; put each [[workload]] in a [[run]] of its own ([[run]] then [[run.workload]]), or use only [[workload]]"
+            )));
+        }
+        runs_of(&self.global, &Extras::default(), &self.run, text)
+    }
+
+    /// The workloads with the global defaults applied: of a file of
+    /// `[[workload]]` tables, each; of a file of `[[run]]` tables, every
+    /// workload of every run in order, with its run's defaults.
     pub fn workloads(&self) -> Vec<WorkloadOptions> {
+        if !self.run.is_empty() {
+            return self
+                .run
+                .iter()
+                .flat_map(|r| {
+                    let base = self.global.overlay(&r.opts);
+                    r.workload.iter().map(move |w| base.overlay(&w.opts))
+                })
+                .collect();
+        }
         if self.workload.is_empty() {
             vec![self.global.clone()]
         } else {
@@ -44,6 +93,12 @@ impl JobFile {
 /// Parse the text of a job file; `origin` names it in errors. The pure
 /// step of [`load_job_file`], also what the fuzz targets exercise.
 pub fn parse_job_text(text: &str, origin: &str) -> Result<JobFile, JobError> {
+    let mut job = parse_toml(text, origin)?;
+    job.text = Some(text.to_string());
+    Ok(job)
+}
+
+fn parse_toml(text: &str, origin: &str) -> Result<JobFile, JobError> {
     toml::from_str::<JobFile>(text).map_err(|e| {
         let mut msg = e.message().replace('\n', " ");
         let mut at = String::new();
@@ -76,6 +131,8 @@ pub fn parse_job_text(text: &str, origin: &str) -> Result<JobFile, JobError> {
         }
         if msg.contains("expected a sequence") && text.contains("[workload]") {
             msg.push_str(": write [[workload]] (double brackets) for each workload");
+        } else if msg.contains("expected a sequence") && text.contains("[run") {
+            msg.push_str(": write [[run]] and [[run.workload]] (double brackets) for each run and each of its workloads");
         }
         JobError(format!(
             "job file {origin}:{at} {msg}; see docs/jobfile.md for the keys"
@@ -184,7 +241,7 @@ fn size(v: &Option<Values>, flag: &str) -> Result<Option<u64>, JobError> {
         .transpose()
 }
 
-fn secs(v: &Option<String>, flag: &str) -> Result<Option<f64>, JobError> {
+pub(crate) fn secs(v: &Option<String>, flag: &str) -> Result<Option<f64>, JobError> {
     v.as_deref()
         .map(|s| {
             parse_duration(s)
@@ -194,12 +251,12 @@ fn secs(v: &Option<String>, flag: &str) -> Result<Option<f64>, JobError> {
         .transpose()
 }
 
-fn secs_v(v: &Option<Values>, flag: &str) -> Result<Option<f64>, JobError> {
+pub(crate) fn secs_v(v: &Option<Values>, flag: &str) -> Result<Option<f64>, JobError> {
     secs(&text(v).map(str::to_string), flag)
 }
 
 /// A number: `what` says which kind, for the message.
-fn num<T: std::str::FromStr>(
+pub(crate) fn num<T: std::str::FromStr>(
     v: &Option<Values>,
     flag: &str,
     what: &str,

@@ -1,0 +1,572 @@
+//! `[[run]]` tables: workloads that run together (issue 15).
+//!
+//! A `[[run]]` table holds the run's own keys (`name`, `duration`,
+//! `warmup`, `interval`, `rate`), any workload key as the default for its
+//! workloads, and its `[[run.workload]]` tables. Precedence: `[global]` <
+//! `[[run]]` < `[[run.workload]]` < command-line flags. The tables are
+//! read straight from the TOML deserializer (not through a `toml::Value`),
+//! so a bad value keeps its line number.
+//!
+//! [`RunOptions`] is what the planner (crates/plan) takes: the layers of
+//! one run kept apart, so that a list is swept where it was written (a
+//! list in the `[[run]]` is one axis of the run, not one per workload).
+
+use crate::options::{Values, WorkloadOptions};
+use crate::resolve::JobError;
+use serde::de::{DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, Visitor};
+use serde::Deserialize;
+
+/// Keys that are the run's own and mean nothing in a `[[run.workload]]`:
+/// the run has one clock.
+pub const RUN_ONLY_KEYS: &[&str] = &["warmup", "interval"];
+
+// ---- start_delay / skew: parsed here until the parameter definitions
+// (wt-params) add them to `WorkloadOptions`; then `Extras` goes and these
+// keys are fields of the options like any other. ----
+
+/// The workload keys `start_delay` and `skew`, and the `--start-delay` /
+/// `--skew` flags of a `--workload` on the command line.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Extras {
+    /// `"5s"`: the workload starts this long after the run.
+    pub start_delay: Option<String>,
+    /// `25`: this workload's share, in percent, of the run's `rate`.
+    pub skew: Option<String>,
+}
+
+impl Extras {
+    /// `over`'s values where set, `self`'s elsewhere.
+    pub fn overlay(&self, over: &Extras) -> Extras {
+        Extras {
+            start_delay: over
+                .start_delay
+                .clone()
+                .or_else(|| self.start_delay.clone()),
+            skew: over.skew.clone().or_else(|| self.skew.clone()),
+        }
+    }
+
+    /// Set `spec.start_delay_s` and `spec.skew_pct` from these keys.
+    pub fn apply(&self, spec: &mut iolab_spec::WorkloadSpec) -> Result<(), JobError> {
+        if let Some(d) = &self.start_delay {
+            let s = iolab_spec::parse_duration(d)
+                .map_err(|e| JobError(format!("--start-delay: {e}")))?;
+            spec.start_delay_s = s.as_secs_f64();
+        }
+        if let Some(k) = &self.skew {
+            let t = k.trim().trim_end_matches('%');
+            match t.parse::<f64>() {
+                Ok(v) if (0.0..=100.0).contains(&v) => spec.skew_pct = Some(v),
+                _ => {
+                    return Err(JobError(format!(
+                        "--skew {k}: give the workload's share of the run's rate in percent, 0 to 100, e.g. skew = 25"
+                    )))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn take(&mut self, key: &str, value: String) {
+        match key {
+            "start_delay" => self.start_delay = Some(value),
+            _ => self.skew = Some(value),
+        }
+    }
+}
+
+fn is_extra(key: &str) -> bool {
+    matches!(key, "start_delay" | "skew")
+}
+
+/// The value of `start_delay` or `skew`: a string or a number.
+struct TextSeed;
+
+impl<'de> DeserializeSeed<'de> for TextSeed {
+    type Value = String;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
+        match toml::Value::deserialize(d)? {
+            toml::Value::String(s) => Ok(s),
+            toml::Value::Integer(i) => Ok(i.to_string()),
+            toml::Value::Float(f) => Ok(f.to_string()),
+            _ => Err(serde::de::Error::custom(
+                "expected a string or a number (e.g. \"5s\" or 25)",
+            )),
+        }
+    }
+}
+
+// ---- end of the start_delay / skew stand-in ----
+
+/// One `[[run.workload]]` table: its own keys.
+#[derive(Debug, Clone, Default)]
+pub struct WorkloadTable {
+    pub opts: WorkloadOptions,
+    pub extras: Extras,
+}
+
+/// One `[[run]]` table as written.
+#[derive(Debug, Clone, Default)]
+pub struct RunTable {
+    /// The run's keys and its workloads' defaults.
+    pub opts: WorkloadOptions,
+    pub extras: Extras,
+    pub workload: Vec<WorkloadTable>,
+}
+
+/// What the filter takes out of a table before `WorkloadOptions` sees it.
+#[derive(Default)]
+struct Side {
+    extras: Extras,
+    workloads: Option<Vec<WorkloadTable>>,
+    allow_workloads: bool,
+}
+
+/// A map that hands `WorkloadOptions` every key but the ones in [`Side`],
+/// which it reads itself, straight from the TOML deserializer.
+struct Filter<'s, A> {
+    inner: A,
+    side: &'s mut Side,
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for Filter<'_, A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        let mut seed = Some(seed);
+        loop {
+            let key = KeySeed {
+                seed: &mut seed,
+                allow_workloads: self.side.allow_workloads,
+            };
+            match self.inner.next_key_seed(key)? {
+                None => return Ok(None),
+                Some(Key::Forward(v)) => return Ok(Some(v)),
+                Some(Key::Taken(k)) if k == "workload" => {
+                    self.side.workloads = Some(self.inner.next_value()?)
+                }
+                Some(Key::Taken(k)) => {
+                    let v = self.inner.next_value_seed(TextSeed)?;
+                    self.side.extras.take(&k, v);
+                }
+            }
+        }
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+        self.inner.next_value_seed(seed)
+    }
+}
+
+enum Key<V> {
+    Forward(V),
+    Taken(String),
+}
+
+/// Reads a key inside the TOML deserializer's own key step, so that an
+/// unknown key's error carries the key's line: a key the filter takes is
+/// returned as text, any other is handed to `WorkloadOptions`' seed.
+struct KeySeed<'a, K> {
+    seed: &'a mut Option<K>,
+    allow_workloads: bool,
+}
+
+impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, K> {
+    type Value = Key<K::Value>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        let key = String::deserialize(d)?;
+        if is_extra(&key) || (key == "workload" && self.allow_workloads) {
+            return Ok(Key::Taken(key));
+        }
+        let Some(seed) = self.seed.take() else {
+            return Err(serde::de::Error::custom("a key was read twice"));
+        };
+        seed.deserialize(IntoDeserializer::<D::Error>::into_deserializer(key))
+            .map(Key::Forward)
+    }
+}
+
+struct TableVisitor {
+    allow_workloads: bool,
+}
+
+impl<'de> Visitor<'de> for TableVisitor {
+    type Value = (WorkloadOptions, Side);
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a table of workload keys")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        let mut side = Side {
+            allow_workloads: self.allow_workloads,
+            ..Default::default()
+        };
+        let opts =
+            WorkloadOptions::deserialize(serde::de::value::MapAccessDeserializer::new(Filter {
+                inner: map,
+                side: &mut side,
+            }))?;
+        Ok((opts, side))
+    }
+}
+
+impl<'de> Deserialize<'de> for WorkloadTable {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (opts, side) = d.deserialize_map(TableVisitor {
+            allow_workloads: false,
+        })?;
+        Ok(WorkloadTable {
+            opts,
+            extras: side.extras,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for RunTable {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (opts, side) = d.deserialize_map(TableVisitor {
+            allow_workloads: true,
+        })?;
+        Ok(RunTable {
+            opts,
+            extras: side.extras,
+            workload: side.workloads.unwrap_or_default(),
+        })
+    }
+}
+
+/// One run to plan, its layers of options kept apart.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// The run's position among the runs of its job file, from 0.
+    pub index: usize,
+    /// A plain `[[workload]]` (or a command line without `--workload`): a
+    /// run of that one workload, whose clock is the workload's
+    /// (`RunSpec::single`), planned exactly as before runs existed.
+    pub single: bool,
+    /// The run's keys and its workloads' defaults: `[global]` < `[[run]]`.
+    pub run: WorkloadOptions,
+    pub run_extras: Extras,
+    /// Each workload's own keys, in the file's order.
+    pub workloads: Vec<WorkloadTable>,
+    /// Command-line flags given with a job file: they override every
+    /// layer. For a run of several workloads, `--rate` is the run's rate.
+    pub overrides: WorkloadOptions,
+}
+
+impl RunOptions {
+    /// A run of one workload (`w` merged with its defaults already).
+    pub fn single(index: usize, w: WorkloadOptions) -> RunOptions {
+        RunOptions {
+            index,
+            single: true,
+            workloads: vec![WorkloadTable {
+                opts: w,
+                extras: Extras::default(),
+            }],
+            ..Default::default()
+        }
+    }
+
+    /// The run's name as given, or `run-N`.
+    pub fn name(&self) -> String {
+        let named = self
+            .overrides
+            .name
+            .clone()
+            .or_else(|| self.run.name.clone());
+        named.unwrap_or_else(|| format!("run-{}", self.index + 1))
+    }
+}
+
+/// The keys of a run of several workloads, resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunKeys {
+    /// The run's `duration`; `None`: it ends when its last workload does.
+    pub duration_s: Option<f64>,
+    pub warmup_s: f64,
+    pub interval_s: f64,
+    /// The run's `rate`, shared by its workloads (skew).
+    pub rate_iops: Option<f64>,
+}
+
+/// Resolve the run's own keys from its options (lists expanded first).
+pub fn resolve_run_keys(o: &WorkloadOptions) -> Result<RunKeys, JobError> {
+    use crate::resolve::{num, secs, secs_v};
+    Ok(RunKeys {
+        duration_s: secs_v(&o.duration, "duration")?,
+        warmup_s: secs_v(&o.warmup, "warmup")?.unwrap_or(0.0),
+        interval_s: secs(&o.interval, "interval")?.unwrap_or(1.0),
+        rate_iops: num(&o.rate, "rate", "a number of I/Os per second")?,
+    })
+}
+
+/// Whether options give a workload an end of its own (`duration`,
+/// `io_size` or `ops`); one without runs until its run ends.
+pub fn has_own_end(o: &WorkloadOptions) -> bool {
+    o.duration.is_some() || o.io_size.is_some() || o.ops.is_some()
+}
+
+/// The runs of a job file with `[[run]]` tables; the keys that are wrong
+/// where they are written are refused with their line.
+pub(crate) fn runs_of(
+    global: &WorkloadOptions,
+    global_extras: &Extras,
+    runs: &[RunTable],
+    text: Option<&str>,
+) -> Result<Vec<RunOptions>, JobError> {
+    if global.name.is_some() {
+        let at = text.and_then(|t| run_key_line(t, "name", None, None));
+        return Err(JobError(format!(
+            "{}name in [global] would name every run the same; give each [[run]] its own name",
+            line_prefix(at)
+        )));
+    }
+    let mut out = Vec::with_capacity(runs.len());
+    for (ri, r) in runs.iter().enumerate() {
+        if r.workload.is_empty() {
+            let at = text.and_then(|t| table_line(t, ri));
+            return Err(JobError(format!(
+                "{}run {} has no workload; add a [[run.workload]] table after its [[run]]",
+                line_prefix(at),
+                ri + 1
+            )));
+        }
+        for (wi, w) in r.workload.iter().enumerate() {
+            for key in RUN_ONLY_KEYS {
+                let set = match *key {
+                    "warmup" => w.opts.warmup.is_some(),
+                    _ => w.opts.interval.is_some(),
+                };
+                if set {
+                    let at = text.and_then(|t| run_key_line(t, key, Some(ri), Some(wi)));
+                    return Err(JobError(format!(
+                        "{}{key} is a key of the [[run]] (its workloads share one clock), not of a [[run.workload]]; move it to the [[run]]",
+                        line_prefix(at)
+                    )));
+                }
+            }
+        }
+        out.push(RunOptions {
+            index: ri,
+            single: false,
+            run: global.overlay(&r.opts),
+            run_extras: global_extras.overlay(&r.extras),
+            workloads: r.workload.clone(),
+            overrides: WorkloadOptions::default(),
+        });
+    }
+    Ok(out)
+}
+
+fn line_prefix(at: Option<usize>) -> String {
+    at.map(|l| format!("line {l}: ")).unwrap_or_default()
+}
+
+/// The line of the `index`-th `[[run]]` header, from 1.
+fn table_line(text: &str, index: usize) -> Option<usize> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| section_of(l.trim()) == Some(Section::Run))
+        .nth(index)
+        .map(|(n, _)| n + 1)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Section {
+    Global,
+    Run,
+    RunWorkload,
+    Other,
+}
+
+fn section_of(l: &str) -> Option<Section> {
+    if !l.starts_with('[') {
+        return None;
+    }
+    let name: String = l
+        .trim_start_matches('[')
+        .split(']')
+        .next()
+        .unwrap_or("")
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    Some(match (l.starts_with("[["), name.as_str()) {
+        (false, "global") => Section::Global,
+        (true, "run") => Section::Run,
+        (true, "run.workload") => Section::RunWorkload,
+        _ => Section::Other,
+    })
+}
+
+/// The line (from 1) where a job file with `[[run]]` tables sets the
+/// parameter `--flag` for the `run`-th run's `workload`-th workload
+/// (both from 0): in that `[[run.workload]]`, else in its `[[run]]`, else
+/// in `[global]`. For messages about values that are valid TOML but wrong
+/// for the key.
+pub fn run_key_line(
+    text: &str,
+    flag: &str,
+    run: Option<usize>,
+    workload: Option<usize>,
+) -> Option<usize> {
+    let keys = crate::resolve::keys_of(flag);
+    let (mut global, mut in_run, mut in_workload) = (None, None, None);
+    let mut section = Section::Other;
+    let (mut ri, mut wi) = (-1i64, -1i64);
+    for (n, line) in text.lines().enumerate() {
+        let l = line.trim();
+        if let Some(s) = section_of(l) {
+            section = s;
+            match s {
+                Section::Run => {
+                    ri += 1;
+                    wi = -1;
+                }
+                Section::RunWorkload => wi += 1,
+                _ => {}
+            }
+            continue;
+        }
+        let Some((k, _)) = l.split_once('=') else {
+            continue;
+        };
+        let k = k.trim().trim_matches(['"', '\'']);
+        if !keys.iter().any(|key| key == k) {
+            continue;
+        }
+        let this_run = run.is_some_and(|r| r as i64 == ri);
+        match section {
+            Section::Global => {
+                global.get_or_insert(n + 1);
+            }
+            Section::Run if this_run => {
+                in_run.get_or_insert(n + 1);
+            }
+            Section::RunWorkload if this_run && workload.is_some_and(|w| w as i64 == wi) => {
+                in_workload.get_or_insert(n + 1);
+            }
+            _ => {}
+        }
+    }
+    in_workload.or(in_run).or(global)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{parse_job_text, Values};
+
+    const TWO: &str = r#"
+[global]
+target = "/tmp/x"
+size = "64m"
+
+[[run]]
+name = "mixed"
+duration = "30s"
+rate = 1000
+bs = "8k"
+
+[[run.workload]]
+name = "db"
+rw = "randrw"
+skew = 75
+
+[[run.workload]]
+name = "backup"
+rw = "read"
+bs = "1m"
+start_delay = "5s"
+target = "/tmp/y"
+
+[[run]]
+qd = [1, 4]
+
+[[run.workload]]
+rw = "write"
+"#;
+
+    #[test]
+    fn runs_keep_their_layers_and_order() {
+        let j = parse_job_text(TWO, "t.toml").unwrap();
+        let runs = j.runs().unwrap();
+        assert_eq!(runs.len(), 2);
+        let r = &runs[0];
+        assert!(!r.single);
+        assert_eq!(r.name(), "mixed");
+        assert_eq!(r.run.bs, Some(Values::from("8k")));
+        assert_eq!(r.run.size, Some(Values::from("64m")), "global under run");
+        assert_eq!(r.workloads.len(), 2);
+        assert_eq!(r.workloads[0].opts.name.as_deref(), Some("db"));
+        assert_eq!(r.workloads[0].extras.skew.as_deref(), Some("75"));
+        assert_eq!(r.workloads[1].extras.start_delay.as_deref(), Some("5s"));
+        assert_eq!(r.workloads[1].opts.target, ["/tmp/y"]);
+        assert_eq!(runs[1].name(), "run-2");
+        assert!(runs[1].run.qd.as_ref().unwrap().is_list());
+    }
+
+    #[test]
+    fn plain_workloads_are_runs_of_one() {
+        let j = parse_job_text(
+            "[global]\ntarget='/x'\n[[workload]]\nrw='read'\n[[workload]]\nrw='write'\n",
+            "t",
+        )
+        .unwrap();
+        let runs = j.runs().unwrap();
+        assert_eq!(runs.len(), 2);
+        assert!(runs.iter().all(|r| r.single && r.workloads.len() == 1));
+        assert_eq!(runs[1].workloads[0].opts.target, ["/x"]);
+        let only_global = parse_job_text("[global]\ntarget='/x'\n", "t").unwrap();
+        assert_eq!(only_global.runs().unwrap().len(), 1);
+    }
+
+    fn err(text: &str) -> String {
+        let e = match parse_job_text(text, "j.toml") {
+            Ok(j) => j.runs().unwrap_err().0,
+            Err(e) => e.0,
+        };
+        assert!(!e.contains('\n'), "{e}");
+        e
+    }
+
+    #[test]
+    fn bad_run_tables_are_one_line_with_the_line_number() {
+        let e = err("[[run]]\nname='a'\n[[run.workload]]\ntarget='/x'\nblocksize='4k'\n");
+        assert!(e.contains("line 5") && e.contains("blocksize"), "{e}");
+        let e = err("[[run]]\nname='a'\n[[run.workload]]\ntarget='/x'\nqd = { x = 1 }\n");
+        assert!(e.contains("line 5") && e.contains("key qd"), "{e}");
+        let e = err("[[run]]\nname='a'\n[[run.workload]]\ntarget='/x'\nskew = true\n");
+        assert!(e.contains("line 5"), "{e}");
+        let e = err("[[workload]]\ntarget='/x'\n[[run]]\n[[run.workload]]\ntarget='/y'\n");
+        assert!(
+            e.contains("line 1") && e.contains("both [[workload]] and [[run]]"),
+            "{e}"
+        );
+        let e = err("[global]\ntarget='/x'\n[[run]]\nname='a'\n");
+        assert!(e.contains("line 3") && e.contains("no workload"), "{e}");
+        let e = err("[[run]]\nname='a'\n[[run.workload]]\ntarget='/x'\n\nwarmup='1s'\n");
+        assert!(
+            e.contains("line 6") && e.contains("warmup is a key of the [[run]]"),
+            "{e}"
+        );
+        let e = err("[run]\nname='a'\n");
+        assert!(e.contains("[[run]]"), "{e}");
+        let e = err("[global]\nname='x'\n[[run]]\n[[run.workload]]\ntarget='/y'\n");
+        assert!(e.contains("line 2") && e.contains("each [[run]]"), "{e}");
+    }
+
+    #[test]
+    fn key_lines_of_runs() {
+        let t = "[global]\nqd=1\n[[run]]\nqd=2\n[[run.workload]]\nrw='read'\n[[run.workload]]\nqd=3\n[[run]]\nbs='4k'\n[[run.workload]]\n";
+        assert_eq!(super::run_key_line(t, "--qd", Some(0), Some(1)), Some(8));
+        assert_eq!(super::run_key_line(t, "--qd", Some(0), Some(0)), Some(4));
+        assert_eq!(super::run_key_line(t, "--qd", Some(1), Some(0)), Some(2));
+        assert_eq!(super::run_key_line(t, "qd", Some(1), None), Some(2));
+        assert_eq!(super::run_key_line(t, "--jobs", Some(0), Some(0)), None);
+    }
+}
