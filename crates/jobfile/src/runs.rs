@@ -11,7 +11,7 @@
 //! one run kept apart, so that a list is swept where it was written (a
 //! list in the `[[run]]` is one axis of the run, not one per workload).
 
-use crate::options::{Values, WorkloadOptions};
+use crate::options::WorkloadOptions;
 use crate::resolve::JobError;
 use serde::de::{DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, Visitor};
 use serde::Deserialize;
