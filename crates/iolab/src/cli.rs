@@ -47,7 +47,7 @@ pub enum Cmd {
 
 #[derive(clap::Args, Debug, Default)]
 pub struct RunArgs {
-    /// A TOML job file: [global] defaults and [[workload]] entries run in order; flags override it
+    /// A TOML job file: [global] defaults and [[workload]] entries run in order, or [[run]] tables whose [[run.workload]] entries run together; flags override it
     #[arg(value_name = "JOBFILE")]
     pub jobfile: Option<PathBuf>,
 
@@ -55,7 +55,24 @@ pub struct RunArgs {
     pub opts: WorkloadOptions,
 
     #[command(flatten)]
-    pub plan: crate::plan::PlanArgs,
+    pub plan: iolab_plan::PlanArgs,
+
+    /// Start a workload that runs together with the others: iolab run [OPTIONS] --workload NAME [ITS OPTIONS] --workload NAME [ITS OPTIONS] ... (repeat for each workload)
+    #[arg(
+        long = "workload",
+        value_name = "NAME",
+        help_heading = "Concurrent workloads",
+        long_help = "Start a workload that runs together with the others:\n\n  iolab run [OPTIONS] --workload NAME [ITS OPTIONS] --workload NAME [ITS OPTIONS] ...\n\nOptions before the first --workload are the run's and the defaults of every workload: --name names the run, --duration, --warmup and --interval are the run's clock, --rate is the run's total rate that --skew shares out, and the plan and output options (--json, --dry-run, --repeat, ...) go there too. The workload options after a --workload NAME, up to the next --workload, are that workload's own; each may also take --start-delay TIME (start that long after the run) and --skew PCT (its share of the run's --rate). A workload without --duration, --io-size or --ops runs until the run ends. Not with a job file: a job file's [[run]] tables say the same (docs/jobfile.md)."
+    )]
+    pub workload: Vec<String>,
+
+    /// Each `--workload`'s own options (crate::workload_args).
+    #[arg(skip)]
+    pub workload_opts: Vec<iolab_jobfile::WorkloadTable>,
+
+    /// The run's `--start-delay` / `--skew`, defaults of its workloads.
+    #[arg(skip)]
+    pub run_extras: iolab_jobfile::Extras,
 
     /// Write the result document (docs/results.md) here; kept up to date while runs go (every 10 s)
     #[arg(long, value_name = "FILE", help_heading = "Output")]
@@ -131,9 +148,14 @@ pub fn command() -> clap::Command {
 
 fn parse() -> Result<Cli, clap::Error> {
     use clap::FromArgMatches;
+    // `iolab run ... --workload NAME ...`: split before clap.
+    let (mut argv, workloads) = crate::workload_args::split(std::env::args_os().collect())?;
+    let run_extras = crate::workload_args::take_run_extras(&mut argv, &workloads)?;
     let mut cmd = command();
-    let m = cmd.try_get_matches_from_mut(std::env::args_os())?;
-    Cli::from_arg_matches(&m).map_err(|e| e.format(&mut cmd))
+    let m = cmd.try_get_matches_from_mut(argv)?;
+    let mut cli = Cli::from_arg_matches(&m).map_err(|e| e.format(&mut cmd))?;
+    crate::workload_args::attach(&mut cli, workloads, run_extras)?;
+    Ok(cli)
 }
 
 pub fn main() -> ExitCode {

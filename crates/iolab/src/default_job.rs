@@ -6,31 +6,17 @@
 //! removed afterwards.
 
 use iolab_jobfile::WorkloadOptions;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 pub const DEFAULT_SIZE: u64 = 1 << 30;
 const MIN_SIZE: u64 = 64 << 20;
-
-/// Bytes available to this user on the file system holding `dir`.
-pub(crate) fn available(dir: &Path) -> Option<u64> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
-    // SAFETY: statvfs fills the zeroed struct; the path is NUL-terminated.
-    unsafe {
-        let mut s: libc::statvfs = std::mem::zeroed();
-        if libc::statvfs(c.as_ptr(), &mut s) != 0 {
-            return None;
-        }
-        Some(s.f_bavail as u64 * s.f_frsize as u64)
-    }
-}
 
 /// The default job's temporary file and workloads, with `over` applied on
 /// top of each (so `iolab run --duration 2s` shortens it).
 pub fn default_job(over: &WorkloadOptions) -> Result<(PathBuf, Vec<WorkloadOptions>), String> {
     let dir =
         std::env::current_dir().map_err(|e| format!("cannot find the current directory: {e}"))?;
-    let avail = available(&dir).unwrap_or(DEFAULT_SIZE * 2);
+    let avail = iolab_plan::free_space(&dir).unwrap_or(DEFAULT_SIZE * 2);
     let size = DEFAULT_SIZE.min(avail / 2 / (1 << 20) * (1 << 20));
     if size < MIN_SIZE {
         return Err(format!(

@@ -8,12 +8,13 @@ mod devstats;
 mod doctor;
 mod live;
 mod outputs;
-mod plan;
 mod qdepth;
 mod report_cmd;
 mod run;
 mod study;
+mod targets;
 mod verify_cmd;
+mod workload_args;
 
 use std::process::ExitCode;
 

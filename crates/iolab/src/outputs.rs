@@ -28,23 +28,23 @@ pub fn findings_log_path(flag: Option<&Path>, journal: Option<&str>) -> PathBuf 
 /// Check every output of a plan before it runs; the checked result
 /// document, if any.
 pub fn check_run(
-    plan: &crate::plan::Plan,
+    plan: &iolab_plan::Plan,
     out: &crate::run::Output,
 ) -> Result<Option<OutputPath>, OutputError> {
     let mut rules = OutputRules::new(out.force);
     let mut journals: Vec<&str> = Vec::new();
     let mut logs: Vec<PathBuf> = Vec::new();
-    for r in &plan.runs {
-        for t in &r.spec.targets {
+    for w in plan.runs.iter().flat_map(|r| &r.spec.workloads) {
+        for t in &w.targets {
             rules.protect(Path::new(&t.path), "a target of this run");
         }
-        if let Some(j) = r.spec.journal.as_deref() {
+        if let Some(j) = w.journal.as_deref() {
             if !journals.contains(&j) {
                 journals.push(j);
             }
         }
-        if r.spec.verify {
-            let j = r.spec.journal.as_deref();
+        if w.verify {
+            let j = w.journal.as_deref();
             // The default log in a journal directory the run creates is
             // new by construction.
             if out.findings_log.is_none() && j.is_some_and(|j| !Path::new(j).exists()) {

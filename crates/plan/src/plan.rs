@@ -1,13 +1,16 @@
-//! Plans: workloads whose parameters take lists, expanded into runs.
+//! Plans: runs whose parameters take lists, expanded into the runs of a
+//! sweep.
 //!
-//! The runs are the cartesian product of the lists, workload by workload,
-//! in the order of `WorkloadOptions::expand` (the last swept parameter
-//! varies fastest); each point runs `--repeat` times in a row. Every run
-//! gets its own seed: the base seed plus its position in the plan.
+//! The runs are the cartesian product of the lists, run by run, in the
+//! order of `WorkloadOptions::expand` (the last swept parameter varies
+//! fastest; a run's own lists before its workloads', crate::runs); each
+//! point runs `--repeat` times in a row. Every workload of every run gets
+//! its own seed: the base seed plus its position in the plan.
 
-use iolab_jobfile::{resolve_run, WorkloadOptions};
+use crate::runs;
+use iolab_jobfile::{RunOptions, WorkloadOptions};
 use iolab_report::{Axis, PlanInfo};
-use iolab_spec::WorkloadSpec;
+use iolab_spec::RunSpec;
 use std::collections::BTreeMap;
 
 /// Plans above either limit need `--yes`.
@@ -49,12 +52,15 @@ impl Default for PlanArgs {
 /// One run of a plan.
 #[derive(Debug, Clone)]
 pub struct PlannedRun {
-    pub spec: WorkloadSpec,
+    /// The workloads that run together (one for a plain workload or a
+    /// study's run: `RunSpec::single`).
+    pub spec: RunSpec,
     /// Index of its point in the plan.
     pub point: u32,
     /// Repetition, from 1.
     pub repeat: u32,
-    /// The swept parameters' values, in expansion order.
+    /// The swept parameters' values, in expansion order. A list given for
+    /// one workload of a run of several is named `WORKLOAD.PARAM`.
     pub params: Vec<(String, String)>,
 }
 
@@ -72,10 +78,31 @@ impl PlannedRun {
             .join(" ")
     }
 
-    /// Planned wall time: warm-up plus duration (0 when the run ends by
-    /// bytes or I/O count: unknown in advance).
+    /// Planned wall time: warm-up plus duration; for a run of several
+    /// workloads without a duration of its own, until its last workload
+    /// ends. `None` when that is unknown in advance (a workload ends by
+    /// bytes or I/O count).
+    pub fn planned_s(&self) -> Option<f64> {
+        let s = &self.spec;
+        let measured = match s.duration_s {
+            Some(d) => d,
+            None => s
+                .workloads
+                .iter()
+                .map(|w| w.duration_s.map(|d| w.start_delay_s + d))
+                .try_fold(0.0f64, |m, d| d.map(|d| m.max(d)))?,
+        };
+        Some(s.warmup_s + measured)
+    }
+
+    /// [`planned_s`](Self::planned_s), 0 when unknown.
     pub fn estimated_s(&self) -> f64 {
-        self.spec.warmup_s + self.spec.duration_s.unwrap_or(0.0)
+        self.planned_s().unwrap_or(0.0)
+    }
+
+    /// Whether the run has several workloads that run together.
+    pub fn is_concurrent(&self) -> bool {
+        self.spec.workloads.len() > 1
     }
 }
 
@@ -94,10 +121,54 @@ impl Plan {
     }
 }
 
-/// Expand workloads into a plan. Errors are one line for the user.
-pub fn build(workloads: &[WorkloadOptions], pa: &PlanArgs) -> Result<Plan, String> {
+/// Where in the input a planning error is, for its line in a job file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Location {
+    /// The run's position (for a file of `[[workload]]` tables, the
+    /// workload's), from 0.
+    pub run: usize,
+    /// The workload's position in a run of several, from 0.
+    pub workload: Option<usize>,
+    /// The run is a plain workload (`[[workload]]`, `[global]` alone).
+    pub single: bool,
+}
+
+/// A plan that cannot be made: one line for the user, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanError {
+    pub message: String,
+    pub at: Option<Location>,
+}
+
+impl std::fmt::Display for PlanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for PlanError {}
+
+impl From<String> for PlanError {
+    fn from(message: String) -> Self {
+        PlanError { message, at: None }
+    }
+}
+
+/// Plan workloads that each run alone, in order (a study, or a command
+/// line without `--workload`).
+pub fn build_workloads(workloads: &[WorkloadOptions], pa: &PlanArgs) -> Result<Plan, PlanError> {
+    let runs: Vec<RunOptions> = workloads
+        .iter()
+        .enumerate()
+        .map(|(i, w)| RunOptions::single(i, w.clone()))
+        .collect();
+    build(&runs, pa)
+}
+
+/// Expand runs into a plan. Errors are one line for the user.
+pub fn build(runs: &[RunOptions], pa: &PlanArgs) -> Result<Plan, PlanError> {
     if pa.repeat == 0 {
-        return Err("--repeat 0 runs nothing; give --repeat 1 or more".into());
+        return Err(String::from("--repeat 0 runs nothing; give --repeat 1 or more").into());
     }
     let pause_s = match &pa.pause {
         Some(p) => iolab_spec::parse_duration(p)
@@ -105,20 +176,21 @@ pub fn build(workloads: &[WorkloadOptions], pa: &PlanArgs) -> Result<Plan, Strin
             .as_secs_f64(),
         None => 0.0,
     };
-    let points: u128 = workloads
-        .iter()
-        .fold(0, |n, w| n.saturating_add(w.expansion_count()));
+    let points: u128 = runs.iter().fold(0, |n, r| n.saturating_add(runs::count(r)));
     let total = points.saturating_mul(pa.repeat as u128);
     if total > MAX_RUNS {
         return Err(format!(
             "the lists expand to {total} runs, more than iolab plans ({MAX_RUNS}); shorten the lists or split the sweep"
-        ));
+        )
+        .into());
     }
-    let mut runs = Vec::with_capacity(total as usize);
+    let several = runs.len() > 1;
+    let mut planned = Vec::with_capacity(total as usize);
     let mut axes: Vec<Axis> = Vec::new();
     let mut point = 0u32;
-    for (wi, w) in workloads.iter().enumerate() {
-        for (name, values) in w.axes() {
+    let mut seed_index = 0usize;
+    for r in runs {
+        for (name, values) in runs::axes(r) {
             match axes.iter_mut().find(|a| a.name == name) {
                 Some(a) => {
                     for v in values {
@@ -130,214 +202,84 @@ pub fn build(workloads: &[WorkloadOptions], pa: &PlanArgs) -> Result<Plan, Strin
                 None => axes.push(Axis { name, values }),
             }
         }
-        for (opts, params) in w.expand() {
+        for p in runs::points(r) {
             for rep in 1..=pa.repeat {
-                let seed_index = runs.len();
-                let spec = resolve_run(&opts, wi, seed_index).map_err(|e| {
-                    let mut where_ = Vec::new();
-                    if workloads.len() > 1 {
-                        where_.push(format!("workload {}", wi + 1));
-                    }
-                    if !params.is_empty() {
-                        let p: Vec<String> =
-                            params.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                        where_.push(p.join(" "));
-                    }
-                    if where_.is_empty() {
-                        e.0
-                    } else {
-                        format!("{}: {}", where_.join(", "), e.0)
-                    }
-                })?;
-                runs.push(PlannedRun {
+                let spec = runs::resolve(r, &p, &mut seed_index)
+                    .map_err(|(e, workload)| located(r, several, &p.params, e, workload))?;
+                planned.push(PlannedRun {
                     spec,
                     point,
                     repeat: rep,
-                    params: params.clone(),
+                    params: p.params.clone(),
                 });
             }
             point += 1;
         }
     }
-    let estimate_partial = runs.iter().any(|r| r.spec.duration_s.is_none());
-    let estimated_s = runs.iter().map(PlannedRun::estimated_s).sum::<f64>()
-        + pause_s * runs.len().saturating_sub(1) as f64;
+    let estimate_partial = planned.iter().any(|r| r.planned_s().is_none());
+    let estimated_s = planned.iter().map(PlannedRun::estimated_s).sum::<f64>()
+        + pause_s * planned.len().saturating_sub(1) as f64;
     let plan = Plan {
         info: PlanInfo {
             axes,
             points: point,
             repeat: pa.repeat,
             pause_s,
-            runs_planned: runs.len() as u32,
+            runs_planned: planned.len() as u32,
             estimated_s,
         },
-        runs,
+        runs: planned,
         estimate_partial,
     };
     if !pa.yes && !pa.dry_run && (total > CONFIRM_RUNS || estimated_s > CONFIRM_SECS) {
         return Err(format!(
             "the plan has {total} runs and would take about {}; check it with --dry-run, then add --yes to run it",
-            human_secs(estimated_s)
-        ));
+            crate::text::human_secs(estimated_s)
+        )
+        .into());
     }
     Ok(plan)
 }
 
-/// Check the targets of every run of the plan as the runs will
-/// (`iolab_engine::PlanCheck`: existence, ownership, the write-safety checks
-/// of devices, free space, regions), creating and writing nothing: a plan
-/// that would be refused is refused before its first I/O, and `--dry-run`
-/// refuses what the real run would.
-pub fn check_targets(plan: &Plan) -> Result<(), String> {
-    let mut check = iolab_engine::PlanCheck::new();
-    let n = plan.runs.len();
-    for (i, r) in plan.runs.iter().enumerate() {
-        check.check(&r.spec).map_err(|e| {
-            if n > 1 {
-                let params = r.params_text();
-                let what = if params.is_empty() {
-                    r.spec.name.clone()
-                } else {
-                    params
-                };
-                format!("run {}/{n} ({what}): {e}", i + 1)
-            } else {
-                e.to_string()
-            }
-        })?;
-    }
-    Ok(())
-}
-
-/// `msg`, an error of `build` for workloads read from the job file
-/// `job`, with the file and line of the key it is about, when the value
-/// came from the file (not from a flag on the command line).
-pub fn locate_in_job_file(msg: &str, job: &std::path::Path) -> String {
-    // "workload 2: --qd ...", as `build` words it for several workloads.
-    let index = msg
-        .strip_prefix("workload ")
-        .and_then(|r| r.split([',', ':']).next())
-        .and_then(|n| n.parse::<usize>().ok())
-        .map_or(0, |n| n.saturating_sub(1));
-    let Some(at) = msg.find("--") else {
-        return msg.to_string();
-    };
-    let flag: String = msg[at + 2..]
-        .chars()
-        .take_while(|c| c.is_ascii_lowercase() || *c == '-')
-        .collect();
-    if flag.is_empty() {
-        return msg.to_string();
-    }
-    let on_command_line = std::env::args().any(|a| {
-        iolab_jobfile::keys_of(&flag).iter().any(|k| {
-            let f = format!("--{}", k.replace('_', "-"));
-            a == f || a.starts_with(&format!("{f}="))
-        })
-    });
-    if on_command_line {
-        return msg.to_string();
-    }
-    let Ok(text) = std::fs::read_to_string(job) else {
-        return msg.to_string();
-    };
-    match iolab_jobfile::key_line(&text, &flag, index) {
-        Some(line) => format!("job file {}: line {line}: {msg}", job.display()),
-        None => msg.to_string(),
-    }
-}
-
-/// `1 h 02 min`, `3 min 20 s`, `12 s`, `0.4 s`.
-pub fn human_secs(s: f64) -> String {
-    if s < 10.0 {
-        let t = format!("{:.1}", s.max(0.0));
-        return format!("{} s", t.trim_end_matches(".0"));
-    }
-    let s = s.round() as u64;
-    if s >= 86400 {
-        format!("{} d {:02} h", s / 86400, s % 86400 / 3600)
-    } else if s >= 3600 {
-        format!("{} h {:02} min", s / 3600, s % 3600 / 60)
-    } else if s >= 60 {
-        format!("{} min {:02} s", s / 60, s % 60)
+/// An error of one point with where it is: `workload N:` for a plain
+/// workload of several (as before runs existed), `run NAME, workload
+/// NAME:` in a run of several, then the point's parameters.
+fn located(
+    r: &RunOptions,
+    several: bool,
+    params: &[(String, String)],
+    msg: String,
+    workload: Option<usize>,
+) -> PlanError {
+    let mut where_ = Vec::new();
+    if r.single {
+        if several {
+            where_.push(format!("workload {}", r.index + 1));
+        }
     } else {
-        format!("{s} s")
-    }
-}
-
-/// The plan's one-line description: runs, points, order, estimate.
-pub fn describe(plan: &Plan) -> String {
-    let i = &plan.info;
-    let mut s = format!(
-        "{} run{} ({} point{} x {} repeat{})",
-        i.runs_planned,
-        if i.runs_planned == 1 { "" } else { "s" },
-        i.points,
-        if i.points == 1 { "" } else { "s" },
-        i.repeat,
-        if i.repeat == 1 { "" } else { "s" }
-    );
-    if !i.axes.is_empty() {
-        let names: Vec<&str> = i.axes.iter().map(|a| a.name.as_str()).collect();
-        s.push_str(&format!(", sweeping {}", names.join(" then ")));
-        if names.len() > 1 {
-            s.push_str(&format!(" ({} varies fastest)", names[names.len() - 1]));
+        let mut w = format!("run '{}'", r.name());
+        if let Some(wi) = workload {
+            w.push_str(&format!(", workload {}", wi + 1));
         }
+        where_.push(w);
     }
-    if i.pause_s > 0.0 {
-        s.push_str(&format!(", {} pause between runs", human_secs(i.pause_s)));
+    if !params.is_empty() {
+        let p: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        where_.push(p.join(" "));
     }
-    s.push_str(&format!(
-        "; estimated {}{}",
-        human_secs(i.estimated_s),
-        if plan.estimate_partial {
-            " plus runs that end by size or I/O count"
-        } else {
-            ""
-        }
-    ));
-    s
-}
-
-/// `--dry-run`: the plan, a line per run.
-pub fn dry_run_text(plan: &Plan) -> String {
-    let mut out = format!("plan: {}\n", describe(plan));
-    let name_w = plan
-        .runs
-        .iter()
-        .map(|r| r.spec.name.len())
-        .max()
-        .unwrap_or(4)
-        .max(4);
-    let par_w = plan
-        .runs
-        .iter()
-        .map(|r| r.params_text().len())
-        .max()
-        .unwrap_or(0)
-        .max(6);
-    out.push_str(&format!(
-        "{:>5} {:>5} {:>3}  {:<name_w$}  {:<par_w$}  {:>18}  {:>9}  workload\n",
-        "run", "point", "rep", "name", "params", "seed", "time"
-    ));
-    for (n, r) in plan.runs.iter().enumerate() {
-        let t = match r.spec.duration_s {
-            Some(_) => human_secs(r.estimated_s()),
-            None => "by size".into(),
-        };
-        out.push_str(&format!(
-            "{:>5} {:>5} {:>3}  {:<name_w$}  {:<par_w$}  {:>#18x}  {:>9}  {}\n",
-            n + 1,
-            r.point + 1,
-            r.repeat,
-            r.spec.name,
-            r.params_text(),
-            r.spec.seed,
-            t,
-            iolab_report::terminal::run_heading(&r.spec)
-        ));
+    let message = if where_.is_empty() {
+        msg
+    } else {
+        format!("{}: {msg}", where_.join(", "))
+    };
+    PlanError {
+        message,
+        at: Some(Location {
+            run: r.index,
+            workload: if r.single { None } else { workload },
+            single: r.single,
+        }),
     }
-    out
 }
 
 #[cfg(test)]
@@ -365,7 +307,7 @@ mod tests {
     #[test]
     fn cartesian_product_in_order_with_a_seed_each() {
         let w = opts(&[("bs", "16k,32k,64k"), ("qd", "1,2"), ("rw", "read,write")]);
-        let p = build(&[w], &PlanArgs::default()).unwrap();
+        let p = build_workloads(&[w], &PlanArgs::default()).unwrap();
         assert_eq!(p.runs.len(), 12);
         assert_eq!(p.info.points, 12);
         let names: Vec<&str> = p.info.axes.iter().map(|a| a.name.as_str()).collect();
@@ -376,9 +318,9 @@ mod tests {
         assert_eq!(got[2], "rw=read bs=32k qd=1");
         assert_eq!(got[6], "rw=write bs=16k qd=1");
         assert_eq!(got[11], "rw=write bs=64k qd=2");
-        assert_eq!(p.runs[3].spec.bs[0].bytes, 32 << 10);
-        assert_eq!(p.runs[3].spec.qd, 2);
-        let mut seeds: Vec<u64> = p.runs.iter().map(|r| r.spec.seed).collect();
+        assert_eq!(p.runs[3].spec.workloads[0].bs[0].bytes, 32 << 10);
+        assert_eq!(p.runs[3].spec.workloads[0].qd, 2);
+        let mut seeds: Vec<u64> = p.runs.iter().map(|r| r.spec.workloads[0].seed).collect();
         seeds.sort();
         seeds.dedup();
         assert_eq!(seeds.len(), 12, "every run has its own seed");
@@ -391,10 +333,13 @@ mod tests {
             pause: Some("1s".into()),
             ..Default::default()
         };
-        let p = build(&[opts(&[("qd", "1,8")])], &pa).unwrap();
+        let p = build_workloads(&[opts(&[("qd", "1,8")])], &pa).unwrap();
         let v: Vec<(u32, u32)> = p.runs.iter().map(|r| (r.point, r.repeat)).collect();
         assert_eq!(v, [(0, 1), (0, 2), (0, 3), (1, 1), (1, 2), (1, 3)]);
-        assert_ne!(p.runs[0].spec.seed, p.runs[1].spec.seed);
+        assert_ne!(
+            p.runs[0].spec.workloads[0].seed,
+            p.runs[1].spec.workloads[0].seed
+        );
         // 6 runs of 2 s and 5 pauses of 1 s.
         assert!((p.info.estimated_s - 17.0).abs() < 1e-9);
         assert!(p.is_sweep());
@@ -404,7 +349,7 @@ mod tests {
     fn several_workloads_number_their_points_on() {
         let a = opts(&[("bs", "4k,8k")]);
         let b = opts(&[("qd", "1,2,4")]);
-        let p = build(&[a, b], &PlanArgs::default()).unwrap();
+        let p = build_workloads(&[a, b], &PlanArgs::default()).unwrap();
         assert_eq!(p.runs.len(), 5);
         assert_eq!(p.runs[4].point, 4);
         assert_eq!(p.info.axes.len(), 2);
@@ -433,9 +378,10 @@ mod tests {
             ("qd", "1,2,4,8,16,32,64,128,256,512"),
             ("jobs", "1,2,3,4,5,6,7,8,9,10,11"),
         ]);
-        let e = build(std::slice::from_ref(&w), &PlanArgs::default()).unwrap_err();
+        let e = build_workloads(std::slice::from_ref(&w), &PlanArgs::default()).unwrap_err();
+        let e = e.message;
         assert!(e.contains("1100 runs") && e.contains("--yes"), "{e}");
-        let ok = build(
+        let ok = build_workloads(
             &[w],
             &PlanArgs {
                 yes: true,
@@ -443,7 +389,7 @@ mod tests {
             },
         );
         assert_eq!(ok.unwrap().runs.len(), 1100);
-        assert!(build(
+        assert!(build_workloads(
             &[opts(&[])],
             &PlanArgs {
                 repeat: 0,
@@ -485,13 +431,15 @@ mod tests {
             repeat: 3,
             ..Default::default()
         };
-        let e = build(&[w.clone(), w], &pa).unwrap_err();
+        let e = build_workloads(&[w.clone(), w], &pa).unwrap_err().message;
         assert!(e.contains("more than iolab plans"), "{e}");
     }
 
     #[test]
     fn a_bad_value_in_a_list_names_its_point() {
-        let e = build(&[opts(&[("qd", "1,x")])], &PlanArgs::default()).unwrap_err();
+        let e = build_workloads(&[opts(&[("qd", "1,x")])], &PlanArgs::default())
+            .unwrap_err()
+            .message;
         assert!(e.contains("qd=x") && e.contains("--qd"), "{e}");
     }
 }

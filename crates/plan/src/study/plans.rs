@@ -511,7 +511,7 @@ fn iozone(a: &Args) -> Result<Planned, String> {
     }
     let largest = files.last().copied().unwrap_or(0);
     if !a.plan.dry_run {
-        if let Some(avail) = crate::default_job::available(dir) {
+        if let Some(avail) = crate::space::free_space(dir) {
             if avail < largest {
                 return Err(format!(
                     "the iozone study needs {} free in {} for its largest file, and {} are free; give smaller --sizes",
@@ -621,9 +621,9 @@ mod tests {
         assert_eq!(p.workloads.len(), 2);
         assert_eq!(p.workloads[0].bs.as_ref().unwrap().0.len(), 8);
         assert_eq!(p.workloads[1].name.as_deref(), Some(SEQ_WRITE));
-        let pl = crate::plan::build(&p.workloads, &p.plan_args).unwrap();
+        let pl = crate::build_workloads(&p.workloads, &p.plan_args).unwrap();
         assert_eq!(pl.runs.len(), 16);
-        assert_eq!(pl.runs[0].spec.duration_s, Some(30.0));
+        assert_eq!(pl.runs[0].spec.workloads[0].duration_s, Some(30.0));
         let p = plan_of(&[
             "--target",
             "/x",
@@ -634,10 +634,14 @@ mod tests {
             "--duration",
             "1s",
         ]);
-        let pl = crate::plan::build(&p.workloads, &p.plan_args).unwrap();
-        let bs: Vec<u64> = pl.runs.iter().map(|r| r.spec.bs[0].bytes).collect();
+        let pl = crate::build_workloads(&p.workloads, &p.plan_args).unwrap();
+        let bs: Vec<u64> = pl
+            .runs
+            .iter()
+            .map(|r| r.spec.workloads[0].bs[0].bytes)
+            .collect();
         assert_eq!(bs, [16 << 10, 64 << 10]);
-        assert!(pl.runs.iter().all(|r| r.spec.read_pct == 100));
+        assert!(pl.runs.iter().all(|r| r.spec.workloads[0].read_pct == 100));
     }
 
     fn plan_of(extra: &[&str]) -> Planned {
@@ -700,19 +704,16 @@ mod tests {
         assert_eq!(p.workloads.len(), CORNERS.len());
         // 1 MiB / 8, below a MiB: whole 8k blocks.
         assert_eq!(p.workloads[0].hit_area.as_ref().unwrap().one(), "131072");
-        let pl = crate::plan::build(&p.workloads, &p.plan_args).unwrap();
+        let pl = crate::build_workloads(&p.workloads, &p.plan_args).unwrap();
         let dsync = pl
             .runs
             .iter()
-            .filter(|r| r.spec.sync == iolab_spec::SyncMode::Dsync);
+            .filter(|r| r.spec.workloads[0].sync == iolab_spec::SyncMode::Dsync);
         assert_eq!(dsync.count(), 2);
         let oltp = pl.runs.iter().find(|r| r.spec.name == "oltp-75").unwrap();
+        let oltp = &oltp.spec.workloads[0];
         assert_eq!(
-            (
-                oltp.spec.read_pct,
-                oltp.spec.random_pct,
-                oltp.spec.write_hit_pct
-            ),
+            (oltp.read_pct, oltp.random_pct, oltp.write_hit_pct),
             (75, 100, 5)
         );
         let e = plan(&args("corners", &["--target", t, "--hit-area", "1m"]))
@@ -737,11 +738,11 @@ mod tests {
             ],
         ))
         .unwrap();
-        let pl = crate::plan::build(&p.workloads, &p.plan_args).unwrap();
+        let pl = crate::build_workloads(&p.workloads, &p.plan_args).unwrap();
         let pts: Vec<(u32, usize)> = pl
             .runs
             .iter()
-            .map(|r| (r.spec.jobs, r.spec.targets.len()))
+            .map(|r| (r.spec.workloads[0].jobs, r.spec.workloads[0].targets.len()))
             .collect();
         assert_eq!(pts, [(2, 1), (4, 1), (2, 2), (4, 2), (4, 3)]);
     }

@@ -1,0 +1,258 @@
+//! Concurrent workloads on the command line (docs/jobfile.md, "Several
+//! workloads on the command line"):
+//!
+//! ```text
+//! iolab run [RUN OPTIONS] --workload NAME [ITS OPTIONS] --workload NAME [ITS OPTIONS] ...
+//! ```
+//!
+//! Options before the first `--workload` are the run's (`--name`,
+//! `--duration`, `--warmup`, `--interval`, `--rate`, and the plan and
+//! output flags) and the defaults of every workload; each `--workload
+//! NAME` starts a workload that runs together with the others, and the
+//! workload options after it, up to the next `--workload`, are its own.
+//! The command line is split here, before clap, because clap cannot give
+//! one flag a different value per workload; each part is then parsed by
+//! clap with the same workload flags as everywhere else.
+
+use crate::cli::{Cli, Cmd};
+use clap::error::ErrorKind;
+use iolab_jobfile::{Extras, RunOptions, WorkloadOptions, WorkloadTable};
+use std::ffi::OsString;
+
+/// The flag that starts a workload.
+pub const FLAG: &str = "--workload";
+
+/// One `--workload NAME` and the arguments after it.
+#[derive(Debug)]
+pub struct Segment {
+    name: String,
+    args: Vec<OsString>,
+}
+
+fn error(msg: String) -> clap::Error {
+    clap::Error::raw(ErrorKind::ValueValidation, msg)
+}
+
+fn is_help(a: &OsString) -> bool {
+    a == "-h" || a == "--help"
+}
+
+/// The arguments up to the first `--workload` (what clap parses as the
+/// `run` command), and each workload's part. Only `iolab run` is split;
+/// with `--help` anywhere, the help of `iolab run` is shown.
+pub fn split(argv: Vec<OsString>) -> Result<(Vec<OsString>, Vec<Segment>), clap::Error> {
+    if argv.get(1).is_none_or(|a| a != "run") {
+        return Ok((argv, Vec::new()));
+    }
+    let mut head = Vec::new();
+    let mut segments: Vec<Segment> = Vec::new();
+    let mut it = argv.into_iter();
+    while let Some(a) = it.next() {
+        let text = a.to_string_lossy().into_owned();
+        let name =
+            if text == FLAG {
+                match it.next() {
+                    Some(n) if !n.to_string_lossy().starts_with('-') => {
+                        Some(n.to_string_lossy().into_owned())
+                    }
+                    _ => return Err(error(
+                        "--workload needs a name: --workload NAME, then that workload's options"
+                            .into(),
+                    )),
+                }
+            } else {
+                text.strip_prefix("--workload=").map(str::to_string)
+            };
+        match (name, segments.last_mut()) {
+            (Some(n), _) => {
+                if n.trim().is_empty() {
+                    return Err(error("--workload needs a name that is not empty".into()));
+                }
+                if segments.iter().any(|s| s.name == n) {
+                    return Err(error(format!(
+                        "two workloads are named '{n}'; give each --workload a name of its own"
+                    )));
+                }
+                segments.push(Segment {
+                    name: n,
+                    args: Vec::new(),
+                })
+            }
+            (None, Some(s)) => s.args.push(a),
+            (None, None) => head.push(a),
+        }
+    }
+    if segments.iter().any(|s| s.args.iter().any(is_help)) {
+        head.push("--help".into());
+    }
+    Ok((head, segments))
+}
+
+/// The run's `--start-delay` / `--skew` (defaults of its workloads),
+/// taken out of the arguments before the first `--workload`. Without
+/// `--workload` they are left to clap, which refuses them until the
+/// parameter definitions have them.
+pub fn take_run_extras(
+    head: &mut Vec<OsString>,
+    segments: &[Segment],
+) -> Result<Extras, clap::Error> {
+    if segments.is_empty() {
+        return Ok(Extras::default());
+    }
+    take_extras(head, "")
+}
+
+/// One workload's flags: the same definitions as `iolab run`'s.
+#[derive(clap::Parser, Debug)]
+#[command(
+    no_binary_name = true,
+    allow_negative_numbers = true,
+    disable_help_flag = true
+)]
+struct One {
+    #[command(flatten)]
+    opts: WorkloadOptions,
+}
+
+// ---- start_delay / skew: taken out of the arguments here until the
+// parameter definitions (wt-params) add --start-delay and --skew to the
+// workload flags; then this function goes. ----
+fn take_extras(args: &mut Vec<OsString>, who: &str) -> Result<Extras, clap::Error> {
+    let mut extras = Extras::default();
+    let mut kept = Vec::with_capacity(args.len());
+    let mut it = std::mem::take(args).into_iter();
+    while let Some(a) = it.next() {
+        let text = a.to_string_lossy().into_owned();
+        let (flag, inline) = match text.split_once('=') {
+            Some((f, v)) => (f.to_string(), Some(v.to_string())),
+            None => (text.clone(), None),
+        };
+        let key = match flag.as_str() {
+            "--start-delay" => "start_delay",
+            "--skew" => "skew",
+            _ => {
+                kept.push(a);
+                continue;
+            }
+        };
+        let value = match inline.or_else(|| it.next().map(|v| v.to_string_lossy().into_owned())) {
+            Some(v) => v,
+            None => return Err(error(format!("{who}{flag} needs a value"))),
+        };
+        match key {
+            "start_delay" => extras.start_delay = Some(value),
+            _ => extras.skew = Some(value),
+        }
+    }
+    *args = kept;
+    Ok(extras)
+}
+// ---- end of the start_delay / skew stand-in ----
+
+/// Parse each workload's part into `cli`'s `run` arguments, and take the
+/// run's `--start-delay` / `--skew` (defaults of its workloads).
+pub fn attach(cli: &mut Cli, segments: Vec<Segment>, run: Extras) -> Result<(), clap::Error> {
+    let Some(Cmd::Run(args)) = cli.cmd.as_mut() else {
+        return Ok(());
+    };
+    if segments.is_empty() {
+        return Ok(());
+    }
+    args.run_extras = run;
+    args.workload = segments.iter().map(|s| s.name.clone()).collect();
+    for mut s in segments {
+        let who = format!("--workload {}: ", s.name);
+        let extras = take_extras(&mut s.args, &who)?;
+        use clap::Parser;
+        let one = One::try_parse_from(&s.args).map_err(|e| {
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or("invalid arguments");
+            let first = first.trim_start_matches("error: ");
+            let hint = if e.kind() == ErrorKind::UnknownArgument {
+                "; options of the whole run (--json, --dry-run, --repeat, --quiet, ...) go before the first --workload"
+            } else {
+                ""
+            };
+            error(format!("{who}{first}{hint}"))
+        })?;
+        if one.opts.name.is_some() {
+            return Err(error(format!(
+                "{who}--name: the workload is named by --workload {0}; drop --name or put it before the first --workload to name the run",
+                s.name
+            )));
+        }
+        let mut opts = one.opts;
+        opts.name = Some(s.name);
+        args.workload_opts.push(WorkloadTable { opts, extras });
+    }
+    Ok(())
+}
+
+/// The run the command line describes.
+pub fn run_options(args: &crate::cli::RunArgs) -> RunOptions {
+    RunOptions {
+        index: 0,
+        single: false,
+        run: args.opts.clone(),
+        run_extras: args.run_extras.clone(),
+        workloads: args.workload_opts.clone(),
+        overrides: WorkloadOptions::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(s: &str) -> Vec<OsString> {
+        s.split_whitespace().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn splits_at_each_workload() {
+        let (head, segs) = split(argv(
+            "iolab run --target /x --duration 5s --workload a --rw read --workload=b --bs 1m",
+        ))
+        .unwrap();
+        assert_eq!(head, argv("iolab run --target /x --duration 5s"));
+        assert_eq!(segs.len(), 2);
+        assert_eq!(
+            (segs[0].name.as_str(), segs[0].args.clone()),
+            ("a", argv("--rw read"))
+        );
+        assert_eq!(
+            (segs[1].name.as_str(), segs[1].args.clone()),
+            ("b", argv("--bs 1m"))
+        );
+        // Other commands are left alone.
+        let (head, segs) = split(argv("iolab study streams --workload x")).unwrap();
+        assert_eq!(head.len(), 5);
+        assert!(segs.is_empty());
+    }
+
+    #[test]
+    fn bad_workload_flags_are_refused() {
+        for (line, needle) in [
+            ("iolab run --workload", "needs a name"),
+            ("iolab run --workload --rw read", "needs a name"),
+            (
+                "iolab run --workload a --workload a",
+                "two workloads are named 'a'",
+            ),
+        ] {
+            let e = split(argv(line)).unwrap_err().to_string();
+            assert!(e.contains(needle), "{line}: {e}");
+        }
+    }
+
+    #[test]
+    fn start_delay_and_skew_are_taken_out() {
+        let mut a = argv("--rw read --start-delay 5s --skew=25 --bs 4k");
+        let x = take_extras(&mut a, "").unwrap();
+        assert_eq!(a, argv("--rw read --bs 4k"));
+        assert_eq!(x.start_delay.as_deref(), Some("5s"));
+        assert_eq!(x.skew.as_deref(), Some("25"));
+        let mut a = argv("--skew");
+        assert!(take_extras(&mut a, "").is_err());
+    }
+}

@@ -1,0 +1,220 @@
+//! One run's options expanded into the points of its sweep, and each
+//! point resolved into a `RunSpec`.
+//!
+//! A plain workload (`RunOptions::single`) expands exactly as before runs
+//! existed: its options merged, then every list. A run of several
+//! workloads expands in two steps, so a list is swept where it is written:
+//! first the run's own options (`[global]` < `[[run]]` < flags: one axis
+//! each, shared by all its workloads), then each workload's own lists
+//! (named `WORKLOAD.PARAM`), workload after workload; the last list varies
+//! fastest. A list given as a flag with a job file is one axis of the run,
+//! and fixes that key in every workload to the point's value.
+
+use iolab_jobfile::{
+    has_own_end, resolve_run, resolve_run_keys, Extras, RunOptions, WorkloadOptions,
+};
+use iolab_spec::RunSpec;
+use std::collections::HashMap;
+
+/// A run with no duration whose workloads do not all end by themselves
+/// runs this long, a workload's own default (docs/jobfile.md).
+const DEFAULT_RUN_S: f64 = 10.0;
+
+/// One point of a run's sweep: every workload's options with one value
+/// each, and the swept parameters' values.
+pub(crate) struct Point {
+    /// The run's own options (a run of several workloads).
+    run: Option<WorkloadOptions>,
+    workloads: Vec<(WorkloadOptions, Extras)>,
+    pub params: Vec<(String, String)>,
+}
+
+/// Workloads' options so far in a point, and its parameters.
+type Combo = (Vec<(WorkloadOptions, Extras)>, Vec<(String, String)>);
+
+/// The options of a plain workload, merged.
+fn merged_single(r: &RunOptions) -> WorkloadOptions {
+    let w = r
+        .workloads
+        .first()
+        .map(|w| w.opts.clone())
+        .unwrap_or_default();
+    r.run.overlay(&w).overlay(&r.overrides)
+}
+
+/// The run's options of a run of several: its keys and the defaults of
+/// its workloads, flags on top.
+fn run_level(r: &RunOptions) -> WorkloadOptions {
+    r.run.overlay(&r.overrides)
+}
+
+/// The name of the run's `j`-th workload as given, or `RUN-N`.
+fn workload_name(r: &RunOptions, j: usize) -> String {
+    r.workloads[j]
+        .opts
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("{}-{}", r.name(), j + 1))
+}
+
+/// The flags as they apply to each workload of a run of several: the run
+/// is named by `--name` and shares `--rate`; every other flag overrides
+/// the key in every workload.
+fn for_workloads(flags: &WorkloadOptions) -> WorkloadOptions {
+    let mut f = flags.clone();
+    f.name = None;
+    f.rate = None;
+    f
+}
+
+/// The lists of the `j`-th workload's own options that no flag fixes.
+fn own_axes(r: &RunOptions, j: usize) -> Vec<(String, Vec<String>)> {
+    let flagged: Vec<String> = r.overrides.axes().into_iter().map(|(n, _)| n).collect();
+    r.workloads[j]
+        .opts
+        .overlay(&for_workloads(&r.overrides))
+        .axes()
+        .into_iter()
+        .filter(|(n, _)| !flagged.contains(n))
+        .collect()
+}
+
+/// The swept parameters of a run, in expansion order.
+pub(crate) fn axes(r: &RunOptions) -> Vec<(String, Vec<String>)> {
+    if r.single {
+        return merged_single(r).axes();
+    }
+    let mut out = run_level(r).axes();
+    for j in 0..r.workloads.len() {
+        let name = workload_name(r, j);
+        out.extend(
+            own_axes(r, j)
+                .into_iter()
+                .map(|(p, v)| (format!("{name}.{p}"), v)),
+        );
+    }
+    out
+}
+
+/// How many points the run's lists make, saturating.
+pub(crate) fn count(r: &RunOptions) -> u128 {
+    axes(r)
+        .iter()
+        .fold(1u128, |n, (_, v)| n.saturating_mul(v.len() as u128))
+}
+
+/// Every point of the run, in order. Call only after [`count`] has been
+/// checked against the plan's limit.
+pub(crate) fn points(r: &RunOptions) -> Vec<Point> {
+    if r.single {
+        let extras = r.workloads.first().map(|w| w.extras.clone());
+        let extras = r.run_extras.overlay(&extras.unwrap_or_default());
+        return merged_single(r)
+            .expand()
+            .into_iter()
+            .map(|(o, params)| Point {
+                run: None,
+                workloads: vec![(o, extras.clone())],
+                params,
+            })
+            .collect();
+    }
+    // The flags with each combination of their lists, found by the
+    // values the run's point took for them.
+    let flagged: Vec<String> = r.overrides.axes().into_iter().map(|(n, _)| n).collect();
+    let variants: HashMap<Vec<(String, String)>, WorkloadOptions> = r
+        .overrides
+        .expand()
+        .into_iter()
+        .map(|(o, p)| (p, for_workloads(&o)))
+        .collect();
+    let mut out = Vec::new();
+    for (rp, rparams) in run_level(r).expand() {
+        let key: Vec<(String, String)> = rparams
+            .iter()
+            .filter(|(n, _)| flagged.contains(n))
+            .cloned()
+            .collect();
+        let flags = variants.get(&key).cloned().unwrap_or_default();
+        // The run's keys are its own, not its workloads' defaults.
+        let mut defaults = rp.clone();
+        defaults.name = None;
+        defaults.rate = None;
+        defaults.duration = None;
+        let mut combos: Vec<Combo> = vec![(Vec::new(), rparams)];
+        for (j, w) in r.workloads.iter().enumerate() {
+            let name = workload_name(r, j);
+            let extras = r.run_extras.overlay(&w.extras);
+            let own = w.opts.overlay(&flags).expand();
+            combos = combos
+                .into_iter()
+                .flat_map(|(ws, params)| {
+                    own.iter()
+                        .map(|(o, p)| {
+                            let mut ws = ws.clone();
+                            ws.push((defaults.overlay(o), extras.clone()));
+                            let mut params = params.clone();
+                            params
+                                .extend(p.iter().map(|(k, v)| (format!("{name}.{k}"), v.clone())));
+                            (ws, params)
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+        }
+        out.extend(combos.into_iter().map(|(workloads, params)| Point {
+            run: Some(rp.clone()),
+            workloads,
+            params,
+        }));
+    }
+    out
+}
+
+/// Resolve a point into a validated run; `seed_index` counts every
+/// workload resolved in the plan so far. An error names the workload it
+/// is about (its position in the run), if any.
+pub(crate) fn resolve(
+    r: &RunOptions,
+    p: &Point,
+    seed_index: &mut usize,
+) -> Result<RunSpec, (String, Option<usize>)> {
+    let Some(rp) = &p.run else {
+        let (o, extras) = &p.workloads[0];
+        let mut spec = resolve_run(o, r.index, *seed_index).map_err(|e| (e.0, None))?;
+        *seed_index += 1;
+        extras.apply(&mut spec).map_err(|e| (e.0, None))?;
+        spec.validate().map_err(|e| (e.0, None))?;
+        return Ok(RunSpec::single(spec));
+    };
+    let keys = resolve_run_keys(rp).map_err(|e| (e.0, None))?;
+    let name = r.name();
+    // A workload with no end of its own runs until the run ends.
+    let endless = p.workloads.iter().any(|(o, _)| !has_own_end(o));
+    let duration_s = keys.duration_s.or(endless.then_some(DEFAULT_RUN_S));
+    let mut workloads = Vec::with_capacity(p.workloads.len());
+    for (j, (o, extras)) in p.workloads.iter().enumerate() {
+        let mut o = o.clone();
+        o.name.get_or_insert_with(|| workload_name(r, j));
+        let mut spec = resolve_run(&o, j, *seed_index).map_err(|e| (e.0, Some(j)))?;
+        *seed_index += 1;
+        if !has_own_end(&o) {
+            spec.duration_s = duration_s;
+        }
+        extras.apply(&mut spec).map_err(|e| (e.0, Some(j)))?;
+        spec.warmup_s = keys.warmup_s;
+        spec.interval_s = keys.interval_s;
+        spec.validate().map_err(|e| (e.0, Some(j)))?;
+        workloads.push(spec);
+    }
+    let run = RunSpec {
+        name,
+        duration_s,
+        warmup_s: keys.warmup_s,
+        interval_s: keys.interval_s,
+        rate_iops: keys.rate_iops,
+        workloads,
+    };
+    run.validate().map_err(|e| (e.0, None))?;
+    Ok(run)
+}

@@ -1,0 +1,154 @@
+//! A plan as text: its one-line description and the `--dry-run` table
+//! (a line per run, and a line per workload of a run of several). Text
+//! only; the binary prints it.
+
+use crate::plan::{Plan, PlannedRun};
+
+/// `1 h 02 min`, `3 min 20 s`, `12 s`, `0.4 s`.
+pub fn human_secs(s: f64) -> String {
+    if s < 10.0 {
+        let t = format!("{:.1}", s.max(0.0));
+        return format!("{} s", t.trim_end_matches(".0"));
+    }
+    let s = s.round() as u64;
+    if s >= 86400 {
+        format!("{} d {:02} h", s / 86400, s % 86400 / 3600)
+    } else if s >= 3600 {
+        format!("{} h {:02} min", s / 3600, s % 3600 / 60)
+    } else if s >= 60 {
+        format!("{} min {:02} s", s / 60, s % 60)
+    } else {
+        format!("{s} s")
+    }
+}
+
+/// The plan's one-line description: runs, points, order, estimate.
+pub fn describe(plan: &Plan) -> String {
+    let i = &plan.info;
+    let mut s = format!(
+        "{} run{} ({} point{} x {} repeat{})",
+        i.runs_planned,
+        if i.runs_planned == 1 { "" } else { "s" },
+        i.points,
+        if i.points == 1 { "" } else { "s" },
+        i.repeat,
+        if i.repeat == 1 { "" } else { "s" }
+    );
+    if !i.axes.is_empty() {
+        let names: Vec<&str> = i.axes.iter().map(|a| a.name.as_str()).collect();
+        s.push_str(&format!(", sweeping {}", names.join(" then ")));
+        if names.len() > 1 {
+            s.push_str(&format!(" ({} varies fastest)", names[names.len() - 1]));
+        }
+    }
+    if i.pause_s > 0.0 {
+        s.push_str(&format!(", {} pause between runs", human_secs(i.pause_s)));
+    }
+    s.push_str(&format!(
+        "; estimated {}{}",
+        human_secs(i.estimated_s),
+        if plan.estimate_partial {
+            " plus runs that end by size or I/O count"
+        } else {
+            ""
+        }
+    ));
+    s
+}
+
+/// `--dry-run`: the plan, a line per run; a run of several workloads
+/// adds a line per workload below it.
+pub fn dry_run_text(plan: &Plan) -> String {
+    let mut out = format!("plan: {}\n", describe(plan));
+    let name_w = plan
+        .runs
+        .iter()
+        .map(|r| r.spec.name.len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let par_w = plan
+        .runs
+        .iter()
+        .map(|r| r.params_text().len())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    out.push_str(&format!(
+        "{:>5} {:>5} {:>3}  {:<name_w$}  {:<par_w$}  {:>18}  {:>9}  workload\n",
+        "run", "point", "rep", "name", "params", "seed", "time"
+    ));
+    for (n, r) in plan.runs.iter().enumerate() {
+        let t = match r.planned_s() {
+            Some(s) => human_secs(s),
+            None => "by size".into(),
+        };
+        let first = &r.spec.workloads[0];
+        let what = if r.is_concurrent() {
+            run_line(r)
+        } else {
+            iolab_report::terminal::run_heading(first)
+        };
+        out.push_str(&format!(
+            "{:>5} {:>5} {:>3}  {:<name_w$}  {:<par_w$}  {:>#18x}  {:>9}  {}\n",
+            n + 1,
+            r.point + 1,
+            r.repeat,
+            r.spec.name,
+            r.params_text(),
+            first.seed,
+            t,
+            what
+        ));
+        if r.is_concurrent() {
+            for w in &r.spec.workloads {
+                out.push_str(&workload_line(r, w));
+            }
+        }
+    }
+    out
+}
+
+/// `3 workloads together, rate 5000/s shared` (the seed column shows the
+/// first workload's; each workload line shows its own).
+fn run_line(r: &PlannedRun) -> String {
+    let mut s = format!("{} workloads together", r.spec.workloads.len());
+    if let Some(rate) = r.spec.rate_iops {
+        s.push_str(&format!(", rate {rate}/s shared"));
+    }
+    if r.spec.warmup_s > 0.0 {
+        s.push_str(&format!(", warm-up {}", human_secs(r.spec.warmup_s)));
+    }
+    s
+}
+
+/// `        - db  seed 0x101ad  starts +5 s  ends after 1 h  rate 750/s: 8 KiB randrw ...`
+fn workload_line(r: &PlannedRun, w: &iolab_spec::WorkloadSpec) -> String {
+    let mut s = format!("{:>15}- {}  seed {:#x}", "", w.name, w.seed);
+    if w.start_delay_s > 0.0 {
+        s.push_str(&format!("  starts +{}", human_secs(w.start_delay_s)));
+    }
+    if w.duration_s != r.spec.duration_s || r.spec.duration_s.is_none() {
+        let end = match (w.duration_s, w.io_size, w.ops) {
+            (Some(d), _, _) => human_secs(d),
+            (None, Some(b), _) => iolab_spec::format_bytes(b),
+            (None, None, Some(o)) => format!("{o} I/Os"),
+            _ => "the run".into(),
+        };
+        s.push_str(&format!("  ends after {end}"));
+    }
+    let i = r
+        .spec
+        .workloads
+        .iter()
+        .position(|x| std::ptr::eq(x, w))
+        .unwrap_or(0);
+    if let Some(Some(rate)) = r.spec.workload_rates().get(i) {
+        s.push_str(&format!("  rate {rate:.0}/s"));
+        if let Some(k) = w.skew_pct {
+            s.push_str(&format!(" (skew {k}%)"));
+        }
+    }
+    s.push_str(&format!(": {}\n", iolab_report::terminal::run_heading(w)));
+    s
+}
