@@ -33,6 +33,30 @@ fn error(msg: String) -> clap::Error {
     clap::Error::raw(ErrorKind::ValueValidation, msg)
 }
 
+/// The flags of the whole run (plan, output and the run's clock) that may
+/// also be written after a `--workload`: whether the flag takes a
+/// separate value.
+fn whole_run_flag(arg: &str) -> Option<bool> {
+    const BOOLS: &[&str] = &["--dry-run", "--yes", "--quiet", "-q", "--force"];
+    // --warmup and --interval too: the run has one clock.
+    const VALUES: &[&str] = &[
+        "--json",
+        "--repeat",
+        "--pause",
+        "--findings-log",
+        "--warmup",
+        "--interval",
+    ];
+    if BOOLS.contains(&arg) {
+        return Some(false);
+    }
+    if VALUES.contains(&arg) {
+        return Some(true);
+    }
+    let flag = arg.split_once('=').map(|(f, _)| f)?;
+    VALUES.contains(&flag).then_some(false)
+}
+
 fn is_help(a: &OsString) -> bool {
     a == "-h" || a == "--help"
 }
@@ -78,7 +102,16 @@ pub fn split(argv: Vec<OsString>) -> Result<(Vec<OsString>, Vec<Segment>), clap:
                     args: Vec::new(),
                 })
             }
-            (None, Some(s)) => s.args.push(a),
+            (None, Some(s)) => match whole_run_flag(&text) {
+                // `--dry-run` or `--json F` at the end belongs to the run.
+                Some(takes_value) => {
+                    head.push(a);
+                    if takes_value {
+                        head.extend(it.next());
+                    }
+                }
+                None => s.args.push(a),
+            },
             (None, None) => head.push(a),
         }
     }
@@ -169,7 +202,7 @@ pub fn attach(cli: &mut Cli, segments: Vec<Segment>, run: Extras) -> Result<(), 
             let first = text.lines().next().unwrap_or("invalid arguments");
             let first = first.trim_start_matches("error: ");
             let hint = if e.kind() == ErrorKind::UnknownArgument {
-                "; options of the whole run (--json, --dry-run, --repeat, --quiet, ...) go before the first --workload"
+                "; the job file and options of the whole run go before the first --workload"
             } else {
                 ""
             };
@@ -190,10 +223,13 @@ pub fn attach(cli: &mut Cli, segments: Vec<Segment>, run: Extras) -> Result<(), 
 
 /// The run the command line describes.
 pub fn run_options(args: &crate::cli::RunArgs) -> RunOptions {
+    let mut run = args.opts.clone();
+    // Unnamed, the run is named after its workloads: `db+backup`.
+    run.name.get_or_insert_with(|| args.workload.join("+"));
     RunOptions {
         index: 0,
         single: false,
-        run: args.opts.clone(),
+        run,
         run_extras: args.run_extras.clone(),
         workloads: args.workload_opts.clone(),
         overrides: WorkloadOptions::default(),

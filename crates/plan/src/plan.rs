@@ -190,6 +190,9 @@ pub fn build(runs: &[RunOptions], pa: &PlanArgs) -> Result<Plan, PlanError> {
     let mut point = 0u32;
     let mut seed_index = 0usize;
     for r in runs {
+        runs::check(r).map_err(|(e, workload)| located(r, several, &[], e, workload))?;
+    }
+    for r in runs {
         for (name, values) in runs::axes(r) {
             match axes.iter_mut().find(|a| a.name == name) {
                 Some(a) => {

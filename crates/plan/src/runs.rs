@@ -79,6 +79,28 @@ fn own_axes(r: &RunOptions, j: usize) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
+/// A run of several workloads has one clock: `warmup` and `interval`
+/// are the run's, never a workload's own.
+pub(crate) fn check(r: &RunOptions) -> Result<(), (String, Option<usize>)> {
+    if r.single {
+        return Ok(());
+    }
+    for (j, w) in r.workloads.iter().enumerate() {
+        let key = if w.opts.warmup.is_some() {
+            "warmup"
+        } else if w.opts.interval.is_some() {
+            "interval"
+        } else {
+            continue;
+        };
+        return Err((
+            format!("--{key} is the run's (its workloads share one clock), not a workload's; give it to the run"),
+            Some(j),
+        ));
+    }
+    Ok(())
+}
+
 /// The swept parameters of a run, in expansion order.
 pub(crate) fn axes(r: &RunOptions) -> Vec<(String, Vec<String>)> {
     if r.single {

@@ -101,8 +101,8 @@ pub fn dry_run_text(plan: &Plan) -> String {
             what
         ));
         if r.is_concurrent() {
-            for w in &r.spec.workloads {
-                out.push_str(&workload_line(r, w));
+            for (i, w) in r.spec.workloads.iter().enumerate() {
+                out.push_str(&workload_line(r, i, w));
             }
         }
     }
@@ -122,33 +122,34 @@ fn run_line(r: &PlannedRun) -> String {
     s
 }
 
-/// `        - db  seed 0x101ad  starts +5 s  ends after 1 h  rate 750/s: 8 KiB randrw ...`
-fn workload_line(r: &PlannedRun, w: &iolab_spec::WorkloadSpec) -> String {
-    let mut s = format!("{:>15}- {}  seed {:#x}", "", w.name, w.seed);
+/// `      - backup: read 1 MiB ... on /dev/sdc; seed 0x101ac, starts +5 s,
+/// ends after 10 s, rate 250/s (skew 25%)`
+fn workload_line(r: &PlannedRun, i: usize, w: &iolab_spec::WorkloadSpec) -> String {
+    let mut notes = vec![format!("seed {:#x}", w.seed)];
     if w.start_delay_s > 0.0 {
-        s.push_str(&format!("  starts +{}", human_secs(w.start_delay_s)));
+        notes.push(format!("starts +{}", human_secs(w.start_delay_s)));
     }
-    if w.duration_s != r.spec.duration_s || r.spec.duration_s.is_none() {
-        let end = match (w.duration_s, w.io_size, w.ops) {
-            (Some(d), _, _) => human_secs(d),
-            (None, Some(b), _) => iolab_spec::format_bytes(b),
-            (None, None, Some(o)) => format!("{o} I/Os"),
-            _ => "the run".into(),
-        };
-        s.push_str(&format!("  ends after {end}"));
+    let end = match (w.duration_s, w.io_size, w.ops) {
+        (Some(d), _, _) if Some(d) != r.spec.duration_s => Some(human_secs(d)),
+        (Some(_), _, _) => None,
+        (None, Some(b), _) => Some(iolab_spec::format_bytes(b)),
+        (None, None, Some(o)) => Some(format!("{o} I/Os")),
+        _ => None,
+    };
+    if let Some(end) = end {
+        notes.push(format!("ends after {end}"));
     }
-    let i = r
-        .spec
-        .workloads
-        .iter()
-        .position(|x| std::ptr::eq(x, w))
-        .unwrap_or(0);
     if let Some(Some(rate)) = r.spec.workload_rates().get(i) {
-        s.push_str(&format!("  rate {rate:.0}/s"));
+        let mut t = format!("rate {rate:.0}/s");
         if let Some(k) = w.skew_pct {
-            s.push_str(&format!(" (skew {k}%)"));
+            t.push_str(&format!(" (skew {k}%)"));
         }
+        notes.push(t);
     }
-    s.push_str(&format!(": {}\n", iolab_report::terminal::run_heading(w)));
-    s
+    format!(
+        "{:>15}- {}; {}\n",
+        "",
+        iolab_report::terminal::run_heading(w),
+        notes.join(", ")
+    )
 }
