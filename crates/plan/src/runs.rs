@@ -227,6 +227,17 @@ pub(crate) fn resolve(
         spec.warmup_s = keys.warmup_s;
         spec.interval_s = keys.interval_s;
         spec.validate().map_err(|e| (e.0, Some(j)))?;
+        if let Some(d) = duration_s.filter(|&d| spec.start_delay_s >= keys.warmup_s + d) {
+            return Err((
+                format!(
+                    "--start-delay {}: the workload would start after its run has ended (warm-up {} + duration {}); give a shorter start_delay or a longer duration",
+                    iolab_spec::format_duration_exact(spec.start_delay_s),
+                    iolab_spec::format_duration_exact(keys.warmup_s),
+                    iolab_spec::format_duration_exact(d)
+                ),
+                Some(j),
+            ));
+        }
         workloads.push(spec);
     }
     let run = RunSpec {

@@ -214,3 +214,15 @@ fn a_workload_of_a_run_cannot_have_its_own_clock() {
     assert!(e.message.contains("--warmup is the run's"), "{e}");
     assert_eq!(e.at.unwrap().workload, Some(1));
 }
+
+#[test]
+fn a_workload_that_would_start_after_its_run_is_refused() {
+    let t = "[[run]]\nduration='10s'\n[[run.workload]]\ntarget='/x'\n[[run.workload]]\ntarget='/y'\nstart_delay='10s'\n";
+    let e = build(&runs(t), &PlanArgs::default()).unwrap_err();
+    assert!(
+        e.message.contains("workload 2: --start-delay 10s: the workload would start after its run has ended"),
+        "{e}"
+    );
+    let ok = t.replace("start_delay='10s'", "start_delay='9s'");
+    assert!(build(&runs(&ok), &PlanArgs::default()).is_ok());
+}

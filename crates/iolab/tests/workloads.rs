@@ -1,0 +1,335 @@
+//! Runs of several workloads from the front ends: every example job file
+//! dry-runs, `[[run]]` job files and `--workload NAME` on the command line
+//! plan the workloads that run together, and bad input is one line, exit 2.
+
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+
+fn examples() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Every example, its placeholder devices replaced by a file iolab would
+/// create (nothing is created by a dry run), plans without an error.
+#[test]
+fn every_example_dry_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("f");
+    let mut concurrent = Vec::new();
+    for ex in examples() {
+        let out = iolab()
+            .arg("run")
+            .arg(&ex)
+            .arg("--target")
+            .arg(&target)
+            .args(["--size", "2g", "--duration", "90s", "--dry-run"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}: {}", ex.display(), stderr(&out));
+        let text = stdout(&out);
+        assert!(text.starts_with("plan: "), "{}: {text}", ex.display());
+        if text.contains("workloads together") {
+            concurrent.push(ex.file_name().unwrap().to_string_lossy().into_owned());
+        }
+    }
+    assert!(!target.exists(), "a dry run created the target");
+    for name in [
+        "db-with-backup.toml",
+        "read-while-write.toml",
+        "staggered-streams.toml",
+    ] {
+        assert!(
+            concurrent.iter().any(|c| c == name),
+            "{name}: {concurrent:?}"
+        );
+    }
+}
+
+#[test]
+fn a_job_file_run_dry_runs_with_its_workloads() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("j.toml");
+    std::fs::write(
+        &job,
+        format!(
+            r#"
+[global]
+target = "{}"
+size = "16m"
+
+[[run]]
+name = "pair"
+duration = "30s"
+rate = 2000
+qd = [1, 8]
+
+[[run.workload]]
+name = "reader"
+rw = "randread"
+skew = 25
+
+[[run.workload]]
+name = "writer"
+rw = "write"
+bs = "1m"
+start_delay = "5s"
+"#,
+            dir.path().join("f").display()
+        ),
+    )
+    .unwrap();
+    let out = iolab()
+        .arg("run")
+        .arg(&job)
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("2 runs (2 points x 1 repeat), sweeping qd"),
+        "{text}"
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    let pair = lines
+        .iter()
+        .filter(|l| l.contains("pair") && l.contains("qd="))
+        .count();
+    assert_eq!(pair, 2, "{text}");
+    assert!(
+        text.contains("2 workloads together, rate 2000/s shared"),
+        "{text}"
+    );
+    assert!(text.contains("- reader: randread 4 KiB"), "{text}");
+    assert!(text.contains("rate 500/s (skew 25%)"), "{text}");
+    assert!(
+        text.contains("- writer: write 1 MiB") && text.contains("starts +5 s"),
+        "{text}"
+    );
+    assert!(text.contains("rate 1500/s"), "{text}");
+}
+
+#[test]
+fn workloads_on_the_command_line_dry_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    let out = iolab()
+        .args([
+            "run",
+            "--size",
+            "16m",
+            "--duration",
+            "10s",
+            "--rate",
+            "1000",
+            "--target",
+        ])
+        .arg(&a)
+        .args([
+            "--workload",
+            "db",
+            "--rw",
+            "randrw",
+            "--bs",
+            "8k",
+            "--qd",
+            "16",
+            "--skew",
+            "75",
+        ])
+        .args([
+            "--workload",
+            "backup",
+            "--rw",
+            "read",
+            "--bs",
+            "1m",
+            "--target",
+        ])
+        .arg(&b)
+        .args(["--start-delay", "2s", "--duration", "5s", "--dry-run"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("1 run (1 point x 1 repeat)"), "{text}");
+    assert!(
+        text.contains("db+backup"),
+        "unnamed, the run is named after its workloads: {text}"
+    );
+    let db = text.lines().find(|l| l.contains("- db:")).expect(&text);
+    assert!(db.contains("randrw 8 KiB") && db.contains("qd 16"), "{db}");
+    assert!(
+        db.contains(&a.display().to_string()),
+        "the run's target: {db}"
+    );
+    assert!(db.contains("rate 750/s (skew 75%)"), "{db}");
+    let backup = text.lines().find(|l| l.contains("- backup:")).expect(&text);
+    assert!(
+        backup.contains("read 1 MiB") && backup.contains("qd 1 x"),
+        "{backup}"
+    );
+    assert!(
+        backup.contains(&b.display().to_string()),
+        "its own target: {backup}"
+    );
+    assert!(
+        backup.contains("starts +2 s") && backup.contains("ends after 5 s"),
+        "{backup}"
+    );
+    assert!(!a.exists() && !b.exists(), "a dry run created a target");
+
+    // A list of a workload is an axis of the run's sweep, named after it.
+    let out = iolab()
+        .args(["run", "--size", "16m", "--duration", "2s", "--target"])
+        .arg(&a)
+        .args([
+            "--workload",
+            "x",
+            "--qd",
+            "1,4",
+            "--workload",
+            "y",
+            "--dry-run",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("sweeping x.qd") && text.contains("x.qd=4"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bad_workload_flags_are_one_line_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("j.toml");
+    std::fs::write(&job, "[global]\ntarget = 'f'\n").unwrap();
+    let job = job.to_str().unwrap().to_string();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["--target", "f", "--workload"],
+            "--workload needs a name",
+        ),
+        (
+            vec!["--target", "f", "--workload", "a", "--workload", "a"],
+            "two workloads are named 'a'",
+        ),
+        (
+            vec!["--target", "f", "--workload", "a", "--qd", "x"],
+            "workload 1: --qd: 'x' is not a number",
+        ),
+        (
+            vec!["--target", "f", "--workload", "a", "--name", "b"],
+            "named by --workload a",
+        ),
+        (
+            vec!["--target", "f", "--workload", "a", "--bogus"],
+            "go before the first --workload",
+        ),
+        (
+            vec![&job, "--workload", "a"],
+            "either a job file or --workload",
+        ),
+        (
+            vec![
+                "--target",
+                "f",
+                "--rate",
+                "100",
+                "--workload",
+                "a",
+                "--skew",
+                "70",
+                "--workload",
+                "b",
+                "--skew",
+                "40",
+            ],
+            "110%",
+        ),
+        (
+            vec![
+                "--target",
+                "f",
+                "--duration",
+                "5s",
+                "--workload",
+                "a",
+                "--start-delay",
+                "9s",
+            ],
+            "would start after its run has ended",
+        ),
+    ];
+    for (args, needle) in cases {
+        let out = iolab()
+            .current_dir(dir.path())
+            .arg("run")
+            .args(&args)
+            .arg("--dry-run")
+            .output()
+            .unwrap();
+        let e = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {e}");
+        assert!(e.contains(needle), "{args:?}: {e}");
+        assert_eq!(e.trim_end().lines().count(), 1, "{args:?}: {e}");
+    }
+}
+
+#[test]
+fn a_bad_value_in_a_run_workload_names_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("j.toml");
+    std::fs::write(
+        &job,
+        "[[run]]\nname = 'r'\nduration = '2s'\n\n[[run.workload]]\ntarget = 'a'\n\n[[run.workload]]\ntarget = 'b'\nqd = 0\n",
+    )
+    .unwrap();
+    let out = iolab()
+        .current_dir(dir.path())
+        .arg("run")
+        .arg(&job)
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    let e = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    assert!(e.contains("line 10: run 'r', workload 2: --qd 0"), "{e}");
+    // Both kinds of table in one file: refused, with the line.
+    std::fs::write(
+        &job,
+        "[[workload]]\ntarget = 'a'\n[[run]]\n[[run.workload]]\ntarget = 'b'\n",
+    )
+    .unwrap();
+    let out = iolab()
+        .arg("run")
+        .arg(&job)
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    let e = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("line 1: the file has both [[workload]] and [[run]]"),
+        "{e}"
+    );
+}
+
+#[test]
+fn run_help_documents_the_workload_syntax() {
+    let out = iolab().args(["run", "--help"]).output().unwrap();
+    let text = stdout(&out);
+    assert!(text.contains("--workload <NAME>"), "{text}");
+    assert!(text.contains("--start-delay"), "{text}");
+}
