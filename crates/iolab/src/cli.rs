@@ -28,7 +28,7 @@ pub struct Cli {
 pub enum Cmd {
     /// Run workloads from flags or a TOML job file (docs/jobfile.md); with no target, the default job
     // Negative numbers are values (`--qd -3` is told its minimum), not flags.
-    #[command(allow_negative_numbers = true)]
+    #[command(allow_negative_numbers = true, after_help = RUN_AFTER_HELP)]
     Run(RunArgs),
     /// Report the devices under the targets (all when none): configuration, partitions, multipath, FC, NVMe, ZFS, and advice (docs/doctor.md)
     Doctor(crate::doctor::Args),
@@ -45,6 +45,25 @@ pub enum Cmd {
     Compare(crate::compare_cmd::Args),
 }
 
+/// `iolab run --help`: the syntax of concurrent workloads
+/// (crate::workload_args).
+const RUN_AFTER_HELP: &str = "Several workloads at once:
+
+  iolab run [OPTIONS] --workload NAME [ITS OPTIONS] --workload NAME [ITS OPTIONS] ...
+
+Options before the first --workload are the run's and the defaults of every workload: \
+the run's own are its name (--name), its clock (--duration, --warmup, --interval), \
+its total rate (--rate) that the workloads share by --skew, and the plan and output \
+options (which may also come last). The options after --workload NAME, up to the next \
+--workload, are that workload's own, including --start-delay TIME (start that long \
+after the run) and --skew PCT (its share of the run's --rate). A workload without \
+its own --duration, --io-size or --ops runs until the run ends. With a job file, \
+[[run]] tables say the same (docs/jobfile.md).
+
+  iolab run --target /dev/sdX --duration 60s --rate 10000 \\
+    --workload db --rw randrw --bs 8k --qd 32 --skew 95 \\
+    --workload backup --target /dev/sdY --rw read --bs 256k --start-delay 30s";
+
 #[derive(clap::Args, Debug, Default)]
 pub struct RunArgs {
     /// A TOML job file: [global] defaults and [[workload]] entries run in order, or [[run]] tables whose [[run.workload]] entries run together; flags override it
@@ -57,12 +76,11 @@ pub struct RunArgs {
     #[command(flatten)]
     pub plan: iolab_plan::PlanArgs,
 
-    /// Start a workload that runs together with the others: iolab run [OPTIONS] --workload NAME [ITS OPTIONS] --workload NAME [ITS OPTIONS] ... (repeat for each workload)
+    /// Start a workload that runs together with the others; the options after it, up to the next --workload, are its own (see "Several workloads at once" below)
     #[arg(
         long = "workload",
         value_name = "NAME",
-        help_heading = "Concurrent workloads",
-        long_help = "Start a workload that runs together with the others:\n\n  iolab run [OPTIONS] --workload NAME [ITS OPTIONS] --workload NAME [ITS OPTIONS] ...\n\nOptions before the first --workload are the run's and the defaults of every workload: --name names the run, --duration, --warmup and --interval are the run's clock, --rate is the run's total rate that --skew shares out, and the plan and output options (--json, --dry-run, --repeat, ...) go there too. The workload options after a --workload NAME, up to the next --workload, are that workload's own; each may also take --start-delay TIME (start that long after the run) and --skew PCT (its share of the run's --rate). A workload without --duration, --io-size or --ops runs until the run ends. Not with a job file: a job file's [[run]] tables say the same (docs/jobfile.md)."
+        help_heading = "Concurrent workloads"
     )]
     pub workload: Vec<String>,
 
