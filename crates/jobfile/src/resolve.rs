@@ -67,14 +67,18 @@ impl JobFile {
 
     /// The workloads with the global defaults applied: of a file of
     /// `[[workload]]` tables, each; of a file of `[[run]]` tables, every
-    /// workload of every run in order, with its run's defaults.
+    /// workload of every run in order, with its run's defaults (not the
+    /// run's name and shared rate). A flat view for checks and fuzzing:
+    /// the planner takes [`runs`](Self::runs).
     pub fn workloads(&self) -> Vec<WorkloadOptions> {
         if !self.run.is_empty() {
             return self
                 .run
                 .iter()
                 .flat_map(|r| {
-                    let base = self.global.overlay(&r.opts);
+                    let mut base = self.global.overlay(&r.opts);
+                    base.name = None;
+                    base.rate = None;
                     r.workload.iter().map(move |w| base.overlay(&w.opts))
                 })
                 .collect();
