@@ -38,6 +38,18 @@ pub fn seeds(family: &str) -> &'static [(&'static str, &'static [u8])] {
                 "examples/seq-streams.toml",
                 include_bytes!("../../../examples/seq-streams.toml"),
             ),
+            (
+                "examples/staggered-streams.toml",
+                include_bytes!("../../../examples/staggered-streams.toml"),
+            ),
+            (
+                "examples/read-while-write.toml",
+                include_bytes!("../../../examples/read-while-write.toml"),
+            ),
+            (
+                "examples/db-with-backup.toml",
+                include_bytes!("../../../examples/db-with-backup.toml"),
+            ),
         ],
         "result_doc" => &[
             (

@@ -65,6 +65,10 @@ pub fn jobfile(data: &[u8]) {
             return;
         }
     };
+    // The runs of a file of [[run]] tables (or the refusal of its keys).
+    if let Err(e) = job.runs() {
+        assert!(!e.0.contains('\n'), "a job-file error is one line: {e}");
+    }
     for (i, w) in job.workloads().iter().enumerate() {
         let _ = w.axes();
         if w.expansion_count() <= MAX_EXPANSIONS {
