@@ -69,10 +69,11 @@ fn for_workloads(flags: &WorkloadOptions) -> WorkloadOptions {
 
 /// The lists of the `j`-th workload's own options that no flag fixes.
 fn own_axes(r: &RunOptions, j: usize) -> Vec<(String, Vec<String>)> {
-    let flagged: Vec<String> = r.overrides.axes().into_iter().map(|(n, _)| n).collect();
+    let flags = for_workloads(&r.overrides);
+    let flagged: Vec<String> = flags.axes().into_iter().map(|(n, _)| n).collect();
     r.workloads[j]
         .opts
-        .overlay(&for_workloads(&r.overrides))
+        .overlay(&flags)
         .axes()
         .into_iter()
         .filter(|(n, _)| !flagged.contains(n))

@@ -220,9 +220,36 @@ fn a_workload_that_would_start_after_its_run_is_refused() {
     let t = "[[run]]\nduration='10s'\n[[run.workload]]\ntarget='/x'\n[[run.workload]]\ntarget='/y'\nstart_delay='10s'\n";
     let e = build(&runs(t), &PlanArgs::default()).unwrap_err();
     assert!(
-        e.message.contains("workload 2: --start-delay 10s: the workload would start after its run has ended"),
+        e.message.contains(
+            "workload 2: --start-delay 10s: the workload would start after its run has ended"
+        ),
         "{e}"
     );
     let ok = t.replace("start_delay='10s'", "start_delay='9s'");
     assert!(build(&runs(&ok), &PlanArgs::default()).is_ok());
+}
+
+#[test]
+fn a_rate_list_flag_is_the_runs_and_a_workloads_own_rate_list_its_own() {
+    let t = "[[run]]\nname='r'\nduration='2s'\n[[run.workload]]\nname='a'\ntarget='/x'\nrate=[100, 200]\n[[run.workload]]\nname='b'\ntarget='/y'\n";
+    let mut rs = runs(t);
+    rs[0].overrides.rate = Some(Values::from("1000,2000"));
+    let p = build(&rs, &PlanArgs::default()).unwrap();
+    let axes: Vec<&str> = p.info.axes.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(axes, ["rate", "a.rate"]);
+    assert_eq!(p.runs.len(), 4);
+    let got: Vec<(Option<f64>, Option<f64>)> = p
+        .runs
+        .iter()
+        .map(|r| (r.spec.rate_iops, r.spec.workloads[0].rate_iops))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Some(1000.0), Some(100.0)),
+            (Some(1000.0), Some(200.0)),
+            (Some(2000.0), Some(100.0)),
+            (Some(2000.0), Some(200.0))
+        ]
+    );
 }
