@@ -421,7 +421,8 @@ pub fn execute(
 // still runs one WorkloadSpec with `run_workload`; a planned run is a
 // RunSpec. Until the run core (`iolab_engine::run(&RunSpec, ...)`) is
 // wired into the loop, a run of several workloads is refused here, before
-// any I/O. Replace this function and its one call in `execute`. ====
+// any I/O. Replace this function, its one call in `execute` (`let specs
+// = ...`) and `specs[i]` in the run loop. ====
 fn one_workload_each(plan: &iolab_plan::Plan) -> Result<Vec<WorkloadSpec>, String> {
     plan.runs
         .iter()
