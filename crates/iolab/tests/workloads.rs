@@ -227,7 +227,7 @@ fn bad_workload_flags_are_one_line_and_exit_2() {
         ),
         (
             vec!["--target", "f", "--workload", "a", "--qd", "x"],
-            "workload 1: --qd: 'x' is not a number",
+            "run 'a', workload 'a': --qd: 'x' is not a number",
         ),
         (
             vec!["--target", "f", "--workload", "a", "--name", "b"],
@@ -305,7 +305,10 @@ fn a_bad_value_in_a_run_workload_names_its_line() {
         .unwrap();
     let e = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{e}");
-    assert!(e.contains("line 10: run 'r', workload 2: --qd 0"), "{e}");
+    assert!(
+        e.contains("line 10: run 'r', workload 'r-2': --qd 0"),
+        "{e}"
+    );
     // Both kinds of table in one file: refused, with the line.
     std::fs::write(
         &job,

@@ -245,8 +245,8 @@ pub fn build(runs: &[RunOptions], pa: &PlanArgs) -> Result<Plan, PlanError> {
 }
 
 /// An error of one point with where it is: `workload N:` for a plain
-/// workload of several (as before runs existed), `run NAME, workload
-/// NAME:` in a run of several, then the point's parameters.
+/// workload of several (as before runs existed), `run 'NAME', workload
+/// 'NAME':` in a run of several, then the point's parameters.
 fn located(
     r: &RunOptions,
     several: bool,
@@ -261,8 +261,8 @@ fn located(
         }
     } else {
         let mut w = format!("run '{}'", r.name());
-        if let Some(wi) = workload {
-            w.push_str(&format!(", workload {}", wi + 1));
+        if let Some(wi) = workload.filter(|&wi| wi < r.workloads.len()) {
+            w.push_str(&format!(", workload '{}'", runs::workload_name(r, wi)));
         }
         where_.push(w);
     }

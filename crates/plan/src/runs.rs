@@ -49,7 +49,7 @@ fn run_level(r: &RunOptions) -> WorkloadOptions {
 }
 
 /// The name of the run's `j`-th workload as given, or `RUN-N`.
-fn workload_name(r: &RunOptions, j: usize) -> String {
+pub(crate) fn workload_name(r: &RunOptions, j: usize) -> String {
     r.workloads[j]
         .opts
         .name

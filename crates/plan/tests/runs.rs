@@ -174,7 +174,10 @@ fn runs_and_plain_workloads_number_their_points_on() {
 fn errors_name_the_run_and_workload_and_find_their_line() {
     let t = "[[run]]\nname='r'\nduration='2s'\n[[run.workload]]\ntarget='/x'\n[[run.workload]]\ntarget='/y'\nqd = 0\n";
     let e = build(&runs(t), &PlanArgs::default()).unwrap_err();
-    assert!(e.message.starts_with("run 'r', workload 2: --qd 0"), "{e}");
+    assert!(
+        e.message.starts_with("run 'r', workload 'r-2': --qd 0"),
+        "{e}"
+    );
     assert_eq!(
         e.at,
         Some(Location {
@@ -221,7 +224,7 @@ fn a_workload_that_would_start_after_its_run_is_refused() {
     let e = build(&runs(t), &PlanArgs::default()).unwrap_err();
     assert!(
         e.message.contains(
-            "workload 2: --start-delay 10s: the workload would start after its run has ended"
+            "workload 'run-1-2': --start-delay 10s: the workload would start after its run has ended"
         ),
         "{e}"
     );
