@@ -223,6 +223,10 @@ pub fn execute(
         let _ = signal_hook::flag::register_conditional_shutdown(sig, 130, stop.clone());
         let _ = signal_hook::flag::register(sig, stop.clone());
     }
+    // `iolab mark` and SIGUSR1 push into this log (crate::marks); the run
+    // core times them: iolab_engine::run(&spec, obs, stop, events.clone()).
+    let events = Arc::new(iolab_core::EventLog::new());
+    let marks = crate::marks::start_for_run(events.clone());
 
     let mut doc = ResultDoc::new();
     let sweep = plan.is_sweep();
@@ -284,6 +288,7 @@ pub fn execute(
             println!("{line}");
         }
         let mut spec = planned.spec.clone();
+        marks.set_name(&spec.name);
         term.planned_s = spec.warmup_s + spec.duration_s.unwrap_or(0.0);
         if let Some(l) = term.live.as_mut() {
             let tags = sweep.then(|| (planned.point, planned.repeat, planned.params_map()));
