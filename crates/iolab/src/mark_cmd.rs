@@ -53,6 +53,10 @@ pub fn run(args: Args) -> ExitCode {
 
 /// The pid to mark: `--pid`'s, else the only one running.
 fn find(dir: &Path, pid: Option<u32>) -> Result<u32, String> {
+    if dir.exists() {
+        // A socket in a directory others can write to could be anyone's.
+        marks::check_dir(dir)?;
+    }
     let running = marks::live_sockets(dir);
     if let Some(p) = pid {
         if running.contains(&p) {

@@ -4,7 +4,8 @@
 //!
 //! Where: one socket per process, `<pid>.sock`, in a per-user runtime
 //! directory ([`runtime_dir`]): `/run/iolab` for root, else
-//! `$XDG_RUNTIME_DIR/iolab`, else `/tmp/iolab-<uid>`. The directory is
+//! `$XDG_RUNTIME_DIR/iolab`, else `/tmp/iolab-<uid>` (`IOLAB_RUNTIME_DIR`
+//! overrides it). The directory is
 //! created mode 0700 and refused when it is not a directory of ours with
 //! that mode, so only the same user (and root) can mark. The socket is
 //! removed when the [`Marks`] guard drops (the end of the run or monitor,
@@ -47,8 +48,13 @@ const CLIENT_TIMEOUT: Duration = Duration::from_secs(1);
 /// How often the accept loop looks whether it should end.
 const POLL_MS: i32 = 100;
 
-/// The directory the mark sockets of this user live in.
+/// The directory the mark sockets of this user live in: `IOLAB_RUNTIME_DIR`
+/// when set (tests, or several users sharing one directory on purpose:
+/// it must still be a private directory of the caller).
 pub fn runtime_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("IOLAB_RUNTIME_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(d);
+    }
     // SAFETY: geteuid cannot fail and touches no memory.
     let uid = unsafe { libc::geteuid() };
     if uid == 0 {

@@ -314,17 +314,29 @@ impl Out {
     }
 }
 
+impl Out {
+    /// The column heads, once, before the first line of any kind.
+    fn header_once(&mut self) -> bool {
+        let first = !self.header_done;
+        if first {
+            println!("{}", header());
+            self.header_done = true;
+        }
+        first
+    }
+}
+
 impl Sink for Out {
     fn event(&mut self, ev: &EventRaw) {
+        self.header_once();
         println!("{}", event_line(ev));
         let _ = std::io::stdout().flush();
         self.events.push(ev.clone());
     }
 
     fn interval(&mut self, t: &Tick) {
-        if !self.header_done {
-            println!("{}", header());
-            self.header_done = true;
+        if !self.header_once() && t.index > 0 && t.rows.len() > 1 && !self.skip_idle {
+            println!(); // as iostat: one block per interval
         }
         for r in &t.rows {
             if !(self.skip_idle && idle(r)) {
