@@ -14,6 +14,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
+/// The runtime directory of one test (iolab creates it, mode 0700).
+fn rt(d: &tempfile::TempDir) -> PathBuf {
+    d.path().join("rt")
+}
+
 fn bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("iolab")
 }
@@ -160,11 +165,11 @@ fn monitor_agrees_with_iostat_on_a_loop_device_written_by_dd() {
         .spawn()
         .unwrap();
     let mon = monitor_bg(
-        d.path(),
+        &rt(&d),
         &[dev.path_str(), "--interval", "1", "--duration", "2"],
         &json,
     );
-    wait_listening(d.path(), mon.id());
+    wait_listening(&rt(&d), mon.id());
     std::thread::sleep(Duration::from_millis(300));
     let t = Instant::now();
     dd(dev.path_str());
@@ -227,15 +232,15 @@ fn a_mark_lands_in_the_document_at_the_time_it_was_sent() {
     let json = d.path().join("m.json");
     let dir = d.path().to_str().unwrap();
     let mon = monitor_bg(
-        d.path(),
+        &rt(&d),
         &[dir, "--interval", "0.2", "--duration", "1.2"],
         &json,
     );
     let pid = mon.id().to_string();
-    wait_listening(d.path(), mon.id());
+    wait_listening(&rt(&d), mon.id());
     std::thread::sleep(Duration::from_millis(300));
     let sent = now_s();
-    let m = mark(d.path(), &["--pid", &pid, "controller", "A", "failed"]);
+    let m = mark(&rt(&d), &["--pid", &pid, "controller", "A", "failed"]);
     let back = now_s();
     assert!(m.status.success(), "{}", stderr(&m));
     let said = stdout(&m);
@@ -264,7 +269,7 @@ fn a_mark_lands_in_the_document_at_the_time_it_was_sent() {
         stdout(&out)
     );
     assert!(
-        !d.path().join(format!("{pid}.sock")).exists(),
+        !rt(&d).join(format!("{pid}.sock")).exists(),
         "socket removed at the end"
     );
 }
@@ -276,11 +281,11 @@ fn sigusr1_marks_a_signal_event() {
     let json = d.path().join("m.json");
     let dir = d.path().to_str().unwrap();
     let mon = monitor_bg(
-        d.path(),
+        &rt(&d),
         &[dir, "--interval", "0.2", "--duration", "0.8"],
         &json,
     );
-    wait_listening(d.path(), mon.id());
+    wait_listening(&rt(&d), mon.id());
     let kill = Command::new("kill")
         .args(["-USR1", &mon.id().to_string()])
         .status()
@@ -303,11 +308,11 @@ fn ctrl_c_ends_the_monitor_and_keeps_the_document() {
     let d = tempfile::tempdir().unwrap();
     let json = d.path().join("m.json");
     let dir = d.path().to_str().unwrap();
-    let mon = monitor_bg(d.path(), &[dir, "--interval", "0.2"], &json);
+    let mon = monitor_bg(&rt(&d), &[dir, "--interval", "0.2"], &json);
     let pid = mon.id();
-    wait_listening(d.path(), pid);
+    wait_listening(&rt(&d), pid);
     std::thread::sleep(Duration::from_millis(700));
-    let m = mark(d.path(), &["before the end"]);
+    let m = mark(&rt(&d), &["before the end"]);
     assert!(
         m.status.success(),
         "the only monitor is found without --pid: {}",
@@ -328,13 +333,13 @@ fn ctrl_c_ends_the_monitor_and_keeps_the_document() {
     assert!(ptr(&doc, "runs/0/workloads")
         .as_array()
         .is_none_or(|w| w.is_empty()));
-    assert!(!d.path().join(format!("{pid}.sock")).exists());
+    assert!(!rt(&d).join(format!("{pid}.sock")).exists());
 }
 
 #[test]
 fn mark_without_a_running_iolab_is_one_line_and_exit_2() {
     let d = tempfile::tempdir().unwrap();
-    let m = mark(d.path(), &["nothing runs"]);
+    let m = mark(&rt(&d), &["nothing runs"]);
     assert_eq!(m.status.code(), Some(2));
     assert!(one_line(&m).contains("no running iolab"), "{}", stderr(&m));
 }
@@ -343,7 +348,7 @@ fn mark_without_a_running_iolab_is_one_line_and_exit_2() {
 fn mark_with_the_pid_of_another_program_is_refused() {
     let d = tempfile::tempdir().unwrap();
     let mut sleeper = Command::new("sleep").arg("10").spawn().unwrap();
-    let m = mark(d.path(), &["--pid", &sleeper.id().to_string(), "x"]);
+    let m = mark(&rt(&d), &["--pid", &sleeper.id().to_string(), "x"]);
     let _ = sleeper.kill();
     let _ = sleeper.wait();
     assert_eq!(m.status.code(), Some(2));
@@ -375,7 +380,52 @@ fn bad_monitor_input_is_one_line_and_exit_2() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
         assert!(one_line(&o).contains(needle), "{args:?}: {}", stderr(&o));
     }
-    let m = mark(d.path(), &["a\tb"]);
+    let m = mark(&rt(&d), &["a\tb"]);
     assert_eq!(m.status.code(), Some(2));
     one_line(&m);
+}
+
+/// `iolab run` listens for marks while it runs (crate::marks::start_for_run):
+/// `iolab mark --pid` reaches it and is answered with the run's name.
+/// (Once the run core times the events, the integrator extends this to
+/// `runs[0].events` in the run's document.)
+#[test]
+fn a_run_takes_marks_while_it_runs() {
+    let d = tempfile::tempdir().unwrap();
+    let json = d.path().join("r.json");
+    let run = Command::new(bin())
+        .args([
+            "run",
+            "--engine",
+            "null",
+            "--target",
+            "t.dat",
+            "--no-prefill",
+        ])
+        .args([
+            "--size",
+            "1m",
+            "--duration",
+            "1",
+            "--name",
+            "marked-run",
+            "-q",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .current_dir(d.path())
+        .env("IOLAB_RUNTIME_DIR", rt(&d))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = run.id();
+    wait_listening(&rt(&d), pid);
+    std::thread::sleep(Duration::from_millis(200));
+    let m = mark(&rt(&d), &["--pid", &pid.to_string(), "during the run"]);
+    let out = finish(run);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(m.status.success(), "{}", stderr(&m));
+    assert!(stdout(&m).contains("run marked-run"), "{}", stdout(&m));
+    assert!(!rt(&d).join(format!("{pid}.sock")).exists());
 }
