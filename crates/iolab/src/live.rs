@@ -183,7 +183,7 @@ impl LiveDoc {
                 " and device statistics"
             }
         ));
-        let mut run = build_run(&raw);
+        let mut run = build_run(&iolab_engine::RunRaw::single(raw));
         run.intervals = self.intervals.clone();
         run.stalls.provisional = true;
         if let Some((point, repeat, params)) = &self.tags {

@@ -321,7 +321,7 @@ pub fn execute(
             }
         };
         term.clear_progress();
-        let mut run = build_run(&raw);
+        let mut run = build_run(&iolab_engine::RunRaw::single(raw.clone()));
         if let Some(d) = term.dev.take() {
             d.finish(&raw.spec, &mut run);
         }

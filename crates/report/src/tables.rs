@@ -8,7 +8,7 @@
 //! to three decimals for spreadsheets ([`csv_num`]).
 
 use crate::model::{PointSummary, ResultDoc, RunResult, Spread, Table};
-use iolab_spec::format_bytes;
+use iolab_spec::{format_bytes, WorkloadSpec};
 use serde_json::{json, Value};
 use std::fmt::Write;
 
@@ -167,7 +167,34 @@ pub fn params_text(params: &std::collections::BTreeMap<String, String>, axes: &[
 
 /// Block sizes of a run: `4 KiB`, or `4 KiB:3, 64 KiB:1` with weights.
 pub fn bs_text(run: &RunResult) -> String {
-    let bs = &run.spec.bs;
+    let specs = run.specs();
+    if specs.len() != 1 {
+        // Several workloads (or none): each one's sizes, in order.
+        return per_workload_text(run, |s| spec_bs_text(&s.bs));
+    }
+    spec_bs_text(&specs[0].bs)
+}
+
+/// `f` of each workload joined by " | ", "-" for a run without one.
+fn per_workload_text(run: &RunResult, f: impl Fn(&WorkloadSpec) -> String) -> String {
+    let specs = run.specs();
+    if specs.is_empty() {
+        return "-".into();
+    }
+    specs.iter().map(|s| f(s)).collect::<Vec<_>>().join(" | ")
+}
+
+/// A run's value of a numeric workload parameter: the number for one
+/// workload (as in version 1), the workloads' values as text for several.
+fn per_workload_num(run: &RunResult, f: impl Fn(&WorkloadSpec) -> u32) -> serde_json::Value {
+    let specs = run.specs();
+    match specs.as_slice() {
+        [one] => json!(f(one)),
+        _ => json!(per_workload_text(run, |s| f(s).to_string())),
+    }
+}
+
+fn spec_bs_text(bs: &[iolab_spec::BsWeight]) -> String {
     if bs.len() == 1 {
         format_bytes(bs[0].bytes)
     } else {
@@ -207,10 +234,10 @@ pub fn runs_table(doc: &ResultDoc) -> Table {
                 json!(i + 1),
                 json!(r.name),
                 json!(params_text(&r.params, &axes)),
-                json!(r.spec.rw),
+                json!(per_workload_text(r, |s| s.rw.clone())),
                 json!(bs_text(r)),
-                json!(r.spec.qd),
-                json!(r.spec.jobs),
+                per_workload_num(r, |s| s.qd),
+                per_workload_num(r, |s| s.jobs),
                 num(t.iops),
                 num(t.mbps),
                 num(t.lat_us.mean),

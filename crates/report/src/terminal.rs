@@ -180,10 +180,10 @@ pub fn summary(run: &RunResult) -> String {
         c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12]
     )
     .unwrap();
-    if s_.read.ops > 0 || run.spec.read_pct > 0 {
+    if run.shows_reads() {
         writeln!(s, "{}", dir_row("read", &s_.read)).unwrap();
     }
-    if s_.write.ops > 0 || run.spec.read_pct < 100 {
+    if run.shows_writes() {
         writeln!(s, "{}", dir_row("write", &s_.write)).unwrap();
     }
     writeln!(s, "{}", dir_row("total", &s_.total)).unwrap();

@@ -205,10 +205,10 @@ fn figures_table(r: &RunResult) -> Table {
             num(l.max),
         ]);
     };
-    if s.read.ops > 0 || r.spec.read_pct > 0 {
+    if r.shows_reads() {
         row("read", &s.read);
     }
-    if s.write.ops > 0 || r.spec.read_pct < 100 {
+    if r.shows_writes() {
         row("write", &s.write);
     }
     row("total", &s.total);
