@@ -408,11 +408,15 @@ pub fn event_line(ev: &EventRaw) -> String {
     )
 }
 
-/// The result document of a monitor: one run with no workloads.
+/// The result document of a monitor: one run with no workloads, its
+/// device statistics and its events.
 fn document(raw: &RunRaw, stats: DeviceStats) -> ResultDoc {
-    // TEMPORARY until i15-report's build_run(&RunRaw) is merged.
-    let _ = (raw, stats);
+    let mut run = iolab_report::build_run(raw);
+    run.devices = Some(stats);
     let mut doc = ResultDoc::new();
+    doc.started_at = run.started_at.clone();
+    doc.complete = run.complete;
+    doc.runs.push(run);
     doc.finished_at = Some(iolab_report::model_time_now());
     doc
 }

@@ -429,3 +429,45 @@ fn a_run_takes_marks_while_it_runs() {
     assert!(stdout(&m).contains("run marked-run"), "{}", stdout(&m));
     assert!(!rt(&d).join(format!("{pid}.sock")).exists());
 }
+
+/// The monitor's document is a result document: `iolab report` draws it
+/// (HTML and Markdown) and `iolab compare` compares two of them.
+#[test]
+fn the_monitor_document_loads_in_report_and_compare() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().to_str().unwrap();
+    let mut docs = Vec::new();
+    for name in ["a.json", "b.json"] {
+        let json = d.path().join(name);
+        let mon = monitor_bg(
+            &rt(&d),
+            &[dir, "--interval", "0.1", "--duration", "0.3"],
+            &json,
+        );
+        let out = finish(mon);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let doc = load(&json);
+        assert_eq!(ptr(&doc, "runs/0/name"), "monitor");
+        assert_eq!(ptr(&doc, "runs/0/intervals").as_array().unwrap().len(), 3);
+        docs.push(json);
+    }
+    let html = d.path().join("m.html");
+    let o = iolab()
+        .arg("report")
+        .arg(&docs[0])
+        .arg("-o")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(&html).unwrap().contains("monitor"));
+    let o = iolab()
+        .args(["report", "--format", "md"])
+        .arg(&docs[0])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = iolab().arg("compare").args(&docs).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("monitor"), "{}", stdout(&o));
+}
