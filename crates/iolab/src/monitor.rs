@@ -93,7 +93,7 @@ pub fn select(root: &Sysroot, names: &[String]) -> Result<Selection, String> {
     for n in names {
         let sampled = if let Some(dev) = ix.resolve(root, n) {
             vec![dev]
-        } else if std::path::Path::new(n).exists() {
+        } else if path_exists(root, n) {
             let d = discover(root, runner.as_ref(), n);
             let s = d.sample_set();
             if s.is_empty() {
@@ -125,6 +125,16 @@ pub fn select(root: &Sysroot, names: &[String]) -> Result<Selection, String> {
         });
     }
     Ok(sel)
+}
+
+/// Whether a path exists on this system; in a captured tree (tests) any
+/// absolute path is taken as one, and discovery says what is under it.
+fn path_exists(root: &Sysroot, p: &str) -> bool {
+    if root.is_live() {
+        std::path::Path::new(p).exists()
+    } else {
+        p.starts_with('/')
+    }
 }
 
 fn used(s: &diskstats::Sample) -> bool {
@@ -193,7 +203,11 @@ pub fn run(args: Args) -> ExitCode {
     let mut sampler = Sampler::new(&root, &sel.devices);
     let mut out = Out::new(args.skip_idle, json, &sel, &sampler, interval);
     let ended = monitor_loop::run(&mut sampler, &events, &clock, &stop, &mut out);
+    // No more marks after this; the last ones pushed are still kept.
     drop(marks);
+    for ev in events.take() {
+        out.event(&ev);
+    }
     out.stats.summary = sampler.summary();
     let raw = out.raw(&ended, duration.is_some() && ended.interrupted);
     let mut exit = 0u8;
@@ -419,4 +433,76 @@ fn document(raw: &RunRaw, stats: DeviceStats) -> ResultDoc {
     doc.runs.push(run);
     doc.finished_at = Some(iolab_report::model_time_now());
     doc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The captured tree of a machine with one NVMe disk and a partition
+    /// mounted on /srv/db (crates/devices' fixture).
+    fn nvme() -> Sysroot {
+        Sysroot::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../devices/tests/fixtures/nvme"
+        ))
+    }
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn devices_are_chosen_as_iostat_does_or_as_named() {
+        let root = nvme();
+        // None named: whole devices used since boot, no partitions.
+        assert_eq!(select(&root, &[]).unwrap().devices, ["nvme0n1"]);
+        // A partition named is watched as named, by name or node.
+        assert_eq!(
+            select(&root, &names(&["nvme0n1p1"])).unwrap().devices,
+            ["nvme0n1p1"]
+        );
+        assert_eq!(
+            select(&root, &names(&["/dev/nvme0n1"])).unwrap().devices,
+            ["nvme0n1"]
+        );
+        // A path: the device its file system is on, then the disk under it.
+        let s = select(&root, &names(&["/srv/db", "nvme0n1"])).unwrap();
+        assert_eq!(s.devices, ["nvme0n1p1", "nvme0n1"]);
+        assert_eq!(s.targets[0].top, ["nvme0n1p1"]);
+        let e = select(&root, &names(&["sdq"])).err().unwrap();
+        assert!(
+            e.contains("'sdq' is neither a block device nor an existing path"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_line_has_the_time_and_iostat_columns_under_their_heads() {
+        let row = iolab_devices::DeviceRow {
+            device: "sdb".into(),
+            stats: iolab_devices::IostatRow {
+                w_s: 4113.0,
+                wkb_s: 16452.0,
+                util_pct: 78.4,
+                ..Default::default()
+            },
+        };
+        let (h, l) = (header(), device_line(1_000_000_000, &row));
+        assert_eq!(h.len(), l.len(), "{h}\n{l}");
+        let end = |col: &str| h.find(col).unwrap() + col.len();
+        assert_eq!(&l[..end("time s")].trim(), &"1.0");
+        assert_eq!(&l[end("r/s")..end("w/s")].trim(), &"4113.0");
+        assert_eq!(&l[end("rkB/s")..end("wkB/s")].trim(), &"16452.0");
+        assert_eq!(&l[end("aqu-sz")..].trim(), &"78.4");
+        let ev = EventRaw {
+            time_ns: 1_412_000_000,
+            label: "controller A failed".into(),
+            source: "mark".into(),
+        };
+        assert_eq!(
+            event_line(&ev),
+            "    1.412 event 'controller A failed' (mark)"
+        );
+    }
 }
