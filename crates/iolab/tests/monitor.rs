@@ -471,3 +471,51 @@ fn the_monitor_document_loads_in_report_and_compare() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("monitor"), "{}", stdout(&o));
 }
+
+/// Two monitors at once: `iolab mark` without --pid names both and asks
+/// for one; a monitor killed with SIGKILL leaves a socket the next
+/// `iolab mark` removes, and the one left is found alone.
+#[test]
+fn several_monitors_need_a_pid_and_a_killed_ones_socket_is_cleaned() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().to_str().unwrap();
+    let a = monitor_bg(&rt(&d), &[dir, "--duration", "3"], &d.path().join("a.json"));
+    let mut b = monitor_bg(&rt(&d), &[dir, "--duration", "3"], &d.path().join("b.json"));
+    let (pa, pb) = (a.id(), b.id());
+    wait_listening(&rt(&d), pa);
+    wait_listening(&rt(&d), pb);
+    let m = mark(&rt(&d), &["which one"]);
+    assert_eq!(m.status.code(), Some(2));
+    let line = one_line(&m);
+    assert!(
+        line.contains(&pa.to_string()) && line.contains(&pb.to_string()) && line.contains("--pid"),
+        "{line}"
+    );
+    b.kill().unwrap();
+    b.wait().unwrap();
+    let stale = rt(&d).join(format!("{pb}.sock"));
+    assert!(stale.exists(), "SIGKILL leaves the socket behind");
+    let m = mark(&rt(&d), &["the survivor"]);
+    assert!(m.status.success(), "{}", stderr(&m));
+    assert!(
+        stdout(&m).contains(&format!("(pid {pa})")),
+        "{}",
+        stdout(&m)
+    );
+    assert!(!stale.exists(), "the dead monitor's socket is removed");
+    let k = Command::new("kill")
+        .args(["-INT", &pa.to_string()])
+        .status()
+        .unwrap();
+    assert!(k.success());
+    let out = finish(a);
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "Ctrl-C before --duration: {}",
+        stderr(&out)
+    );
+    let doc = load(&d.path().join("a.json"));
+    assert_eq!(events(&doc)[0]["label"], "the survivor");
+    assert_eq!(ptr(&doc, "runs/0/incomplete_reason"), "interrupted");
+}
