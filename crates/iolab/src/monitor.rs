@@ -46,6 +46,10 @@ pub struct Args {
     #[arg(long, short = 'z')]
     pub skip_idle: bool,
 
+    /// No lines (for --json /dev/stdout); events and the document are kept
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+
     /// Write the result document (docs/results.md) here: one run with no workloads, its device intervals and events; kept up to date every 10 s
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -202,6 +206,7 @@ pub fn run(args: Args) -> ExitCode {
     eprintln!("{}", start_line(&sel, &clock, marks.socket()));
     let mut sampler = Sampler::new(&root, &sel.devices);
     let mut out = Out::new(args.skip_idle, json, &sel, &sampler, interval);
+    out.quiet = args.quiet;
     let ended = monitor_loop::run(&mut sampler, &events, &clock, &stop, &mut out);
     // No more marks after this; the last ones pushed are still kept.
     drop(marks);
@@ -246,6 +251,7 @@ fn start_line(sel: &Selection, clock: &Clock, socket: Option<&std::path::Path>) 
 /// The monitor's outputs while it goes: terminal lines, the document.
 struct Out {
     skip_idle: bool,
+    quiet: bool,
     header_done: bool,
     json: Option<OutputPath>,
     last_save: Instant,
@@ -266,6 +272,7 @@ impl Out {
     ) -> Out {
         Out {
             skip_idle,
+            quiet: false,
             header_done: false,
             json,
             last_save: Instant::now(),
@@ -342,13 +349,20 @@ impl Out {
 
 impl Sink for Out {
     fn event(&mut self, ev: &EventRaw) {
+        self.events.push(ev.clone());
+        if self.quiet {
+            return;
+        }
         self.header_once();
         println!("{}", event_line(ev));
         let _ = std::io::stdout().flush();
-        self.events.push(ev.clone());
     }
 
     fn interval(&mut self, t: &Tick) {
+        self.record(t);
+        if self.quiet {
+            return;
+        }
         if !self.header_once() && t.index > 0 && t.rows.len() > 1 && !self.skip_idle {
             println!(); // as iostat: one block per interval
         }
@@ -358,6 +372,12 @@ impl Sink for Out {
             }
         }
         let _ = std::io::stdout().flush();
+    }
+}
+
+impl Out {
+    /// Keep an interval for the document, and save it now and then.
+    fn record(&mut self, t: &Tick) {
         self.intervals.push(IntervalRaw {
             index: t.index,
             start_ns: t.start_ns,
