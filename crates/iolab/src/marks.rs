@@ -333,6 +333,9 @@ fn accept_loop(
         let Ok((stream, _)) = l.accept() else {
             continue;
         };
+        if stop.load(Ordering::Relaxed) {
+            break; // the wake-up from Drop
+        }
         if busy.load(Ordering::Relaxed) >= MAX_CLIENTS {
             continue; // closed unanswered: a flood cannot pile up threads
         }
@@ -398,6 +401,10 @@ impl Drop for Marks {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
         if let Some(t) = self.accept.take() {
+            // Wake the accept loop now rather than at its next poll.
+            if let Some(p) = &self.path {
+                let _ = UnixStream::connect(p);
+            }
             let _ = t.join();
         }
         if let Some(p) = self.path.take() {
