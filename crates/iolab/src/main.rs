@@ -12,6 +12,7 @@ mod plan;
 mod qdepth;
 mod report_cmd;
 mod run;
+mod run_shim;
 mod study;
 mod verify_cmd;
 
