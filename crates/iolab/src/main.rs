@@ -16,6 +16,7 @@ mod plan;
 mod qdepth;
 mod report_cmd;
 mod run;
+mod run_shim;
 mod study;
 mod verify_cmd;
 

@@ -386,9 +386,9 @@ fn bad_monitor_input_is_one_line_and_exit_2() {
 }
 
 /// `iolab run` listens for marks while it runs (crate::marks::start_for_run):
-/// `iolab mark --pid` reaches it and is answered with the run's name.
-/// (Once the run core times the events, the integrator extends this to
-/// `runs[0].events` in the run's document.)
+/// `iolab mark --pid` reaches it, is answered with the run's name and the
+/// time on the run's clock, and the event is in `runs[0].events` at that
+/// time, within 50 ms of when it was sent.
 #[test]
 fn a_run_takes_marks_while_it_runs() {
     let d = tempfile::tempdir().unwrap();
@@ -421,13 +421,34 @@ fn a_run_takes_marks_while_it_runs() {
         .unwrap();
     let pid = run.id();
     wait_listening(&rt(&d), pid);
-    std::thread::sleep(Duration::from_millis(200));
+    std::thread::sleep(Duration::from_millis(300));
+    let sent = now_s();
     let m = mark(&rt(&d), &["--pid", &pid.to_string(), "during the run"]);
+    let back = now_s();
     let out = finish(run);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(m.status.success(), "{}", stderr(&m));
-    assert!(stdout(&m).contains("run marked-run"), "{}", stdout(&m));
+    let said = stdout(&m);
+    assert!(said.contains("run marked-run (pid"), "{said}");
     assert!(!rt(&d).join(format!("{pid}.sock")).exists());
+    let doc = load(&json);
+    let ev = events(&doc);
+    assert_eq!(ev.len(), 1, "{ev:?}");
+    assert_eq!(
+        (ev[0]["label"].as_str(), ev[0]["source"].as_str()),
+        (Some("during the run"), Some("mark"))
+    );
+    let at = ev[0]["time_s"].as_f64().unwrap();
+    assert!(said.contains(&format!("at {at:.3} s into")), "{said}");
+    let t0 = epoch_s(ptr(&doc, "runs/0/started_at").as_str().unwrap());
+    // started_at is when the run began (before its clock started after
+    // set-up), so the event is at most 50 ms later than sent - started_at.
+    assert!(
+        at <= back - t0 + 0.05 && at > 0.0,
+        "event at {at} s; sent between {} and {} s after started_at",
+        sent - t0,
+        back - t0
+    );
 }
 
 /// The monitor's document is a result document: `iolab report` draws it

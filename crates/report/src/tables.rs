@@ -54,8 +54,9 @@ const UNITS: [&str; 13] = [
 
 /// Columns that hold names, labels, verdicts or plain counts, which have
 /// no unit.
-const LABELS: [&str; 42] = [
+const LABELS: [&str; 43] = [
     "",
+    "workload",
     "note",
     "#",
     "name",
@@ -127,6 +128,9 @@ pub fn document_tables(doc: &ResultDoc) -> Vec<Table> {
         t.push(p);
     }
     t.push(runs_table(doc));
+    for r in doc.runs.iter().filter(|r| r.workloads.len() > 1) {
+        t.push(workloads_table(r));
+    }
     t
 }
 
@@ -202,6 +206,41 @@ fn spec_bs_text(bs: &[iolab_spec::BsWeight]) -> String {
             .map(|b| format!("{}:{}", format_bytes(b.bytes), b.weight))
             .collect::<Vec<_>>()
             .join(", ")
+    }
+}
+
+/// One row per workload of a run: when it ran, what it was and its main
+/// figures over its own measured time.
+pub fn workloads_table(run: &RunResult) -> Table {
+    let columns = [
+        "workload", "start s", "end s", "rw", "bs", "qd", "jobs", "IOPS", "MB/s", "mean us",
+        "p99 us", "errors",
+    ];
+    let rows = run
+        .workloads
+        .iter()
+        .map(|w| {
+            let t = &w.summary.total;
+            vec![
+                json!(w.name),
+                num(w.start_s),
+                num(w.end_s),
+                json!(w.spec.rw),
+                json!(spec_bs_text(&w.spec.bs)),
+                json!(w.spec.qd),
+                json!(w.spec.jobs),
+                num(t.iops),
+                num(t.mbps),
+                num(t.lat_us.mean),
+                num(t.lat_us.p99),
+                json!(w.errors_total),
+            ]
+        })
+        .collect();
+    Table {
+        title: format!("Workloads of {}", run.name),
+        columns: columns.iter().map(|c| c.to_string()).collect(),
+        rows,
     }
 }
 
