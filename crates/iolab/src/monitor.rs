@@ -432,14 +432,14 @@ pub fn device_line(end_ns: u64, r: &iolab_devices::DeviceRow) -> String {
     )
 }
 
-/// An event, at its time, between the device lines.
+/// An event, at its time, between the device lines: the same line as
+/// during a run.
 pub fn event_line(ev: &EventRaw) -> String {
-    format!(
-        "{:>9.3} event '{}' ({})",
-        ev.time_ns as f64 / 1e9,
-        ev.label,
-        ev.source
-    )
+    iolab_report::terminal::event_line(&iolab_report::model::Event {
+        time_s: ev.time_ns as f64 / 1e9,
+        label: ev.label.clone(),
+        source: ev.source.clone(),
+    })
 }
 
 /// The result document of a monitor: one run with no workloads, its
@@ -520,9 +520,6 @@ mod tests {
             label: "controller A failed".into(),
             source: "mark".into(),
         };
-        assert_eq!(
-            event_line(&ev),
-            "    1.412 event 'controller A failed' (mark)"
-        );
+        assert_eq!(event_line(&ev), "    1.412 s  mark: controller A failed");
     }
 }

@@ -264,7 +264,7 @@ fn a_mark_lands_in_the_document_at_the_time_it_was_sent() {
         "{said}"
     );
     assert!(
-        stdout(&out).contains("event 'controller A failed' (mark)"),
+        stdout(&out).contains("s  mark: controller A failed"),
         "{}",
         stdout(&out)
     );
