@@ -291,7 +291,6 @@ impl Out {
     /// The raw run so far: no workloads, the monitor's intervals, events.
     fn raw(&self, ended: &monitor_loop::Ended, interrupted: bool) -> RunRaw {
         let mut raw = self.raw_now(ended.end_ns);
-        raw.started_at = ended.t0_wall;
         raw.complete = !interrupted;
         raw.incomplete_reason = interrupted.then(|| "interrupted".to_string());
         raw
@@ -348,6 +347,10 @@ impl Out {
 }
 
 impl Sink for Out {
+    fn started(&mut self, _t0: Instant, wall: std::time::SystemTime) {
+        self.t0_wall = wall;
+    }
+
     fn event(&mut self, ev: &EventRaw) {
         self.events.push(ev.clone());
         if self.quiet {

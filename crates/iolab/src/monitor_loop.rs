@@ -25,6 +25,9 @@ pub struct Tick {
 
 /// Receives what the monitor sees, in time order.
 pub trait Sink {
+    /// The clock started: time 0 of intervals and events, and the wall
+    /// clock time it was.
+    fn started(&mut self, t0: Instant, wall: std::time::SystemTime);
     fn event(&mut self, ev: &EventRaw);
     fn interval(&mut self, tick: &Tick);
 }
@@ -38,7 +41,6 @@ pub struct Clock {
 
 /// What the loop ended with.
 pub struct Ended {
-    pub t0_wall: std::time::SystemTime,
     /// The last interval's end, nanoseconds since t0.
     pub end_ns: u64,
     /// A stop was asked before the duration was reached.
@@ -55,8 +57,8 @@ pub fn run(
 ) -> Ended {
     sampler.restart();
     let t0 = Instant::now();
-    let t0_wall = std::time::SystemTime::now();
     events.start(t0);
+    sink.started(t0, std::time::SystemTime::now());
     let mut start_ns = 0u64;
     let mut index = 0u32;
     loop {
@@ -84,7 +86,6 @@ pub fn run(
                 sink.event(&ev);
             }
             return Ended {
-                t0_wall,
                 end_ns,
                 interrupted: stopped && !done,
             };
@@ -114,10 +115,14 @@ mod tests {
 
     #[derive(Default)]
     struct Seen {
+        t0: Option<Instant>,
         ticks: Vec<(u32, u64, u64)>,
         events: Vec<EventRaw>,
     }
     impl Sink for Seen {
+        fn started(&mut self, t0: Instant, _wall: std::time::SystemTime) {
+            self.t0 = Some(t0);
+        }
         fn event(&mut self, ev: &EventRaw) {
             self.events.push(ev.clone());
         }
@@ -141,20 +146,26 @@ mod tests {
         let l2 = log.clone();
         let t = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(120));
+            let before = Instant::now();
             l2.push("half way", "mark");
+            (before, Instant::now())
         });
         let mut seen = Seen::default();
         let end = run(&mut s, &log, &clock, &stop, &mut seen);
-        t.join().unwrap();
+        let (before, after) = t.join().unwrap();
         assert!(!end.interrupted);
         assert_eq!(seen.ticks.len(), 3, "{:?}", seen.ticks);
         assert_eq!(seen.ticks[0].1, 0);
         for w in seen.ticks.windows(2) {
             assert_eq!(w[0].2, w[1].1, "intervals tile: {:?}", seen.ticks);
         }
-        assert!(end.end_ns >= 250_000_000 && end.end_ns < 300_000_000);
+        assert!(end.end_ns >= 250_000_000, "{}", end.end_ns);
+        // The event is timed on the intervals' t0.
         assert_eq!(seen.events.len(), 1);
-        let at = seen.events[0].time_ns;
-        assert!((120_000_000..180_000_000).contains(&at), "{at}");
+        let at = seen.events[0].time_ns as u128;
+        let t0 = seen.t0.unwrap();
+        let lo = before.duration_since(t0).as_nanos();
+        let hi = after.duration_since(t0).as_nanos();
+        assert!(lo <= at && at <= hi, "{lo} <= {at} <= {hi}");
     }
 }
