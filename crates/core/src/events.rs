@@ -76,6 +76,33 @@ impl EventLog {
     pub fn dropped(&self) -> u64 {
         self.lock().dropped
     }
+
+    /// Like [`EventLog::push`], and says when the event was taken on the
+    /// run's clock, so the mark listener can tell its client.
+    pub fn push_timed(&self, label: &str, source: &str) -> Marked {
+        let now = Instant::now();
+        let mut g = self.lock();
+        if g.pending.len() >= MAX_EVENTS {
+            g.dropped += 1;
+            return Marked::Dropped;
+        }
+        g.pending.push((now, label.to_string(), source.to_string()));
+        match g.t0 {
+            Some(t0) => Marked::At(now.saturating_duration_since(t0).as_nanos() as u64),
+            None => Marked::BeforeStart,
+        }
+    }
+}
+
+/// What became of an event pushed with [`EventLog::push_timed`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Marked {
+    /// Kept, at this many nanoseconds since the run's clock start.
+    At(u64),
+    /// Kept; the run's clock had not started yet (it is timed 0).
+    BeforeStart,
+    /// Refused: the run already held [`MAX_EVENTS`].
+    Dropped,
 }
 
 #[cfg(test)]
@@ -103,7 +130,24 @@ mod tests {
         for _ in 0..MAX_EVENTS + 5 {
             log.push("x", "mark");
         }
+        assert_eq!(log.push_timed("y", "mark"), Marked::Dropped);
         assert_eq!(log.take().len(), MAX_EVENTS);
-        assert_eq!(log.dropped(), 5);
+        assert_eq!(log.dropped(), 6);
+    }
+
+    #[test]
+    fn a_timed_push_says_when_on_the_run_clock() {
+        let log = EventLog::new();
+        assert_eq!(log.push_timed("early", "mark"), Marked::BeforeStart);
+        log.start(Instant::now());
+        std::thread::sleep(Duration::from_millis(10));
+        let Marked::At(ns) = log.push_timed("late", "mark") else {
+            panic!("not timed");
+        };
+        let ev = log.take();
+        assert_eq!(ev.len(), 2);
+        assert_eq!(ev[0].time_ns, 0);
+        assert_eq!(ev[1].time_ns, ns);
+        assert!(ns >= 10_000_000, "{ns}");
     }
 }

@@ -7,5 +7,5 @@
 pub mod events;
 pub mod observer;
 
-pub use events::EventLog;
+pub use events::{EventLog, Marked};
 pub use observer::{Observer, Quiet};

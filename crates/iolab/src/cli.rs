@@ -43,6 +43,10 @@ pub enum Cmd {
     Report(crate::report_cmd::Args),
     /// Compare result documents run by run (before/after tuning), with the change in percent
     Compare(crate::compare_cmd::Args),
+    /// Watch block devices as iostat -x does, one line per device per interval, with marked events; --json keeps a result document (docs/monitor.md)
+    Monitor(crate::monitor::Args),
+    /// Mark an event ("controller A failed") in the running iolab run or monitor (docs/monitor.md)
+    Mark(crate::mark_cmd::Args),
 }
 
 /// `iolab run --help`: the syntax of concurrent workloads
@@ -132,7 +136,8 @@ fn one_line(e: &clap::Error) -> String {
         .nth(1)
         .filter(|a| {
             [
-                "run", "doctor", "qdepth", "verify", "study", "report", "compare",
+                "run", "doctor", "qdepth", "verify", "study", "report", "compare", "monitor",
+                "mark",
             ]
             .contains(&a.as_str())
         })
@@ -201,5 +206,7 @@ pub fn main() -> ExitCode {
         Some(Cmd::Study(args)) => crate::study::run(args),
         Some(Cmd::Report(args)) => crate::report_cmd::run(args),
         Some(Cmd::Compare(args)) => crate::compare_cmd::run(args),
+        Some(Cmd::Monitor(args)) => crate::monitor::run(args),
+        Some(Cmd::Mark(args)) => crate::mark_cmd::run(args),
     }
 }

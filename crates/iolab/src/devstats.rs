@@ -1,6 +1,8 @@
-//! Device statistics beside a run: find the devices under each target,
-//! sample them at every interval as `iostat -x` would, compare iolab's
-//! counts with theirs, and give the advice that applies (docs/doctor.md).
+//! Device statistics beside a run: find the devices under each target of
+//! every workload (the union), sample them at every interval as `iostat
+//! -x` would, compare iolab's counts with theirs per device where the
+//! counts can be told apart, and give the advice that applies
+//! (docs/doctor.md).
 //! Sampling happens on the collector thread, once per interval, never on
 //! an I/O path.
 
@@ -9,8 +11,8 @@ use iolab_devices::{
     Sysroot, TargetContext, WorkloadFacts,
 };
 use iolab_engine::IntervalRaw;
-use iolab_report::model::{DeviceInterval, DeviceStats, DeviceTarget, RunResult};
-use iolab_spec::{DataPattern, EngineKind, SyncMode, WorkloadSpec};
+use iolab_report::model::{DeviceInterval, DeviceStats, DeviceTarget, RunResult, Summary};
+use iolab_spec::{DataPattern, EngineKind, RunSpec, SyncMode, WorkloadSpec};
 
 pub struct DevRun {
     root: Sysroot,
@@ -21,15 +23,24 @@ pub struct DevRun {
 }
 
 impl DevRun {
-    /// Find the devices under the run's targets (before the clock starts).
-    pub fn new(spec: &WorkloadSpec) -> DevRun {
+    /// Find the devices under the run's targets, every workload's, each
+    /// path once (before the clock starts).
+    pub fn new(run: &RunSpec) -> DevRun {
         let root = Sysroot::new("/");
         let runner = runner_for(&root);
         let mut contexts = Vec::new();
         let mut set: Vec<String> = Vec::new();
         let mut targets = Vec::new();
-        for t in &spec.targets {
-            let ctx = target_context(&root, runner.as_ref(), &t.path);
+        let mut paths: Vec<&str> = Vec::new();
+        for w in &run.workloads {
+            for t in &w.targets {
+                if !paths.contains(&t.path.as_str()) {
+                    paths.push(&t.path);
+                }
+            }
+        }
+        for path in paths {
+            let ctx = target_context(&root, runner.as_ref(), path);
             let sampled = ctx.discovery.sample_set();
             for d in &sampled {
                 if !set.contains(d) {
@@ -37,7 +48,7 @@ impl DevRun {
                 }
             }
             targets.push(DeviceTarget {
-                target: t.path.clone(),
+                target: path.to_string(),
                 top: ctx.discovery.top.clone(),
                 sampled,
                 notes: ctx.discovery.notes.clone(),
@@ -53,7 +64,7 @@ impl DevRun {
                 targets,
                 ..Default::default()
             },
-            warmup_ns: (spec.warmup_s * 1e9) as u64,
+            warmup_ns: (run.warmup_s * 1e9) as u64,
         }
     }
 
@@ -78,36 +89,16 @@ impl DevRun {
     }
 
     /// After the run: the summary, the count comparison and the advice.
-    pub fn finish(mut self, spec: &WorkloadSpec, run: &mut RunResult) {
+    pub fn finish(mut self, spec: &RunSpec, run: &mut RunResult) {
         self.stats.summary = self.sampler.summary();
         self.stats.missing = self.sampler.missing().to_vec();
-        let s = &run.summary;
-        if spec.engine == EngineKind::Null {
+        if spec.workloads.iter().all(|w| w.engine == EngineKind::Null) {
             // The null engine does no I/O: comparing its counts with the
             // devices', or advising on them, would be about nothing.
             run.devices = Some(self.stats);
             return;
         }
-        if self.contexts.len() == 1 {
-            let app = AppCounts {
-                read_ops: s.read.ops,
-                read_bytes: s.read.bytes,
-                write_ops: s.write.ops,
-                write_bytes: s.write.bytes,
-                direct: spec.direct,
-            };
-            for top in &self.contexts[0].discovery.top {
-                if let Some(row) = self.stats.summary.iter().find(|r| &r.device == top) {
-                    self.stats
-                        .count_notes
-                        .extend(compare(&app, top, &row.stats.counts));
-                }
-            }
-        } else if self.contexts.len() > 1 {
-            self.stats.notes.push(
-                "several targets: iolab's counts are not compared per device (the summary rows are still the devices' own)".into(),
-            );
-        }
+        self.compare_counts(spec, run);
         let measured: Vec<DeviceRow> = self
             .stats
             .intervals
@@ -116,14 +107,22 @@ impl DevRun {
             .flat_map(|i| i.rows.iter().cloned())
             .collect();
         let fc_after = inventory::fc_hosts(&self.root);
-        for (ctx, t) in self.contexts.iter().zip(&spec.targets) {
+        for (ctx, t) in self.contexts.iter().zip(&self.stats.targets) {
+            // The advice is about the first workload that drives the target.
+            let Some(spec) = spec
+                .workloads
+                .iter()
+                .find(|w| w.targets.iter().any(|x| x.path == t.target))
+            else {
+                continue;
+            };
             let region = run
                 .targets
                 .iter()
-                .find(|r| r.path == t.path)
+                .find(|r| r.path == t.target)
                 .map_or(0, |r| r.region_len);
             let facts = WorkloadFacts {
-                target: t.path.clone(),
+                target: t.target.clone(),
                 reads: spec.reads(),
                 writes: spec.writes(),
                 random: spec.random_pct > 50,
@@ -135,7 +134,7 @@ impl DevRun {
                 written_before_read: run
                     .targets
                     .iter()
-                    .find(|r| r.path == t.path)
+                    .find(|r| r.path == t.target)
                     .is_some_and(|r| r.created || r.prefilled_bytes > 0),
                 outstanding: u64::from(spec.qd) * u64::from(spec.jobs),
             };
@@ -146,5 +145,95 @@ impl DevRun {
             }
         }
         run.devices = Some(self.stats);
+    }
+
+    /// Compare iolab's counts with each device's where they can be told
+    /// apart: one target (every workload's I/O goes there), or a device
+    /// that is the only top device of each target on it and whose
+    /// targets' workloads drive no other target (their summaries added
+    /// up are what the device received).
+    fn compare_counts(&mut self, spec: &RunSpec, run: &RunResult) {
+        if self.contexts.len() == 1 {
+            let direct = spec.workloads.iter().all(|w| w.direct);
+            for top in self.contexts[0].discovery.top.clone() {
+                self.compare_one(&top, &run.summary, direct);
+            }
+            return;
+        }
+        let views = run.workload_views();
+        let mut skipped = Vec::new();
+        let tops: Vec<String> = self
+            .stats
+            .targets
+            .iter()
+            .flat_map(|t| t.top.clone())
+            .collect();
+        let mut done: Vec<String> = Vec::new();
+        for top in tops {
+            if done.contains(&top) {
+                continue;
+            }
+            done.push(top.clone());
+            let on: Vec<&str> = self
+                .stats
+                .targets
+                .iter()
+                .filter(|t| t.top.contains(&top))
+                .map(|t| t.target.as_str())
+                .collect();
+            let alone = self
+                .stats
+                .targets
+                .iter()
+                .filter(|t| on.contains(&t.target.as_str()))
+                .all(|t| t.top.len() == 1);
+            let users: Vec<&WorkloadSpec> = spec
+                .workloads
+                .iter()
+                .filter(|w| w.targets.iter().any(|x| on.contains(&x.path.as_str())))
+                .collect();
+            let only_here = users
+                .iter()
+                .all(|w| w.targets.iter().all(|x| on.contains(&x.path.as_str())));
+            let sums: Option<Vec<&Summary>> = users
+                .iter()
+                .map(|w| views.iter().find(|v| v.name == w.name).map(|v| &v.summary))
+                .collect();
+            match sums {
+                Some(sums) if alone && only_here && !users.is_empty() => {
+                    let mut total = Summary::default();
+                    for s in sums {
+                        total.read.ops += s.read.ops;
+                        total.read.bytes += s.read.bytes;
+                        total.write.ops += s.write.ops;
+                        total.write.bytes += s.write.bytes;
+                    }
+                    let direct = users.iter().all(|w| w.direct);
+                    self.compare_one(&top, &total, direct);
+                }
+                _ => skipped.push(top),
+            }
+        }
+        if !skipped.is_empty() {
+            self.stats.notes.push(format!(
+                "iolab's counts are not compared with {}: a workload there also drives other targets, or a target spans several devices (the summary rows are still the devices' own)",
+                skipped.join(", ")
+            ));
+        }
+    }
+
+    fn compare_one(&mut self, top: &str, s: &Summary, direct: bool) {
+        let app = AppCounts {
+            read_ops: s.read.ops,
+            read_bytes: s.read.bytes,
+            write_ops: s.write.ops,
+            write_bytes: s.write.bytes,
+            direct,
+        };
+        if let Some(row) = self.stats.summary.iter().find(|r| r.device == top) {
+            self.stats
+                .count_notes
+                .extend(compare(&app, top, &row.stats.counts));
+        }
     }
 }

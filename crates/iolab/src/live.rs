@@ -21,7 +21,7 @@
 //! Only regular files get updates: a FIFO, `/dev/stdout` or `/dev/null`
 //! receives one document, the final one.
 
-use iolab_engine::{CpuTime, IntervalRaw, OpStats, RawRun, StallsRaw};
+use iolab_engine::{CpuTime, EventRaw, IntervalRaw, OpStats, RunRaw, StallsRaw};
 use iolab_report::model::{Interval, ResultDoc, RunResult};
 use iolab_report::{build_run, save_document};
 use iolab_target::OutputPath;
@@ -51,13 +51,12 @@ pub struct LiveDoc {
     writer: Writer,
     tags: Option<SweepTags>,
     /// The run as known at clock start; None between runs.
-    skeleton: Option<RawRun>,
+    skeleton: Option<RunRaw>,
     interval_ns: u64,
-    intervals: Vec<Interval>,
-    ops: OpStats,
-    fsyncs: u64,
-    cpu: CpuTime,
-    errors: u64,
+    /// The whole run so far, then each workload's, in the run's order.
+    whole: Tally,
+    workloads: Vec<Tally>,
+    events: Vec<EventRaw>,
     /// End of the last measured (not warm-up) interval, ns of run time.
     measured_end_ns: u64,
     /// Run time of the last update.
@@ -87,11 +86,9 @@ impl LiveDoc {
             tags: None,
             skeleton: None,
             interval_ns: 0,
-            intervals: Vec::new(),
-            ops: OpStats::default(),
-            fsyncs: 0,
-            cpu: CpuTime::default(),
-            errors: 0,
+            whole: Tally::default(),
+            workloads: Vec::new(),
+            events: Vec::new(),
             measured_end_ns: 0,
             saved_ns: 0,
         }))
@@ -108,40 +105,54 @@ impl LiveDoc {
 
     /// The run's clock started: write the document with the run listed as
     /// in progress.
-    pub fn measuring(&mut self, run: &RawRun) {
-        self.interval_ns = ((run.spec.interval_s * 1e9) as u64).max(1_000_000);
-        self.intervals.clear();
-        self.ops = OpStats::rw(run.ops.has_svc());
-        self.fsyncs = 0;
-        self.cpu = CpuTime::default();
-        self.errors = 0;
+    pub fn measuring(&mut self, run: &RunRaw) {
+        self.interval_ns = run.interval_ns.max(1_000_000);
+        self.whole = Tally::new(run.ops.has_svc());
+        self.workloads = run
+            .workloads
+            .iter()
+            .map(|w| Tally::new(w.ops.has_svc()))
+            .collect();
+        self.events.clear();
         self.measured_end_ns = run.warmup_ns;
         self.saved_ns = 0;
         self.skeleton = Some(run.clone());
         self.update(0);
     }
 
-    /// An interval finished (`rec` is its record as the document holds it).
-    pub fn interval(&mut self, iv: &IntervalRaw, rec: &Interval) {
+    /// An interval finished: the whole run's (`rec` is its record as the
+    /// document holds it) and each workload's (`None` when not running).
+    pub fn interval(
+        &mut self,
+        iv: &IntervalRaw,
+        rec: &Interval,
+        workloads: &[Option<IntervalRaw>],
+        recs: &[Option<Interval>],
+    ) {
         if self.skeleton.is_none() {
             return;
         }
-        self.intervals.push(rec.clone());
-        if !iv.warmup {
-            self.ops.merge(&iv.ops);
-            self.fsyncs += iv.fsyncs;
-            if let Some(c) = iv.cpu {
-                self.cpu.user_us += c.user_us;
-                self.cpu.sys_us += c.sys_us;
+        self.whole.add(iv, rec);
+        for ((t, w), r) in self.workloads.iter_mut().zip(workloads).zip(recs) {
+            if let (Some(w), Some(r)) = (w, r) {
+                t.add(w, r);
             }
+        }
+        if !iv.warmup {
             self.measured_end_ns = self.measured_end_ns.max(iv.end_ns);
         }
-        self.errors += iv.errors;
         let every_ns = self
             .every_ns
             .max(WRITE_SPACING.saturating_mul(self.writer.last_write_ns()));
         if update_due(iv.end_ns, self.interval_ns, self.saved_ns, every_ns) {
             self.update(iv.end_ns);
+        }
+    }
+
+    /// An event was marked: it goes into the next update.
+    pub fn event(&mut self, ev: &EventRaw) {
+        if self.skeleton.is_some() {
+            self.events.push(ev.clone());
         }
     }
 
@@ -156,12 +167,102 @@ impl LiveDoc {
         let Some(sk) = &self.skeleton else { return };
         self.saved_ns = now_ns;
         let mut raw = sk.clone();
-        raw.ops = self.ops.clone();
-        raw.fsyncs = self.fsyncs;
-        raw.cpu = self.cpu;
-        raw.errors_total = self.errors;
-        raw.measured_ns = self.measured_end_ns.saturating_sub(sk.warmup_ns);
-        raw.stalls = StallsRaw {
+        let measured_ns = self.measured_end_ns.saturating_sub(sk.warmup_ns);
+        let reason = format!(
+            "in progress: last updated {:.1} s into the run; if iolab is no longer running, it was killed or crashed before the run finished",
+            now_ns as f64 / 1e9
+        );
+        raw.ops = self.whole.ops.clone();
+        raw.fsyncs = self.whole.fsyncs;
+        raw.cpu = self.whole.cpu;
+        raw.measured_ns = measured_ns;
+        raw.stalls = self.whole.stalls();
+        raw.events = self.events.clone();
+        raw.complete = false;
+        raw.incomplete_reason = Some(reason.clone());
+        for (w, t) in raw.workloads.iter_mut().zip(&self.workloads) {
+            w.ops = t.ops.clone();
+            w.fsyncs = t.fsyncs;
+            w.cpu = t.cpu;
+            w.errors_total = t.errors;
+            w.measured_ns = t.measured_ns(sk.warmup_ns);
+            w.end_ns = t.last_end_ns;
+            w.stalls = t.stalls();
+            w.complete = false;
+            w.incomplete_reason = Some(reason.clone());
+        }
+        let verify = sk.workloads.iter().any(|w| w.spec.verify);
+        raw.notes.push(format!(
+            "provisional record, written while the run was in progress: the summary and latency percentiles cover the intervals up to the last update; stall analysis, error records, per-target figures{} come only when the run ends",
+            if verify {
+                ", device statistics and data validation results (check the target with iolab verify)"
+            } else {
+                " and device statistics"
+            }
+        ));
+        let mut run = build_run(&raw);
+        run.intervals = self.whole.intervals.clone();
+        run.stalls.provisional = true;
+        for (w, t) in run.workloads.iter_mut().zip(&self.workloads) {
+            w.intervals = t.intervals.clone();
+            w.stalls.provisional = true;
+        }
+        if let Some((point, repeat, params)) = &self.tags {
+            run.point = Some(*point);
+            run.repeat = Some(*repeat);
+            run.params = params.clone();
+        }
+        self.writer.update(run);
+    }
+}
+
+/// What the intervals so far add up to, for the whole run or one workload.
+#[derive(Default)]
+struct Tally {
+    intervals: Vec<Interval>,
+    ops: OpStats,
+    fsyncs: u64,
+    cpu: CpuTime,
+    errors: u64,
+    /// Start of the first and end of the last measured interval it was
+    /// active in, ns of run time.
+    first_start_ns: Option<u64>,
+    last_end_ns: u64,
+}
+
+impl Tally {
+    fn new(svc: bool) -> Tally {
+        Tally {
+            ops: OpStats::rw(svc),
+            ..Default::default()
+        }
+    }
+
+    fn add(&mut self, iv: &IntervalRaw, rec: &Interval) {
+        self.intervals.push(rec.clone());
+        if !iv.warmup {
+            self.ops.merge(&iv.ops);
+            self.fsyncs += iv.fsyncs;
+            if let Some(c) = iv.cpu {
+                self.cpu.user_us += c.user_us;
+                self.cpu.sys_us += c.sys_us;
+            }
+            self.first_start_ns.get_or_insert(iv.start_ns);
+            self.last_end_ns = self.last_end_ns.max(iv.end_ns);
+        }
+        self.errors += iv.errors;
+    }
+
+    /// Measured time so far: from the later of the warm-up's end and the
+    /// first measured interval it was active in, to the last one's end.
+    fn measured_ns(&self, warmup_ns: u64) -> u64 {
+        let from = self.first_start_ns.unwrap_or(warmup_ns).max(warmup_ns);
+        self.last_end_ns.saturating_sub(from)
+    }
+
+    /// Only what intervals tell: those with no completion and no error.
+    fn stalls(&self) -> StallsRaw {
+        StallsRaw {
             zero_intervals: self
                 .intervals
                 .iter()
@@ -169,29 +270,7 @@ impl LiveDoc {
                 .map(|r| r.index)
                 .collect(),
             ..Default::default()
-        };
-        raw.complete = false;
-        raw.incomplete_reason = Some(format!(
-            "in progress: last updated {:.1} s into the run; if iolab is no longer running, it was killed or crashed before the run finished",
-            now_ns as f64 / 1e9
-        ));
-        raw.notes.push(format!(
-            "provisional record, written while the run was in progress: the summary and latency percentiles cover the intervals up to the last update; stall analysis, error records, per-target figures{} come only when the run ends",
-            if sk.spec.verify {
-                ", device statistics and data validation results (check the target with iolab verify)"
-            } else {
-                " and device statistics"
-            }
-        ));
-        let mut run = build_run(&raw);
-        run.intervals = self.intervals.clone();
-        run.stalls.provisional = true;
-        if let Some((point, repeat, params)) = &self.tags {
-            run.point = Some(*point);
-            run.repeat = Some(*repeat);
-            run.params = params.clone();
         }
-        self.writer.update(run);
     }
 }
 

@@ -5,10 +5,13 @@
 
 use crate::cli::{RunArgs, EXIT_BAD_INPUT};
 use crate::default_job::default_job;
-use iolab_engine::{IntervalRaw, Observer, RawRun};
+use iolab_core::{EventLog, Observer};
+use iolab_engine::{IntervalRaw, RunRaw};
 use iolab_jobfile::{load_job_file, RunOptions};
+use iolab_raw::EventRaw;
+use iolab_report::model::Interval;
 use iolab_report::{build_run, interval_record, save_document, terminal, ResultDoc};
-use iolab_spec::WorkloadSpec;
+use iolab_spec::RunSpec;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,7 +24,7 @@ struct Term {
     header_done: bool,
     run_no: usize,
     runs: usize,
-    planned_s: f64,
+    planned_s: Option<f64>,
     dev: Option<crate::devstats::DevRun>,
     /// The document kept up to date while a run is in progress.
     live: Option<crate::live::LiveDoc>,
@@ -36,10 +39,15 @@ impl Term {
 }
 
 impl Observer for Term {
-    fn started(&mut self, spec: &WorkloadSpec) {
+    fn started(&mut self, run: &RunSpec) {
         self.clear_progress();
-        println!("{}", terminal::run_heading(spec));
-        self.dev = Some(crate::devstats::DevRun::new(spec));
+        if run.workloads.len() > 1 {
+            println!("{}: {} workloads at once", run.name, run.workloads.len());
+        }
+        for w in &run.workloads {
+            println!("{}", terminal::run_heading(w));
+        }
+        self.dev = Some(crate::devstats::DevRun::new(run));
     }
 
     fn clock_started(&mut self) {
@@ -48,7 +56,7 @@ impl Observer for Term {
         }
     }
 
-    fn measuring(&mut self, run: &RawRun) {
+    fn measuring(&mut self, run: &RunRaw) {
         if let Some(l) = self.live.as_mut() {
             l.measuring(run);
         }
@@ -59,35 +67,59 @@ impl Observer for Term {
         eprintln!("iolab: {msg}");
     }
 
-    fn interval(&mut self, spec: &WorkloadSpec, iv: &IntervalRaw) {
+    fn interval(&mut self, run: &RunSpec, iv: &IntervalRaw, workloads: &[Option<IntervalRaw>]) {
         if let Some(d) = self.dev.as_mut() {
             d.interval(iv);
         }
         let rec = interval_record(iv);
+        let recs: Vec<Option<Interval>> = workloads
+            .iter()
+            .map(|w| w.as_ref().map(interval_record))
+            .collect();
         if let Some(l) = self.live.as_mut() {
-            l.interval(iv, &rec);
+            l.interval(iv, &rec, workloads, &recs);
         }
         if !self.quiet {
             self.clear_progress();
+            let names: Vec<&str> = run.workloads.iter().map(|w| w.name.as_str()).collect();
             if !self.header_done {
-                println!("{}", terminal::interval_header());
+                println!("{}", terminal::interval_header_for(&names));
                 self.header_done = true;
             }
-            println!("{}", terminal::interval_line(&rec));
+            let ws: Vec<(&str, Option<&Interval>)> = names
+                .iter()
+                .copied()
+                .zip(recs.iter().map(Option::as_ref))
+                .collect();
+            for line in terminal::interval_lines(&rec, &ws) {
+                println!("{line}");
+            }
             let _ = std::io::stdout().flush();
         }
         if self.tty {
-            let left = (self.planned_s - rec.end_s).max(0.0);
-            let eta = if spec.duration_s.is_some() {
-                format!(", about {left:.0} s left")
-            } else {
-                String::new()
+            let eta = match self.planned_s {
+                Some(p) => format!(", about {:.0} s left", (p - rec.end_s).max(0.0)),
+                None => String::new(),
             };
             eprint!(
                 "\r\x1b[K[run {}/{}] {} {:.0} s{}",
-                self.run_no, self.runs, spec.name, rec.end_s, eta
+                self.run_no, self.runs, run.name, rec.end_s, eta
             );
         }
+    }
+
+    fn event(&mut self, ev: &EventRaw) {
+        if let Some(l) = self.live.as_mut() {
+            l.event(ev);
+        }
+        self.clear_progress();
+        let e = iolab_report::model::Event {
+            time_s: ev.time_ns as f64 / 1e9,
+            label: ev.label.clone(),
+            source: ev.source.clone(),
+        };
+        println!("{}", terminal::event_line(&e));
+        let _ = std::io::stdout().flush();
     }
 
     fn prefill(&mut self, path: &str, done: u64, total: u64) {
@@ -229,13 +261,6 @@ pub fn execute(
             return bad_input(&e);
         }
     };
-    let specs = match one_workload_each(&plan) {
-        Ok(s) => s,
-        Err(e) => {
-            cleanup(&out.temp_file);
-            return bad_input(&e);
-        }
-    };
     let temp_file = out.temp_file;
     let json_path = out.json;
     let stop = Arc::new(AtomicBool::new(false));
@@ -246,6 +271,10 @@ pub fn execute(
         let _ = signal_hook::flag::register(sig, stop.clone());
     }
 
+    // Events marked during the runs (`iolab mark`, SIGUSR1): the mark
+    // listener pushes here, each run takes them on its own clock.
+    let events = Arc::new(EventLog::new());
+    let marks = crate::marks::start_for_run(events.clone());
     let mut doc = ResultDoc::new();
     let sweep = plan.is_sweep();
     if sweep {
@@ -271,7 +300,7 @@ pub fn execute(
         header_done: false,
         run_no: 0,
         runs: n,
-        planned_s: 0.0,
+        planned_s: None,
         dev: None,
         live,
     };
@@ -305,21 +334,27 @@ pub fn execute(
             }
             println!("{line}");
         }
-        let mut spec = specs[i].clone();
-        term.planned_s = spec.warmup_s + spec.duration_s.unwrap_or(0.0);
+        let mut spec = planned.spec.clone();
+        marks.set_name(&spec.name);
+        term.planned_s = planned.planned_s();
         if let Some(l) = term.live.as_mut() {
             let tags = sweep.then(|| (planned.point, planned.repeat, planned.params_map()));
             l.begin(&doc, tags);
         }
-        let raw = match iolab_engine::run_workload(&spec, &mut term, stop.clone()) {
+        let run_once = |spec: &RunSpec, term: &mut Term| {
+            crate::run_shim::execute(spec, term, stop.clone(), events.clone())
+        };
+        let raw = match run_once(&spec, &mut term) {
             Err(iolab_engine::RunError::Target(terr))
                 if temp_file.is_some() && is_direct_unsupported(&terr) =>
             {
                 term.note(
                     "this file system does not support O_DIRECT; the default job runs buffered",
                 );
-                spec.direct = false;
-                iolab_engine::run_workload(&spec, &mut term, stop.clone())
+                for w in &mut spec.workloads {
+                    w.direct = false;
+                }
+                run_once(&spec, &mut term)
             }
             r => r,
         };
@@ -340,7 +375,7 @@ pub fn execute(
         term.clear_progress();
         let mut run = build_run(&raw);
         if let Some(d) = term.dev.take() {
-            d.finish(&raw.spec, &mut run);
+            d.finish(&spec, &mut run);
         }
         if sweep {
             run.point = Some(planned.point);
@@ -358,7 +393,8 @@ pub fn execute(
             if v.findings_total > 0 {
                 exit = exit.max(1);
             }
-            if let Err(e) = findings_log.append(v, spec.journal.as_deref()) {
+            let journal = spec.workloads.iter().find_map(|w| w.journal.as_deref());
+            if let Err(e) = findings_log.append(v, journal) {
                 eprintln!("iolab: {e}");
             }
             doc.verify.get_or_insert_with(Default::default).add(v);
@@ -416,27 +452,6 @@ pub fn execute(
     }
     ExitCode::from(exit)
 }
-
-// ==== integrator: the one-workload shim (wt-plan). The run loop above
-// still runs one WorkloadSpec with `run_workload`; a planned run is a
-// RunSpec. Until the run core (`iolab_engine::run(&RunSpec, ...)`) is
-// wired into the loop, a run of several workloads is refused here, before
-// any I/O. Replace this function, its one call in `execute` (`let specs
-// = ...`) and `specs[i]` in the run loop. ====
-fn one_workload_each(plan: &iolab_plan::Plan) -> Result<Vec<WorkloadSpec>, String> {
-    plan.runs
-        .iter()
-        .map(|r| match r.spec.workloads.as_slice() {
-            [w] => Ok(w.clone()),
-            ws => Err(format!(
-                "run '{}' has {} workloads that run together; this build does not run them yet (issue 15), check it with --dry-run",
-                r.spec.name,
-                ws.len()
-            )),
-        })
-        .collect()
-}
-// ==== end of the one-workload shim ====
 
 /// One stderr line for a run that ended on an I/O error or failed its
 /// prefill: where (path, offset), the errno and what to do. The summary on

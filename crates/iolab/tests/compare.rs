@@ -681,9 +681,10 @@ fn bad_input_is_one_line_and_exit_2() {
         }],
     );
     write(d, "good.json", &good);
-    let mut v2 = good.clone();
-    v2["schema_version"] = json!(2);
-    write(d, "v2.json", &v2);
+    // A version newer than this iolab's.
+    let mut v3 = good.clone();
+    v3["schema_version"] = json!(3);
+    write(d, "v3.json", &v3);
     let text = serde_json::to_string_pretty(&good).unwrap();
     std::fs::write(d.join("cut.json"), &text[..text.len() / 2]).unwrap();
     std::fs::write(
@@ -693,8 +694,8 @@ fn bad_input_is_one_line_and_exit_2() {
     .unwrap();
 
     assert_bad_input(
-        &compare(d, &["good.json", "v2.json"]),
-        "v2.json has schema version 2",
+        &compare(d, &["good.json", "v3.json"]),
+        "v3.json has schema version 3",
     );
     assert_bad_input(
         &compare(d, &["cut.json", "good.json"]),

@@ -33,10 +33,11 @@ fn normalise(doc: &mut ResultDoc, cmd: &str) {
     for (i, r) in doc.runs.iter_mut().enumerate() {
         // Figures that grow with block size and queue depth, repetitions
         // a few percent apart.
-        let bs = r.spec.bs[0].bytes as f64;
-        let qd = r.spec.qd as f64;
+        let spec = r.spec.clone().expect("a run of one workload");
+        let bs = spec.bs[0].bytes as f64;
+        let qd = spec.qd as f64;
         let rep = r.repeat.unwrap_or(1) as f64;
-        let write = r.spec.read_pct == 0;
+        let write = spec.read_pct == 0;
         let iops = (if write { 20_000.0 } else { 50_000.0 })
             * qd.sqrt()
             * (4096.0 / bs).sqrt()
@@ -391,7 +392,7 @@ fn bad_input_is_one_line_and_exit_2() {
     std::fs::write(&other, v.to_string()).unwrap();
     assert_bad_input(
         &report(&[], &other),
-        "has schema version 99, this iolab reads version 1",
+        "has schema version 99, this iolab reads versions 1 to 2",
     );
 
     let text = std::fs::read_to_string(&good).unwrap();

@@ -33,7 +33,7 @@ fn randrw_on_a_file_writes_a_full_result_document() {
         d.path(),
     );
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(u(&doc, "schema_version"), 1);
+    assert_eq!(u(&doc, "schema_version"), 2);
     for k in ["tool_version", "host/hostname", "host/kernel", "started_at"] {
         assert!(ptr(&doc, k).as_str().is_some_and(|s| !s.is_empty()), "{k}");
     }
@@ -45,6 +45,13 @@ fn randrw_on_a_file_writes_a_full_result_document() {
     assert!(rops > 100 && wops > 100, "{rops} {wops}");
     assert_eq!(u(r, "summary/total/ops"), rops + wops);
     assert_eq!(u(r, "summary/read/bytes"), rops * 4096);
+    // A run of one workload: its one workload entry is the whole.
+    let w = &ptr(r, "workloads")[0];
+    assert_eq!(ptr(w, "spec"), ptr(r, "spec"));
+    assert_eq!(u(w, "summary/total/ops"), rops + wops);
+    assert_eq!(f(w, "start_s"), 0.0);
+    assert!(f(w, "end_s") >= f(r, "measured_s") - 1e-9);
+    assert!(ptr(r, "events").as_array().unwrap().is_empty());
     let secs = f(r, "measured_s");
     assert!((1.9..2.6).contains(&secs), "{secs}");
     let iops = f(r, "summary/total/iops");

@@ -3,7 +3,10 @@
 
 use crate::model::*;
 use iolab_raw::errno_name;
-use iolab_raw::{CpuTime, DirStats, IntervalRaw, RawRun};
+use iolab_raw::{
+    CpuTime, DirStats, IntervalRaw, IoErrorRec, Op, OpStats, RunRaw, StallsRaw, TargetRaw,
+    WorkloadRaw,
+};
 use iolab_stats::LatHist;
 use std::time::SystemTime;
 
@@ -65,7 +68,7 @@ fn hist(h: &LatHist) -> HistogramData {
 /// One interval of the time series as the document records it.
 pub fn interval_record(iv: &IntervalRaw) -> Interval {
     let secs = (iv.end_ns.saturating_sub(iv.start_ns)) as f64 / 1e9;
-    let total = both(iv.ops.read(), iv.ops.write());
+    let total = total_of(&iv.ops);
     Interval {
         index: iv.index,
         start_s: iv.start_ns as f64 / 1e9,
@@ -80,16 +83,18 @@ pub fn interval_record(iv: &IntervalRaw) -> Interval {
     }
 }
 
-pub fn build_run(raw: &RawRun) -> RunResult {
-    let secs = raw.measured_ns as f64 / 1e9;
-    let total = both(raw.ops.read(), raw.ops.write());
-    let summary = Summary {
-        read: dir(raw.ops.read(), secs),
-        write: dir(raw.ops.write(), secs),
+/// Rates and latencies of `ops` over `secs` seconds: read, write, their
+/// total (every operation but fsync, which `fsyncs` counts) and the other
+/// operations by name.
+fn summary(ops: &OpStats, fsyncs: u64, c: CpuTime, secs: f64, rate: Option<f64>) -> Summary {
+    let total = total_of(ops);
+    Summary {
+        read: dir(ops.read(), secs),
+        write: dir(ops.write(), secs),
         total: dir(&total, secs),
-        cpu: cpu(raw.cpu, secs, total.ops),
-        fsyncs: raw.fsyncs,
-        rate: raw.spec.rate_iops.map(|r| Rate {
+        cpu: cpu(c, secs, total.ops),
+        fsyncs,
+        rate: rate.map(|r| Rate {
             requested_iops: r,
             achieved_iops: if secs > 0.0 {
                 total.ops as f64 / secs
@@ -97,14 +102,32 @@ pub fn build_run(raw: &RawRun) -> RunResult {
                 0.0
             },
         }),
-    };
-    let s = &raw.stalls;
-    let stalls = Stalls {
+        ops: ops
+            .iter()
+            .filter(|(o, _)| !matches!(o, Op::Read | Op::Write))
+            .map(|(o, d)| (o.name().to_string(), dir(d, secs)))
+            .collect(),
+    }
+}
+
+/// Every operation but fsync merged (read + write for a block workload).
+fn total_of(ops: &OpStats) -> DirStats {
+    let mut t = both(ops.read(), ops.write());
+    for (o, d) in ops.iter() {
+        if !matches!(o, Op::Read | Op::Write | Op::Fsync) {
+            t.merge(d);
+        }
+    }
+    t
+}
+
+fn stalls(s: &StallsRaw, threshold_s: f64) -> Stalls {
+    Stalls {
         longest_gap_ms: s.longest.map(|g| g.len() as f64 / 1e6).unwrap_or(0.0),
         longest_gap_start_s: s.longest.map(|g| g.start_ns as f64 / 1e9),
         longest_gap_end_s: s.longest.map(|g| g.end_ns as f64 / 1e9),
         exact: s.exact,
-        threshold_ms: raw.spec.stall_threshold_s * 1e3,
+        threshold_ms: threshold_s * 1e3,
         events: s
             .events
             .iter()
@@ -116,42 +139,153 @@ pub fn build_run(raw: &RawRun) -> RunResult {
             .collect(),
         zero_intervals: s.zero_intervals.clone(),
         provisional: false,
-    };
-    RunResult {
-        name: raw.spec.name.clone(),
-        spec: raw.spec.clone(),
-        effective: Effective {
-            engine: raw.effective.engine.clone(),
-            registered_buffers: raw.effective.registered_buffers,
-            registered_files: raw.effective.registered_files,
-            ring_flags: raw.effective.ring_flags.clone(),
-            clock: raw.effective.clock.to_string(),
-            direct: raw.effective.direct,
-            qd: raw.effective.qd,
-            jobs: raw.effective.jobs,
-        },
-        targets: raw
-            .targets
+    }
+}
+
+fn effective(e: &iolab_raw::Effective) -> Effective {
+    Effective {
+        engine: e.engine.clone(),
+        registered_buffers: e.registered_buffers,
+        registered_files: e.registered_files,
+        ring_flags: e.ring_flags.clone(),
+        clock: e.clock.to_string(),
+        direct: e.direct,
+        qd: e.qd,
+        jobs: e.jobs,
+    }
+}
+
+fn target(t: &TargetRaw, secs: f64) -> TargetResult {
+    TargetResult {
+        path: t.path.clone(),
+        kind: t.kind.into(),
+        size: t.size,
+        region_start: t.region_start,
+        region_len: t.region_len,
+        logical_block_size: t.logical_block_size,
+        created: t.created,
+        prefilled_bytes: t.prefilled_bytes,
+        prefill_s: t.prefill_secs,
+        measured: t.measured.map(|(ops, bytes)| {
+            let per_s = |x: u64| if secs > 0.0 { x as f64 / secs } else { 0.0 };
+            TargetIo {
+                ops,
+                bytes,
+                iops: per_s(ops),
+                mbps: per_s(bytes) / 1e6,
+            }
+        }),
+    }
+}
+
+fn io_error(e: &IoErrorRec) -> IoError {
+    IoError {
+        target: e.target.clone(),
+        offset: e.offset,
+        len: e.len,
+        op: e.op.into(),
+        errno: e.errno,
+        error: errno_name(e.errno),
+        time_s: e.time_ns as f64 / 1e9,
+        worker: e.worker,
+    }
+}
+
+fn error_count(e: i32, n: u64) -> ErrorCount {
+    ErrorCount {
+        errno: e,
+        error: errno_name(e),
+        count: n,
+    }
+}
+
+fn histograms(ops: &OpStats) -> Histograms {
+    Histograms {
+        read: hist(&ops.read().lat),
+        write: hist(&ops.write().lat),
+    }
+}
+
+/// One workload's entry in `runs[].workloads[]`.
+pub fn build_workload(w: &WorkloadRaw) -> WorkloadResult {
+    let secs = w.measured_ns as f64 / 1e9;
+    WorkloadResult {
+        name: w.spec.name.clone(),
+        spec: w.spec.clone(),
+        start_s: w.start_ns as f64 / 1e9,
+        end_s: w.end_ns as f64 / 1e9,
+        effective: effective(&w.effective),
+        targets: w.targets.iter().map(|t| target(t, secs)).collect(),
+        complete: w.complete,
+        incomplete_reason: w.incomplete_reason.clone(),
+        measured_s: secs,
+        summary: summary(&w.ops, w.fsyncs, w.cpu, secs, w.spec.rate_iops),
+        intervals: w.intervals.iter().map(interval_record).collect(),
+        stalls: stalls(&w.stalls, w.spec.stall_threshold_s),
+        errors: w.errors.iter().map(io_error).collect(),
+        error_counts: w
+            .errno_counts
             .iter()
-            .map(|t| TargetResult {
-                path: t.path.clone(),
-                kind: t.kind.into(),
-                size: t.size,
-                region_start: t.region_start,
-                region_len: t.region_len,
-                logical_block_size: t.logical_block_size,
-                created: t.created,
-                prefilled_bytes: t.prefilled_bytes,
-                prefill_s: t.prefill_secs,
-                measured: t.measured.map(|(ops, bytes)| {
-                    let per_s = |x: u64| if secs > 0.0 { x as f64 / secs } else { 0.0 };
-                    TargetIo {
-                        ops,
-                        bytes,
-                        iops: per_s(ops),
-                        mbps: per_s(bytes) / 1e6,
-                    }
-                }),
+            .map(|&(e, n)| error_count(e, n))
+            .collect(),
+        errors_total: w.errors_total,
+        latency_histograms: histograms(&w.ops),
+        notes: w.notes.clone(),
+        verify: w.verify.as_ref().map(verify_result),
+    }
+}
+
+/// The run's requested rate: the sum of its workloads' when every one has
+/// a rate (a run-level rate shared by skew is the sum of the shares),
+/// otherwise none.
+fn run_rate(raw: &RunRaw) -> Option<f64> {
+    if raw.workloads.is_empty() {
+        return None;
+    }
+    raw.workloads.iter().map(|w| w.spec.rate_iops).sum()
+}
+
+/// The run's record: the whole (every workload together) at the top and
+/// each workload in `workloads[]`. A run with no workload (a monitor)
+/// has no `spec` or `effective`, an empty summary and only the intervals,
+/// stalls and events the run core recorded.
+pub fn build_run(raw: &RunRaw) -> RunResult {
+    let secs = raw.measured_ns as f64 / 1e9;
+    let workloads: Vec<WorkloadResult> = raw.workloads.iter().map(build_workload).collect();
+    let first = raw.workloads.first();
+    // The whole run's stalls use the lowest threshold any workload asked for.
+    let threshold = raw
+        .workloads
+        .iter()
+        .map(|w| w.spec.stall_threshold_s)
+        .reduce(f64::min)
+        .unwrap_or(0.0);
+    let mut errors: Vec<IoError> = workloads.iter().flat_map(|w| w.errors.clone()).collect();
+    errors.sort_by(|a, b| a.time_s.total_cmp(&b.time_s));
+    let mut counts = std::collections::BTreeMap::<i32, u64>::new();
+    for w in &raw.workloads {
+        for &(e, n) in &w.errno_counts {
+            *counts.entry(e).or_default() += n;
+        }
+    }
+    let mut verify: Option<VerifyResult> = None;
+    for v in workloads.iter().filter_map(|w| w.verify.as_ref()) {
+        match verify.as_mut() {
+            None => verify = Some(v.clone()),
+            Some(t) => t.add(v),
+        }
+    }
+    RunResult {
+        name: raw.name.clone(),
+        spec: first.map(|w| w.spec.clone()),
+        effective: first.map(|w| effective(&w.effective)),
+        targets: raw
+            .workloads
+            .iter()
+            .flat_map(|w| {
+                w.targets
+                    .iter()
+                    .map(move |t| target(t, w.measured_ns as f64 / 1e9))
             })
             .collect(),
         started_at: rfc3339(raw.started_at),
@@ -159,44 +293,30 @@ pub fn build_run(raw: &RawRun) -> RunResult {
         incomplete_reason: raw.incomplete_reason.clone(),
         warmup_s: raw.warmup_ns as f64 / 1e9,
         measured_s: secs,
-        summary,
+        summary: summary(&raw.ops, raw.fsyncs, raw.cpu, secs, run_rate(raw)),
         intervals: raw.intervals.iter().map(interval_record).collect(),
-        stalls,
-        errors: raw
-            .errors
-            .iter()
-            .map(|e| IoError {
-                target: e.target.clone(),
-                offset: e.offset,
-                len: e.len,
-                op: e.op.into(),
-                errno: e.errno,
-                error: errno_name(e.errno),
-                time_s: e.time_ns as f64 / 1e9,
-                worker: e.worker,
-            })
-            .collect(),
-        error_counts: raw
-            .errno_counts
-            .iter()
-            .map(|&(e, n)| ErrorCount {
-                errno: e,
-                error: errno_name(e),
-                count: n,
-            })
-            .collect(),
-        errors_total: raw.errors_total,
-        latency_histograms: Histograms {
-            read: hist(&raw.ops.read().lat),
-            write: hist(&raw.ops.write().lat),
-        },
+        stalls: stalls(&raw.stalls, threshold),
+        errors,
+        error_counts: counts.into_iter().map(|(e, n)| error_count(e, n)).collect(),
+        errors_total: raw.workloads.iter().map(|w| w.errors_total).sum(),
+        latency_histograms: histograms(&raw.ops),
         notes: raw.notes.clone(),
-        verify: raw.verify.as_ref().map(verify_result),
+        verify,
         devices: None,
         advice: Vec::new(),
         point: None,
         repeat: None,
         params: Default::default(),
+        workloads,
+        events: raw
+            .events
+            .iter()
+            .map(|e| Event {
+                time_s: e.time_ns as f64 / 1e9,
+                label: e.label.clone(),
+                source: e.source.clone(),
+            })
+            .collect(),
     }
 }
 
@@ -230,5 +350,79 @@ fn verify_result(v: &iolab_raw::VerifyRunRaw) -> VerifyResult {
         stopped_on_max_errors: v.stopped_on_max_errors,
         read_errors: Vec::new(),
         bytes_scanned: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testraw;
+
+    #[test]
+    fn two_workloads_build_in_order_with_totals_equal_to_their_sum() {
+        let r = build_run(&testraw::two_workloads());
+        let names: Vec<&str> = r.workloads.iter().map(|w| w.name.as_str()).collect();
+        assert_eq!(names, ["reader", "writer"]);
+        let (a, b) = (&r.workloads[0], &r.workloads[1]);
+        assert_eq!(r.summary.read.ops, a.summary.read.ops + b.summary.read.ops);
+        assert_eq!(
+            r.summary.write.ops,
+            a.summary.write.ops + b.summary.write.ops
+        );
+        assert_eq!(r.summary.total.ops, 350);
+        assert_eq!(r.summary.total.bytes, 350 * 4096);
+        assert_eq!(
+            r.latency_histograms.write.buckets,
+            b.latency_histograms.write.buckets
+        );
+        // The writer ran from 1 s to 2 s: its entry says so, and its rate is
+        // over its own second, not the run's three.
+        assert_eq!((b.start_s, b.end_s), (1.0, 2.0));
+        assert_eq!((a.start_s, a.end_s), (0.0, 3.0));
+        assert_eq!(b.summary.write.iops, 50.0);
+        assert_eq!(r.summary.write.iops, 50.0 / 3.0);
+        assert_eq!(b.intervals.len(), 1);
+        assert_eq!(b.intervals[0].index, 1);
+        assert_eq!(r.intervals[1].total.ops, 150);
+        // The run's spec is the first workload's; targets are every one's.
+        assert_eq!(r.spec.as_ref().unwrap().name, "reader");
+        assert_eq!(r.targets.len(), 2);
+        assert_eq!(
+            r.events,
+            vec![Event {
+                time_s: 1.5,
+                label: "controller A failed".into(),
+                source: "mark".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn a_run_with_no_workload_builds_and_round_trips() {
+        let r = build_run(&testraw::monitor());
+        assert!(r.spec.is_none() && r.effective.is_none());
+        assert!(r.workloads.is_empty() && r.targets.is_empty());
+        assert_eq!(r.intervals.len(), 3);
+        assert_eq!(r.summary.total.ops, 0);
+        assert_eq!(r.events[0].source, "signal");
+        let text = serde_json::to_string(&r).unwrap();
+        assert!(!text.contains("\"spec\""), "{text}");
+        let back: RunResult = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.events, r.events);
+        assert!(back.workload_views().is_empty());
+    }
+
+    #[test]
+    fn other_operations_get_their_own_entry_and_count_in_the_total() {
+        let mut raw = testraw::run_of("fs", vec![], 1);
+        let mut o = testraw::ops(Op::Read, 10, 1000);
+        let st = o.entry(Op::Stat, false);
+        st.ops = 5;
+        st.lat.record(2000);
+        raw.ops = o;
+        let r = build_run(&raw);
+        assert_eq!(r.summary.ops["stat"].ops, 5);
+        assert_eq!(r.summary.total.ops, 15);
+        assert!(!r.summary.ops.contains_key("write"));
     }
 }

@@ -7,7 +7,7 @@
 //! a FIFO, /dev/null or standard output is written straight through.
 //! Reading is bounded: a regular file of at most 64 MiB.
 
-use crate::model::{ResultDoc, SCHEMA_VERSION};
+use crate::model::{ResultDoc, WorkloadResult, SCHEMA_VERSION, SCHEMA_VERSION_MIN};
 use iolab_target::{check_output, OutputError, OutputKind, OutputPath, OutputRules};
 use std::path::Path;
 
@@ -41,7 +41,7 @@ pub enum LoadError {
     Parse { path: String, err: String },
     #[error("{msg}; give a result document written by iolab run --json")]
     Input { msg: String },
-    #[error("{path} has schema version {found}, this iolab reads version {SCHEMA_VERSION}; use the iolab version that wrote it")]
+    #[error("{path} has schema version {found}, this iolab reads versions {SCHEMA_VERSION_MIN} to {SCHEMA_VERSION}; use the iolab version that wrote it")]
     Version { path: String, found: u64 },
 }
 
@@ -73,7 +73,7 @@ pub fn parse_document(text: &str, p: &str) -> Result<ResultDoc, LoadError> {
         err: e.to_string(),
     })?;
     match v.get("schema_version").and_then(|x| x.as_u64()) {
-        Some(n) if n == SCHEMA_VERSION as u64 => {}
+        Some(n) if (SCHEMA_VERSION_MIN as u64..=SCHEMA_VERSION as u64).contains(&n) => {}
         Some(n) => return Err(LoadError::Version { path: p, found: n }),
         None => {
             return Err(LoadError::Parse {
@@ -82,15 +82,55 @@ pub fn parse_document(text: &str, p: &str) -> Result<ResultDoc, LoadError> {
             })
         }
     }
-    serde_json::from_value(v).map_err(|e| LoadError::Parse {
+    let mut doc: ResultDoc = serde_json::from_value(v).map_err(|e| LoadError::Parse {
         path: p,
         err: e.to_string(),
-    })
+    })?;
+    upgrade(&mut doc);
+    Ok(doc)
+}
+
+/// Bring a document of an older schema to the current one in memory, so
+/// readers see one shape: a version-1 run (one workload, no `workloads[]`)
+/// becomes a run whose `workloads[]` holds that workload, from time 0 to
+/// the end of its measured time.
+fn upgrade(doc: &mut ResultDoc) {
+    if doc.schema_version >= SCHEMA_VERSION {
+        return;
+    }
+    for r in &mut doc.runs {
+        if r.workloads.is_empty() && r.spec.is_some() {
+            r.workloads = vec![WorkloadResult::from_run(r)];
+        }
+    }
+    doc.schema_version = SCHEMA_VERSION;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_version_1_document_loads_as_runs_of_one_workload() {
+        let p = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/schema1-run.json");
+        let text = std::fs::read_to_string(p).unwrap();
+        assert!(text.contains("\"schema_version\": 1,"), "not a v1 fixture");
+        let doc = parse_document(&text, p).unwrap();
+        assert_eq!(doc.schema_version, SCHEMA_VERSION);
+        let r = &doc.runs[0];
+        assert_eq!(r.workloads.len(), 1);
+        let w = &r.workloads[0];
+        assert_eq!(Some(&w.spec), r.spec.as_ref());
+        assert_eq!(w.summary.total.ops, r.summary.total.ops);
+        assert!(w.summary.total.ops > 0);
+        assert_eq!(w.intervals.len(), r.intervals.len());
+        assert_eq!(w.end_s, r.warmup_s + r.measured_s);
+        assert!(r.events.is_empty());
+        // A version this iolab does not know is refused with a clear line.
+        let future = text.replacen("\"schema_version\": 1,", "\"schema_version\": 99,", 1);
+        let e = parse_document(&future, "f.json").unwrap_err().to_string();
+        assert!(e.contains("reads versions 1 to 2"), "{e}");
+    }
     use std::os::unix::fs::FileTypeExt;
 
     #[test]

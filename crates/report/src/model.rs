@@ -1,12 +1,19 @@
-//! The result document, version 1. Every field is described in
+//! The result document, version 2. Every field is described in
 //! docs/results.md; change both together, and bump `SCHEMA_VERSION` on any
-//! change that is not a pure addition.
+//! change that is not a pure addition. Version 2 (issue 15) adds
+//! `runs[].workloads[]` (each workload of a run that ran several at once)
+//! and `runs[].events[]` (marks), and makes `spec` and `effective` optional
+//! (a monitor run has no workload); documents of version 1 still load
+//! ([`crate::json::parse_document`] upgrades them).
 
 use iolab_spec::WorkloadSpec;
 use iolab_stats::LatSummary;
 use serde::{Deserialize, Serialize};
 
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The oldest schema version this iolab still reads (and upgrades).
+pub const SCHEMA_VERSION_MIN: u32 = 1;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ResultDoc {
@@ -236,8 +243,16 @@ pub struct Host {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunResult {
     pub name: String,
-    pub spec: WorkloadSpec,
-    pub effective: Effective,
+    /// The first workload's parameters: the whole run's in a run of one
+    /// workload (what readers of version 1 read). Absent in a run with no
+    /// workload (`iolab monitor`); each workload's are in `workloads[]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<WorkloadSpec>,
+    /// The first workload's settings that took effect; absent without a
+    /// workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effective: Option<Effective>,
+    /// Every workload's targets, in workload order.
     pub targets: Vec<TargetResult>,
     pub started_at: String,
     pub complete: bool,
@@ -271,6 +286,114 @@ pub struct RunResult {
     /// The swept parameters' values for this run.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub params: std::collections::BTreeMap<String, String>,
+    /// Each workload of the run, in the run's (the job file's) order; the
+    /// run's `summary`, `intervals`, `latency_histograms`, `stalls`,
+    /// errors and `verify` are the whole (every workload together). Empty
+    /// in a run with no workload (`iolab monitor`).
+    #[serde(default)]
+    pub workloads: Vec<WorkloadResult>,
+    /// Events marked during the run (`iolab mark`, SIGUSR1), in time order.
+    #[serde(default)]
+    pub events: Vec<Event>,
+}
+
+impl RunResult {
+    /// Every workload's parameters: `workloads[]`, or `spec` alone in a
+    /// record without it.
+    pub fn specs(&self) -> Vec<&WorkloadSpec> {
+        if self.workloads.is_empty() {
+            self.spec.iter().collect()
+        } else {
+            self.workloads.iter().map(|w| &w.spec).collect()
+        }
+    }
+
+    /// Whether tables show a read row: reads happened or were asked for.
+    pub fn shows_reads(&self) -> bool {
+        self.summary.read.ops > 0 || self.specs().iter().any(|s| s.read_pct > 0)
+    }
+
+    /// Whether tables show a write row.
+    pub fn shows_writes(&self) -> bool {
+        self.summary.write.ops > 0 || self.specs().iter().any(|s| s.read_pct < 100)
+    }
+
+    /// The run's workloads as a reader compares and draws them: `workloads[]`,
+    /// or, for a record without it (built by hand, or a version-1 record
+    /// not upgraded), the run itself as its one workload.
+    pub fn workload_views(&self) -> Vec<WorkloadResult> {
+        if !self.workloads.is_empty() || self.spec.is_none() {
+            return self.workloads.clone();
+        }
+        vec![WorkloadResult::from_run(self)]
+    }
+}
+
+/// One workload of a run: its parameters, when it was active, and figures
+/// of the same shape as the run's, over its own measured time.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct WorkloadResult {
+    pub name: String,
+    pub spec: WorkloadSpec,
+    /// When it issued its first and completed its last I/O, seconds since
+    /// the run started (its `start_delay` shows in `start_s`).
+    pub start_s: f64,
+    pub end_s: f64,
+    pub effective: Effective,
+    pub targets: Vec<TargetResult>,
+    pub complete: bool,
+    pub incomplete_reason: Option<String>,
+    /// The workload's measured time: from the later of the run's warm-up
+    /// end and its start, to its last completion. Rates divide by it.
+    pub measured_s: f64,
+    pub summary: Summary,
+    /// Intervals of the run's clock (same `index`, `start_s`, `end_s` as
+    /// the run's) in which the workload was active.
+    pub intervals: Vec<Interval>,
+    pub stalls: Stalls,
+    pub errors: Vec<IoError>,
+    pub error_counts: Vec<ErrorCount>,
+    pub errors_total: u64,
+    pub latency_histograms: Histograms,
+    pub notes: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyResult>,
+}
+
+impl WorkloadResult {
+    /// A run of one workload seen as that workload (version-1 records).
+    pub fn from_run(r: &RunResult) -> WorkloadResult {
+        WorkloadResult {
+            name: r.spec.as_ref().map_or(r.name.clone(), |s| s.name.clone()),
+            spec: r.spec.clone().expect("a run with a spec"),
+            start_s: 0.0,
+            end_s: r.warmup_s + r.measured_s,
+            effective: r.effective.clone().unwrap_or_default(),
+            targets: r.targets.clone(),
+            complete: r.complete,
+            incomplete_reason: r.incomplete_reason.clone(),
+            measured_s: r.measured_s,
+            summary: r.summary.clone(),
+            intervals: r.intervals.clone(),
+            stalls: r.stalls.clone(),
+            errors: r.errors.clone(),
+            error_counts: r.error_counts.clone(),
+            errors_total: r.errors_total,
+            latency_histograms: r.latency_histograms.clone(),
+            notes: r.notes.clone(),
+            verify: r.verify.clone(),
+        }
+    }
+}
+
+/// An event marked during a run or a monitor.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    /// Seconds since the run started (the clock of `intervals[]`).
+    pub time_s: f64,
+    pub label: String,
+    /// "mark" (`iolab mark`), "signal" (SIGUSR1), ...
+    pub source: String,
 }
 
 /// Device statistics of a run.
@@ -305,7 +428,7 @@ pub struct DeviceInterval {
     pub rows: Vec<iolab_devices::DeviceRow>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Effective {
     pub engine: String,
     pub registered_buffers: bool,
@@ -388,6 +511,11 @@ pub struct Summary {
     pub fsyncs: u64,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub rate: Option<Rate>,
+    /// Operations other than read and write (file-system workloads:
+    /// `open`, `stat`, ...), by name; absent when there are none (every
+    /// block workload).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub ops: std::collections::BTreeMap<String, DirResult>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -195,7 +195,11 @@ pub(crate) fn mean_of(runs: &[&RunResult], f: impl Fn(&RunResult) -> f64) -> (f6
 
 /// The first block size of a run (studies use one size per run).
 pub(crate) fn bs_of(r: &RunResult) -> u64 {
-    r.spec.bs.first().map(|b| b.bytes).unwrap_or(0)
+    r.spec
+        .as_ref()
+        .and_then(|s| s.bs.first())
+        .map(|b| b.bytes)
+        .unwrap_or(0)
 }
 
 /// A size as the flags take it: `16k`, `1m`, `2g`, or bytes.
@@ -388,7 +392,7 @@ pub(crate) mod testing {
         total.lat_us.mean = p99_us / 2.0;
         RunResult {
             name: spec.name.clone(),
-            effective: Effective {
+            effective: Some(Effective {
                 engine: "io_uring".into(),
                 registered_buffers: false,
                 registered_files: false,
@@ -397,8 +401,8 @@ pub(crate) mod testing {
                 direct: spec.direct,
                 qd: spec.qd,
                 jobs: spec.jobs,
-            },
-            spec,
+            }),
+            spec: Some(spec),
             targets,
             started_at: String::new(),
             complete: true,
@@ -424,6 +428,8 @@ pub(crate) mod testing {
             point: None,
             repeat: None,
             params: Default::default(),
+            workloads: vec![],
+            events: vec![],
         }
     }
 

@@ -8,7 +8,7 @@
 //! to three decimals for spreadsheets ([`csv_num`]).
 
 use crate::model::{PointSummary, ResultDoc, RunResult, Spread, Table};
-use iolab_spec::format_bytes;
+use iolab_spec::{format_bytes, WorkloadSpec};
 use serde_json::{json, Value};
 use std::fmt::Write;
 
@@ -54,8 +54,9 @@ const UNITS: [&str; 13] = [
 
 /// Columns that hold names, labels, verdicts or plain counts, which have
 /// no unit.
-const LABELS: [&str; 42] = [
+const LABELS: [&str; 43] = [
     "",
+    "workload",
     "note",
     "#",
     "name",
@@ -127,6 +128,9 @@ pub fn document_tables(doc: &ResultDoc) -> Vec<Table> {
         t.push(p);
     }
     t.push(runs_table(doc));
+    for r in doc.runs.iter().filter(|r| r.workloads.len() > 1) {
+        t.push(workloads_table(r));
+    }
     t
 }
 
@@ -167,7 +171,34 @@ pub fn params_text(params: &std::collections::BTreeMap<String, String>, axes: &[
 
 /// Block sizes of a run: `4 KiB`, or `4 KiB:3, 64 KiB:1` with weights.
 pub fn bs_text(run: &RunResult) -> String {
-    let bs = &run.spec.bs;
+    let specs = run.specs();
+    if specs.len() != 1 {
+        // Several workloads (or none): each one's sizes, in order.
+        return per_workload_text(run, |s| spec_bs_text(&s.bs));
+    }
+    spec_bs_text(&specs[0].bs)
+}
+
+/// `f` of each workload joined by " | ", "-" for a run without one.
+fn per_workload_text(run: &RunResult, f: impl Fn(&WorkloadSpec) -> String) -> String {
+    let specs = run.specs();
+    if specs.is_empty() {
+        return "-".into();
+    }
+    specs.iter().map(|s| f(s)).collect::<Vec<_>>().join(" | ")
+}
+
+/// A run's value of a numeric workload parameter: the number for one
+/// workload (as in version 1), the workloads' values as text for several.
+fn per_workload_num(run: &RunResult, f: impl Fn(&WorkloadSpec) -> u32) -> serde_json::Value {
+    let specs = run.specs();
+    match specs.as_slice() {
+        [one] => json!(f(one)),
+        _ => json!(per_workload_text(run, |s| f(s).to_string())),
+    }
+}
+
+fn spec_bs_text(bs: &[iolab_spec::BsWeight]) -> String {
     if bs.len() == 1 {
         format_bytes(bs[0].bytes)
     } else {
@@ -175,6 +206,41 @@ pub fn bs_text(run: &RunResult) -> String {
             .map(|b| format!("{}:{}", format_bytes(b.bytes), b.weight))
             .collect::<Vec<_>>()
             .join(", ")
+    }
+}
+
+/// One row per workload of a run: when it ran, what it was and its main
+/// figures over its own measured time.
+pub fn workloads_table(run: &RunResult) -> Table {
+    let columns = [
+        "workload", "start s", "end s", "rw", "bs", "qd", "jobs", "IOPS", "MB/s", "mean us",
+        "p99 us", "errors",
+    ];
+    let rows = run
+        .workloads
+        .iter()
+        .map(|w| {
+            let t = &w.summary.total;
+            vec![
+                json!(w.name),
+                num(w.start_s),
+                num(w.end_s),
+                json!(w.spec.rw),
+                json!(spec_bs_text(&w.spec.bs)),
+                json!(w.spec.qd),
+                json!(w.spec.jobs),
+                num(t.iops),
+                num(t.mbps),
+                num(t.lat_us.mean),
+                num(t.lat_us.p99),
+                json!(w.errors_total),
+            ]
+        })
+        .collect();
+    Table {
+        title: format!("Workloads of {}", run.name),
+        columns: columns.iter().map(|c| c.to_string()).collect(),
+        rows,
     }
 }
 
@@ -207,10 +273,10 @@ pub fn runs_table(doc: &ResultDoc) -> Table {
                 json!(i + 1),
                 json!(r.name),
                 json!(params_text(&r.params, &axes)),
-                json!(r.spec.rw),
+                json!(per_workload_text(r, |s| s.rw.clone())),
                 json!(bs_text(r)),
-                json!(r.spec.qd),
-                json!(r.spec.jobs),
+                per_workload_num(r, |s| s.qd),
+                per_workload_num(r, |s| s.jobs),
                 num(t.iops),
                 num(t.mbps),
                 num(t.lat_us.mean),

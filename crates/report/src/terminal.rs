@@ -2,7 +2,7 @@
 //! runs, and a summary table at the end. Functions return strings; the
 //! binary decides where they go.
 
-use crate::model::{DirResult, Interval, RunResult};
+use crate::model::{DirResult, Event, Interval, RunResult, WorkloadResult};
 use iolab_raw::errno_name;
 use iolab_spec::{format_bytes, DataPattern, Distribution, SyncMode, WorkloadSpec};
 use std::fmt::Write;
@@ -94,6 +94,13 @@ fn fmt_us(v: f64) -> String {
 
 /// One line per interval, vdbench style.
 pub fn interval_line(iv: &Interval) -> String {
+    let mut line = interval_cols(iv);
+    line.push_str(&interval_flags(iv));
+    line
+}
+
+/// The figures of an interval line, without its flags.
+fn interval_cols(iv: &Interval) -> String {
     let t = &iv.total;
     let rpct = if t.ops > 0 {
         iv.read.ops as f64 * 100.0 / t.ops as f64
@@ -107,7 +114,7 @@ pub fn interval_line(iv: &Interval) -> String {
         .unwrap_or_else(|| "-".into());
     // Intervals shorter than 0.1 s (--interval down to 1ms) need ms.
     let tp = if iv.end_s - iv.start_s < 0.0995 { 3 } else { 1 };
-    let mut line = format!(
+    format!(
         "{:>7.tp$}s {:>10.0} {:>9.1} {:>10} {:>10} {:>3.0}/{:<4.0} {:>6}",
         iv.end_s,
         t.iops,
@@ -117,11 +124,17 @@ pub fn interval_line(iv: &Interval) -> String {
         rpct,
         if t.ops > 0 { 100.0 - rpct } else { 0.0 },
         cpu
-    );
+    )
+}
+
+/// What an interval line says after its figures: warm-up, no completions,
+/// errors, blocked workers.
+fn interval_flags(iv: &Interval) -> String {
+    let mut line = String::new();
     if iv.warmup {
         line.push_str("  warm-up");
     }
-    if t.ops == 0 && !iv.warmup {
+    if iv.total.ops == 0 && !iv.warmup {
         line.push_str("  NO COMPLETIONS");
     }
     if iv.errors > 0 {
@@ -131,6 +144,117 @@ pub fn interval_line(iv: &Interval) -> String {
         write!(line, "  ({} workers blocked)", iv.workers_late).unwrap();
     }
     line
+}
+
+/// With more workloads than this, an interval is one total line with a
+/// short column per workload instead of a line per workload.
+pub const COMPACT_AFTER: usize = 4;
+
+/// Width of the workload column of interval lines (names are cut to it).
+const NAME_W: usize = 12;
+/// Width of a workload's column in the compact form.
+const COL_W: usize = 9;
+
+fn cut(name: &str, w: usize) -> String {
+    if name.chars().count() <= w {
+        name.to_string()
+    } else {
+        let mut s: String = name.chars().take(w - 1).collect();
+        s.push('~');
+        s
+    }
+}
+
+/// Column heads for the interval lines of a run of `names` workloads:
+/// [`interval_header`] for one; a workload column first for a few; the
+/// total's columns then one IOPS column per workload when there are more
+/// than [`COMPACT_AFTER`].
+pub fn interval_header_for(names: &[&str]) -> String {
+    match names.len() {
+        0 | 1 => interval_header(),
+        n if n <= COMPACT_AFTER => format!("{:<NAME_W$} {}", "workload", interval_header()),
+        _ => {
+            let mut h = format!("{}  |", interval_header());
+            for n in names {
+                write!(h, " {:>COL_W$}", cut(n, COL_W)).unwrap();
+            }
+            h.push_str("  (IOPS per workload)");
+            h
+        }
+    }
+}
+
+/// The lines of one interval of a run: the total's line alone for a run
+/// of one workload (or none); for a few workloads, a line per workload
+/// (`-` for one not running in that interval) and a total line; for more
+/// than [`COMPACT_AFTER`], the total line with each workload's IOPS.
+pub fn interval_lines(total: &Interval, workloads: &[(&str, Option<&Interval>)]) -> Vec<String> {
+    match workloads.len() {
+        0 | 1 => vec![interval_line(total)],
+        n if n <= COMPACT_AFTER => {
+            let mut out: Vec<String> = workloads
+                .iter()
+                .map(|(name, iv)| match iv {
+                    Some(iv) => format!("{:<NAME_W$} {}", cut(name, NAME_W), interval_line(iv)),
+                    None => format!(
+                        "{:<NAME_W$} {:>7.1}s {:>10}",
+                        cut(name, NAME_W),
+                        total.end_s,
+                        "-"
+                    ),
+                })
+                .collect();
+            out.push(format!("{:<NAME_W$} {}", "total", interval_line(total)));
+            out
+        }
+        _ => {
+            let mut line = format!("{}  |", interval_cols(total));
+            for (_, iv) in workloads {
+                match iv {
+                    Some(iv) => write!(line, " {:>COL_W$.0}", iv.total.iops).unwrap(),
+                    None => write!(line, " {:>COL_W$}", "-").unwrap(),
+                }
+            }
+            line.push_str(&interval_flags(total));
+            vec![line]
+        }
+    }
+}
+
+/// An event in the interval stream, at its time:
+/// `   12.345 s  mark: controller A failed`.
+pub fn event_line(e: &Event) -> String {
+    format!("{:>9.3} s  {}: {}", e.time_s, e.source, e.label)
+}
+
+/// The last event at or before `t` (seconds of run time).
+pub fn event_before(events: &[Event], t: f64) -> Option<&Event> {
+    events
+        .iter()
+        .filter(|e| e.time_s <= t)
+        .max_by(|a, b| a.time_s.total_cmp(&b.time_s))
+}
+
+/// One stall of the stall list, with the nearest mark before it:
+/// `I/O paused 1.23 s, 0.4 s after mark 'controller A failed'`.
+pub fn stall_line(st: &crate::model::StallEvent, events: &[Event]) -> String {
+    let mut s = format!(
+        "I/O paused {:.2} s (no completion from {:.3} s to {:.3} s)",
+        st.duration_ms / 1e3,
+        st.start_s,
+        st.end_s
+    );
+    if let Some(e) = event_before(events, st.start_s) {
+        write!(
+            s,
+            ", {:.1} s after {} '{}'",
+            st.start_s - e.time_s,
+            e.source,
+            e.label
+        )
+        .unwrap();
+    }
+    s
 }
 
 fn dir_row(name: &str, d: &DirResult) -> String {
@@ -153,26 +277,9 @@ fn dir_row(name: &str, d: &DirResult) -> String {
     )
 }
 
-/// The summary table of one run.
-pub fn summary(run: &RunResult) -> String {
-    let mut s = String::new();
-    let s_ = &run.summary;
-    writeln!(
-        s,
-        "{}: {:.1} s measured{}{}",
-        run.name,
-        run.measured_s,
-        if run.warmup_s > 0.0 {
-            format!(" after {:.1} s warm-up", run.warmup_s)
-        } else {
-            String::new()
-        },
-        match &run.incomplete_reason {
-            Some(r) => format!("  [INCOMPLETE: {r}]"),
-            None => String::new(),
-        }
-    )
-    .unwrap();
+/// The figure table (read, write, total), the service-time line and the
+/// rate line of a summary.
+fn figures(s: &mut String, s_: &crate::model::Summary, reads: bool, writes: bool) {
     let c = &crate::tables::FIGURE_COLUMNS;
     writeln!(
         s,
@@ -180,13 +287,16 @@ pub fn summary(run: &RunResult) -> String {
         c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12]
     )
     .unwrap();
-    if s_.read.ops > 0 || run.spec.read_pct > 0 {
+    if reads {
         writeln!(s, "{}", dir_row("read", &s_.read)).unwrap();
     }
-    if s_.write.ops > 0 || run.spec.read_pct < 100 {
+    if writes {
         writeln!(s, "{}", dir_row("write", &s_.write)).unwrap();
     }
     writeln!(s, "{}", dir_row("total", &s_.total)).unwrap();
+    for (name, d) in &s_.ops {
+        writeln!(s, "{}", dir_row(name, d)).unwrap();
+    }
     if let Some(svc) = s_.total.svc_lat_us {
         writeln!(
             s,
@@ -211,14 +321,81 @@ pub fn summary(run: &RunResult) -> String {
         )
         .unwrap();
     }
+}
+
+/// The table of one workload of a run of several: when it ran and its
+/// figures over its own measured time.
+pub fn workload_summary(run: &str, w: &WorkloadResult) -> String {
+    let mut s = String::new();
     writeln!(
         s,
-        "CPU: user {:.1}%, system {:.1}% of one CPU; {:.2} us of CPU per I/O",
-        s_.cpu.user_pct, s_.cpu.sys_pct, s_.cpu.usec_per_io
+        "{run}/{}: {:.1} s measured, active from {:.3} s to {:.3} s{}",
+        w.name,
+        w.measured_s,
+        w.start_s,
+        w.end_s,
+        match &w.incomplete_reason {
+            Some(r) => format!("  [INCOMPLETE: {r}]"),
+            None => String::new(),
+        }
     )
     .unwrap();
+    let sm = &w.summary;
+    figures(
+        &mut s,
+        sm,
+        sm.read.ops > 0 || w.spec.read_pct > 0,
+        sm.write.ops > 0 || w.spec.read_pct < 100,
+    );
+    if w.errors_total > 0 {
+        writeln!(s, "errors: {}", w.errors_total).unwrap();
+    }
+    s
+}
+
+/// The summary table of one run.
+pub fn summary(run: &RunResult) -> String {
+    let mut s = String::new();
+    if run.workloads.len() > 1 {
+        for w in &run.workloads {
+            s.push_str(&workload_summary(&run.name, w));
+        }
+    }
+    let s_ = &run.summary;
+    writeln!(
+        s,
+        "{}{}: {:.1} s measured{}{}",
+        run.name,
+        if run.workloads.len() > 1 {
+            format!(" (total of {} workloads)", run.workloads.len())
+        } else {
+            String::new()
+        },
+        run.measured_s,
+        if run.warmup_s > 0.0 {
+            format!(" after {:.1} s warm-up", run.warmup_s)
+        } else {
+            String::new()
+        },
+        match &run.incomplete_reason {
+            Some(r) => format!("  [INCOMPLETE: {r}]"),
+            None => String::new(),
+        }
+    )
+    .unwrap();
+    // A run with no workload (a monitor) has device figures only.
+    let workload = run.spec.is_some() || !run.workloads.is_empty();
+    if workload {
+        figures(&mut s, s_, run.shows_reads(), run.shows_writes());
+        writeln!(
+            s,
+            "CPU: user {:.1}%, system {:.1}% of one CPU; {:.2} us of CPU per I/O",
+            s_.cpu.user_pct, s_.cpu.sys_pct, s_.cpu.usec_per_io
+        )
+        .unwrap();
+    }
     let st = &run.stalls;
-    if !run.intervals.is_empty() {
+    if workload && !run.intervals.is_empty() {
         let mut stall = if st.provisional {
             "stalls: longest gap not known (gaps are analysed when a run ends)".to_string()
         } else {
@@ -239,12 +416,13 @@ pub fn summary(run: &RunResult) -> String {
         }
         writeln!(s, "{stall}").unwrap();
         for e in &st.events {
-            writeln!(
-                s,
-                "  stall: no completion from {:.3} s to {:.3} s ({:.0} ms)",
-                e.start_s, e.end_s, e.duration_ms
-            )
-            .unwrap();
+            writeln!(s, "  stall: {}", stall_line(e, &run.events)).unwrap();
+        }
+    }
+    if !run.events.is_empty() {
+        writeln!(s, "events:").unwrap();
+        for e in &run.events {
+            writeln!(s, "{}", event_line(e)).unwrap();
         }
     }
     if run.errors_total > 0 {
@@ -547,7 +725,102 @@ pub fn point_label(p: &crate::model::PointSummary, axes: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testraw;
     use iolab_devices::findings::{volatile_cache_no_flush, WorkloadFacts};
+
+    fn lines_of(r: &RunResult, i: usize) -> Vec<String> {
+        let ws: Vec<(&str, Option<&Interval>)> = r
+            .workloads
+            .iter()
+            .map(|w| {
+                let iv = w.intervals.iter().find(|x| x.index == i as u32);
+                (w.name.as_str(), iv)
+            })
+            .collect();
+        interval_lines(&r.intervals[i], &ws)
+    }
+
+    #[test]
+    fn a_few_workloads_get_a_line_each_and_a_total_line() {
+        let r = crate::build_run(&testraw::two_workloads());
+        let l = lines_of(&r, 1);
+        assert_eq!(l.len(), 3, "{l:?}");
+        assert!(
+            l[0].starts_with("reader ") && l[0].contains(" 100 "),
+            "{l:?}"
+        );
+        assert!(
+            l[1].starts_with("writer ") && l[1].contains(" 50 "),
+            "{l:?}"
+        );
+        assert!(
+            l[2].starts_with("total ") && l[2].contains(" 150 "),
+            "{l:?}"
+        );
+        // Before the writer started, its line says it was not running.
+        let l0 = lines_of(&r, 0);
+        assert!(l0[1].starts_with("writer ") && l0[1].trim_end().ends_with('-'));
+        assert!(interval_header_for(&["reader", "writer"]).starts_with("workload "));
+    }
+
+    #[test]
+    fn many_workloads_get_one_line_with_a_column_each() {
+        let mut raw = testraw::two_workloads();
+        let extra: Vec<_> = (0..4)
+            .map(|i| {
+                testraw::workload(
+                    &format!("stream-number-{i}"),
+                    "read",
+                    vec![(1, testraw::ops(iolab_raw::Op::Read, 7, 1000))],
+                )
+            })
+            .collect();
+        raw.workloads.extend(extra);
+        let r = crate::build_run(&raw);
+        let l = lines_of(&r, 1);
+        assert_eq!(l.len(), 1, "{l:?}");
+        let cols: Vec<&str> = l[0].split('|').nth(1).unwrap().split_whitespace().collect();
+        assert_eq!(cols, ["100", "50", "7", "7", "7", "7"], "{l:?}");
+        let names = ["reader", "writer", "stream-number-0", "b", "c", "d"];
+        let h = interval_header_for(&names);
+        assert!(h.contains("stream-n~"), "{h}");
+    }
+
+    #[test]
+    fn an_event_prints_at_its_time_and_stalls_name_the_mark_before_them() {
+        let r = crate::build_run(&testraw::two_workloads());
+        assert_eq!(
+            event_line(&r.events[0]),
+            "    1.500 s  mark: controller A failed"
+        );
+        let s = summary(&r);
+        assert!(
+            s.contains("I/O paused 1.23 s (no completion from 1.900 s to 3.130 s), 0.4 s after mark 'controller A failed'"),
+            "{s}"
+        );
+        // A stall before any mark names none.
+        let st = crate::model::StallEvent {
+            start_s: 1.0,
+            end_s: 2.0,
+            duration_ms: 1000.0,
+        };
+        assert!(!stall_line(&st, &r.events).contains("after"));
+        // A table per workload, then the total.
+        let a = s.find("pair/reader:").unwrap();
+        let b = s
+            .find("pair/writer: 1.0 s measured, active from 1.000 s to 2.000 s")
+            .unwrap();
+        let t = s.find("pair (total of 2 workloads)").unwrap();
+        assert!(a < b && b < t, "{s}");
+    }
+
+    #[test]
+    fn a_monitor_summary_has_no_workload_figures() {
+        let r = crate::build_run(&testraw::monitor());
+        let s = summary(&r);
+        assert!(!s.contains("total ") && !s.contains("stalls:"), "{s}");
+        assert!(s.contains("2.000 s  signal: cable pulled"), "{s}");
+    }
 
     #[test]
     fn advice_sentences_do_not_run_together() {

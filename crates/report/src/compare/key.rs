@@ -1,7 +1,8 @@
 //! The match key of a run: the parameters that define its workload (see
 //! the module documentation of `compare` and docs/compare.md).
 
-use crate::model::RunResult;
+use crate::model::{Effective, RunResult};
+use iolab_spec::WorkloadSpec;
 use std::collections::BTreeMap;
 
 /// The key parameters every entry has, in display order.
@@ -36,9 +37,38 @@ fn covered(param: &str) -> bool {
 /// (the effective engine, direct, qd and jobs), plus the document's other
 /// swept parameters, minus `ignore`.
 pub fn run_key(r: &RunResult, ignore: &[String]) -> BTreeMap<String, String> {
+    let mut key = match (&r.spec, &r.effective) {
+        (Some(s), Some(e)) => workload_key(s, e, ignore),
+        // A run with no workload (a monitor): nothing defines it but its
+        // swept parameters.
+        _ => KEY_PARAMS
+            .iter()
+            .filter(|k| !ignored(ignore, k))
+            .map(|k| (k.to_string(), "-".to_string()))
+            .collect(),
+    };
+    for (k, v) in &r.params {
+        if !covered(k) && !ignored(ignore, k) {
+            key.insert(k.clone(), v.clone());
+        }
+    }
+    key
+}
+
+fn ignored(ignore: &[String], p: &str) -> bool {
+    ignore
+        .iter()
+        .any(|i| i == p || (i == "rw" && (p == "read-pct" || p == "random-pct")))
+}
+
+/// The defining parameters of one workload (the run key of a run of one
+/// workload, without the document's other swept parameters).
+pub fn workload_key(
+    s: &WorkloadSpec,
+    e: &Effective,
+    ignore: &[String],
+) -> BTreeMap<String, String> {
     use iolab_spec::{format_bytes, DataPattern, Distribution, SyncMode};
-    let s = &r.spec;
-    let e = &r.effective;
     let bs = if s.bs.len() == 1 {
         format_bytes(s.bs[0].bytes)
     } else {
@@ -91,20 +121,10 @@ pub fn run_key(r: &RunResult, ignore: &[String]) -> BTreeMap<String, String> {
         ("rate", s.rate_iops.map_or("max".into(), |r| format!("{r}"))),
         ("verify", verify.into()),
     ];
-    let ignored = |p: &str| {
-        ignore
-            .iter()
-            .any(|i| i == p || (i == "rw" && (p == "read-pct" || p == "random-pct")))
-    };
     let mut key = BTreeMap::new();
     for (k, v) in values {
-        if !ignored(k) {
+        if !ignored(ignore, k) {
             key.insert(k.to_string(), v);
-        }
-    }
-    for (k, v) in &r.params {
-        if !covered(k) && !ignored(k) {
-            key.insert(k.clone(), v.clone());
         }
     }
     key

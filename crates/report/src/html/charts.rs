@@ -4,7 +4,7 @@
 //! device utilisation over time.
 
 use super::svg::{Band, BandKind, ChartExtras};
-use crate::model::{Chart, HistogramData, ResultDoc, RunResult, Series};
+use crate::model::{Chart, HistogramData, Mark, ResultDoc, RunResult, Series};
 use crate::tables::axis_names;
 use iolab_spec::{parse_duration, parse_size};
 
@@ -239,12 +239,29 @@ fn run_bands(run: &RunResult) -> Vec<Band> {
     b
 }
 
+/// The run's events as marks on a time axis: a labelled vertical line at
+/// each event's time, within the charted range.
+fn event_marks(run: &RunResult, lo: f64, hi: f64) -> Vec<Mark> {
+    run.events
+        .iter()
+        .filter(|e| e.time_s >= lo && e.time_s <= hi)
+        .map(|e| Mark {
+            x: format!("{}", e.time_s),
+            label: format!("{}: {}", e.source, e.label),
+        })
+        .collect()
+}
+
 /// Throughput (MB/s), IOPS and latency (mean and p99) over time, with
-/// stalls and warm-up shaded. Reads and writes get their own line when the
-/// run did both.
+/// stalls and warm-up shaded and events as labelled vertical lines. Reads
+/// and writes get their own line when the run did both; a run of several
+/// workloads gets a line per workload and one for the total instead.
 pub fn time_charts(run: &RunResult) -> Vec<(Chart, ChartExtras)> {
     if run.intervals.is_empty() {
         return Vec::new();
+    }
+    if run.workloads.len() > 1 {
+        return workload_time_charts(run);
     }
     let ivs = &run.intervals;
     let x_values: Vec<f64> = ivs.iter().map(|iv| (iv.start_s + iv.end_s) / 2.0).collect();
@@ -271,7 +288,7 @@ pub fn time_charts(run: &RunResult) -> Vec<(Chart, ChartExtras)> {
         x: x.clone(),
         x_values: x_values.clone(),
         series,
-        marks: Vec::new(),
+        marks: event_marks(run, lo, hi),
     };
     let dirs = |f: fn(&crate::model::DirResult) -> f64| -> Vec<Series> {
         let mut v = vec![Series {
@@ -317,6 +334,86 @@ pub fn time_charts(run: &RunResult) -> Vec<(Chart, ChartExtras)> {
                     },
                 ],
             ),
+            extras(),
+        ),
+    ]
+}
+
+/// The time axis of a run's charts: x labels, x positions (interval
+/// midpoints) and the range shown.
+fn time_axis(run: &RunResult) -> (Vec<String>, Vec<f64>, f64, f64) {
+    let ivs = &run.intervals;
+    let x_values: Vec<f64> = ivs.iter().map(|iv| (iv.start_s + iv.end_s) / 2.0).collect();
+    let x: Vec<String> = ivs.iter().map(|iv| format!("{:.2} s", iv.end_s)).collect();
+    let lo = ivs.first().map_or(0.0, |iv| iv.start_s.min(0.0));
+    let hi = ivs
+        .iter()
+        .map(|iv| iv.end_s)
+        .fold(0.0, f64::max)
+        .max(lo + 1e-3);
+    (x, x_values, lo, hi)
+}
+
+/// The charts over time of a run of several workloads: throughput, IOPS
+/// and p99 latency, each with a line per workload (null where it was not
+/// running) and the total.
+fn workload_time_charts(run: &RunResult) -> Vec<(Chart, ChartExtras)> {
+    let ivs = &run.intervals;
+    let (x, x_values, lo, hi) = time_axis(run);
+    let extras = || ChartExtras {
+        bands: run_bands(run),
+        x_domain: Some((lo, hi)),
+        nice_x: true,
+        ..Default::default()
+    };
+    type Pick = fn(&crate::model::Interval) -> Option<f64>;
+    let series = |f: Pick| -> Vec<Series> {
+        let mut v: Vec<Series> = run
+            .workloads
+            .iter()
+            .map(|w| Series {
+                name: w.name.clone(),
+                values: ivs
+                    .iter()
+                    .map(|iv| w.intervals.iter().find(|x| x.index == iv.index).and_then(f))
+                    .collect(),
+            })
+            .collect();
+        v.push(Series {
+            name: "total".into(),
+            values: ivs.iter().map(f).collect(),
+        });
+        v
+    };
+    let chart = |title: &str, y: &str, f: Pick| Chart {
+        kind: "line".into(),
+        title: title.into(),
+        x_label: "time, s".into(),
+        y_label: y.into(),
+        log_x: false,
+        x: x.clone(),
+        x_values: x_values.clone(),
+        series: series(f),
+        marks: event_marks(run, lo, hi),
+    };
+    vec![
+        (
+            chart("Throughput over time, per workload", "MB/s", |iv| {
+                Some(iv.total.mbps)
+            }),
+            extras(),
+        ),
+        (
+            chart("IOPS over time, per workload", "IOPS", |iv| {
+                Some(iv.total.iops)
+            }),
+            extras(),
+        ),
+        (
+            // Latency of an interval without completions is unknown.
+            chart("p99 latency over time, per workload", "latency, us", |iv| {
+                (iv.total.ops > 0).then_some(iv.total.lat_us.p99)
+            }),
             extras(),
         ),
     ]
@@ -534,6 +631,56 @@ pub fn device_charts(run: &RunResult) -> Vec<(Chart, ChartExtras)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testraw;
+
+    #[test]
+    fn a_run_of_two_workloads_charts_each_and_the_total_with_its_marks() {
+        let r = crate::build_run(&testraw::two_workloads());
+        let charts = time_charts(&r);
+        assert_eq!(charts.len(), 3);
+        for (c, _) in &charts {
+            let names: Vec<&str> = c.series.iter().map(|s| s.name.as_str()).collect();
+            assert_eq!(names, ["reader", "writer", "total"], "{}", c.title);
+            assert_eq!(c.marks.len(), 1);
+            assert_eq!(c.marks[0].label, "mark: controller A failed");
+            assert_eq!(c.marks[0].x.parse::<f64>().unwrap(), 1.5);
+        }
+        let (iops, _) = &charts[1];
+        // The writer ran in interval 1 only: no point before or after.
+        assert_eq!(iops.series[1].values, [None, Some(50.0), None]);
+        assert_eq!(
+            iops.series[2].values,
+            [Some(100.0), Some(150.0), Some(100.0)]
+        );
+        // Drawn: a line per series and the mark's dashed line and label.
+        let svg = super::super::svg::render(&charts[0].0, &charts[0].1);
+        assert_eq!(svg.matches("class=\"series\"").count(), 3, "{svg}");
+        assert!(svg.contains("class=\"mark\""));
+        assert!(svg.contains("mark: controller A failed"));
+        let html = crate::html::document_report(&crate::ResultDoc {
+            runs: vec![r.clone()],
+            ..Default::default()
+        });
+        assert!(html.contains("Workloads of pair"), "no workloads table");
+        assert!(
+            html.contains("0.4 s after mark &#39;controller A failed&#39;")
+                || html.contains("0.4 s after mark 'controller A failed'")
+        );
+        for c in &crate::tables::workloads_table(&r).columns {
+            assert!(crate::tables::column_has_unit(c, &[]), "{c}");
+        }
+    }
+
+    #[test]
+    fn a_monitor_run_charts_its_events_and_reports_without_a_workload() {
+        let r = crate::build_run(&testraw::monitor());
+        let html = crate::html::document_report(&crate::ResultDoc {
+            runs: vec![r],
+            ..Default::default()
+        });
+        assert!(html.contains("No workload: the devices were monitored only."));
+        assert!(html.contains("signal: cable pulled"));
+    }
 
     #[test]
     fn axis_values_as_numbers() {

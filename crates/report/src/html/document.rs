@@ -205,10 +205,10 @@ fn figures_table(r: &RunResult) -> Table {
             num(l.max),
         ]);
     };
-    if s.read.ops > 0 || r.spec.read_pct > 0 {
+    if r.shows_reads() {
         row("read", &s.read);
     }
-    if s.write.ops > 0 || r.spec.read_pct < 100 {
+    if r.shows_writes() {
         row("write", &s.write);
     }
     row("total", &s.total);
@@ -236,6 +236,9 @@ fn run_section(p: &mut Page, doc: &ResultDoc, i: usize, r: &RunResult, axes: &[S
         p.warning(&format!("Incomplete: {why}"));
     }
     p.table(&figures_table(r));
+    if r.workloads.len() > 1 {
+        p.table(&crate::tables::workloads_table(r));
+    }
     let c = &r.summary.cpu;
     let mut line = format!(
         "CPU: user {} %, system {} % of one CPU; {} us of CPU per I/O.",
@@ -259,6 +262,15 @@ fn run_section(p: &mut Page, doc: &ResultDoc, i: usize, r: &RunResult, axes: &[S
     }
     p.paragraph(&line);
     p.paragraph(&stall_text(r));
+    if !r.events.is_empty() {
+        p.heading(4, "Events (dashed lines in the charts over time)");
+        let ev: Vec<String> = r
+            .events
+            .iter()
+            .map(|e| format!("{:.3} s, {}: {}", e.time_s, e.source, e.label))
+            .collect();
+        p.list(&ev);
+    }
     for (c, ex) in time_charts(r) {
         p.chart_with(&c, &ex);
     }
@@ -357,16 +369,30 @@ fn run_section(p: &mut Page, doc: &ResultDoc, i: usize, r: &RunResult, axes: &[S
         p.list(&r.notes);
     }
     p.heading(4, "Parameters");
-    let mut kv = Vec::new();
-    if let Ok(v) = serde_json::to_value(&r.spec) {
-        flatten("", &v, &mut kv);
+    let views = r.workload_views();
+    if views.is_empty() {
+        p.paragraph("No workload: the devices were monitored only.");
     }
-    p.key_values("Workload as it ran (spec)", &kv);
-    let mut eff = Vec::new();
-    if let Ok(v) = serde_json::to_value(&r.effective) {
-        flatten("", &v, &mut eff);
+    for w in &views {
+        let mut kv = Vec::new();
+        if let Ok(v) = serde_json::to_value(&w.spec) {
+            flatten("", &v, &mut kv);
+        }
+        let mut eff = Vec::new();
+        if let Ok(v) = serde_json::to_value(&w.effective) {
+            flatten("", &v, &mut eff);
+        }
+        if views.len() == 1 {
+            p.key_values("Workload as it ran (spec)", &kv);
+            p.key_values("Settings that took effect", &eff);
+        } else {
+            p.key_values(&format!("Workload {} as it ran (spec)", w.name), &kv);
+            p.key_values(
+                &format!("Workload {}: settings that took effect", w.name),
+                &eff,
+            );
+        }
     }
-    p.key_values("Settings that took effect", &eff);
     p.table(&targets_table(r));
     p.end_section();
 }
@@ -397,8 +423,18 @@ fn stall_text(r: &RunResult) -> String {
             .events
             .iter()
             .map(|e| {
+                let after = crate::terminal::event_before(&r.events, e.start_s)
+                    .map(|m| {
+                        format!(
+                            ", {:.1} s after {} '{}'",
+                            e.start_s - m.time_s,
+                            m.source,
+                            m.label
+                        )
+                    })
+                    .unwrap_or_default();
                 format!(
-                    "{:.3} s to {:.3} s ({} ms)",
+                    "{:.3} s to {:.3} s ({} ms{after})",
                     e.start_s,
                     e.end_s,
                     fmt_num(e.duration_ms)

@@ -164,7 +164,7 @@ pub(super) fn qd_ladder(
     r: &mut StudyResult,
 ) -> Vec<SpreadNote> {
     let mut notes = Vec::new();
-    let mut g = groups(runs, |r| Some(r.spec.qd * r.spec.jobs));
+    let mut g = groups(runs, |r| r.spec.as_ref().map(|s| s.qd * s.jobs));
     g.sort_by_key(|(qd, _)| *qd);
     let mut qds = Vec::new();
     let (mut iops, mut mbps, mut mean, mut p99) = (vec![], vec![], vec![], vec![]);
@@ -180,8 +180,8 @@ pub(super) fn qd_ladder(
     let what = g
         .first()
         .map(|(_, rs)| {
-            let s = &rs[0].spec;
-            format!("{} {}", s.rw, short_size(bs_of(rs[0])))
+            let rw = rs[0].spec.as_ref().map_or("-", |s| s.rw.as_str());
+            format!("{} {}", rw, short_size(bs_of(rs[0])))
         })
         .unwrap_or_else(|| "random".into());
     let bound_us = match bound {

@@ -28,7 +28,8 @@ struct Point {
 pub(super) fn streams(runs: &[RunResult], r: &mut StudyResult) -> Vec<SpreadNote> {
     let mut notes = Vec::new();
     let g = groups(runs, |r| {
-        let (n, m) = (r.spec.jobs, r.spec.targets.len() as u32);
+        let s = r.spec.as_ref()?;
+        let (n, m) = (s.jobs, s.targets.len() as u32);
         (r.name == streams_name(n, m)).then_some((n, m))
     });
     let mut pts: Vec<Point> = g

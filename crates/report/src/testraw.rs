@@ -1,0 +1,164 @@
+//! Hand-made raw runs for the report crate's tests: a run of two
+//! workloads (one starting a second late) with a mark and a stall, and a
+//! run with no workload (a monitor). Test-only.
+
+use iolab_raw::{
+    CpuTime, Effective, EventRaw, Gap, IntervalRaw, Op, OpStats, RunRaw, StallsRaw, TargetRaw,
+    WorkloadRaw,
+};
+use iolab_spec::WorkloadSpec;
+use std::time::{Duration, SystemTime};
+
+const S: u64 = 1_000_000_000;
+
+/// `n` operations of `op`, 4 KiB each, at `lat_ns` each.
+pub fn ops(op: Op, n: u64, lat_ns: u64) -> OpStats {
+    let mut s = OpStats::rw(false);
+    let d = s.get_mut(op).unwrap();
+    d.ops = n;
+    d.bytes = n * 4096;
+    for _ in 0..n {
+        d.lat.record(lat_ns);
+    }
+    s
+}
+
+pub fn interval(index: u32, o: OpStats) -> IntervalRaw {
+    IntervalRaw {
+        index,
+        start_ns: index as u64 * S,
+        end_ns: (index as u64 + 1) * S,
+        warmup: false,
+        ops: o,
+        errors: 0,
+        fsyncs: 0,
+        cpu: None,
+        workers_late: 0,
+    }
+}
+
+/// A workload whose intervals are `ivs` (index, ops); its totals are
+/// their sum, its start and end the first and last interval's.
+pub fn workload(name: &str, rw: &str, ivs: Vec<(u32, OpStats)>) -> WorkloadRaw {
+    let mut spec = WorkloadSpec::example(name, &format!("/tmp/{name}"), rw);
+    spec.interval_s = 1.0;
+    let intervals: Vec<IntervalRaw> = ivs.into_iter().map(|(i, o)| interval(i, o)).collect();
+    let mut total = OpStats::default();
+    for iv in &intervals {
+        total.merge(&iv.ops);
+    }
+    let start_ns = intervals.first().map_or(0, |i| i.start_ns);
+    let end_ns = intervals.last().map_or(0, |i| i.end_ns);
+    spec.start_delay_s = start_ns as f64 / 1e9;
+    WorkloadRaw {
+        targets: vec![TargetRaw {
+            path: format!("/tmp/{name}"),
+            kind: "file",
+            size: 1 << 20,
+            region_start: 0,
+            region_len: 1 << 20,
+            logical_block_size: 512,
+            created: true,
+            prefilled_bytes: 0,
+            prefill_secs: 0.0,
+            measured: None,
+        }],
+        spec,
+        start_ns,
+        end_ns,
+        effective: Effective {
+            engine: "io_uring".into(),
+            qd: 1,
+            jobs: 1,
+            clock: "tsc",
+            ..Default::default()
+        },
+        started_at: SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000),
+        warmup_ns: 0,
+        measured_ns: end_ns - start_ns,
+        intervals,
+        ops: total,
+        fsyncs: 0,
+        cpu: CpuTime::default(),
+        errors: vec![],
+        errno_counts: vec![],
+        errors_total: 0,
+        stalls: StallsRaw {
+            exact: true,
+            ..Default::default()
+        },
+        complete: true,
+        incomplete_reason: None,
+        notes: vec![],
+        verify: None,
+    }
+}
+
+/// The whole of `workloads`, as the run core merges it.
+pub fn run_of(name: &str, workloads: Vec<WorkloadRaw>, n_intervals: u32) -> RunRaw {
+    let mut intervals: Vec<IntervalRaw> = (0..n_intervals)
+        .map(|i| interval(i, OpStats::default()))
+        .collect();
+    let mut total = OpStats::default();
+    for w in &workloads {
+        total.merge(&w.ops);
+        for iv in &w.intervals {
+            intervals[iv.index as usize].ops.merge(&iv.ops);
+        }
+    }
+    RunRaw {
+        name: name.into(),
+        started_at: SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000),
+        warmup_ns: 0,
+        interval_ns: S,
+        measured_ns: n_intervals as u64 * S,
+        workloads,
+        intervals,
+        ops: total,
+        fsyncs: 0,
+        cpu: CpuTime::default(),
+        stalls: StallsRaw {
+            exact: true,
+            ..Default::default()
+        },
+        events: vec![],
+        complete: true,
+        incomplete_reason: None,
+        notes: vec![],
+    }
+}
+
+/// "reader" reads for 3 s from time 0; "writer" writes from 1 s to 2 s.
+/// A mark at 1.5 s, a stall of 1.23 s from 1.9 s.
+pub fn two_workloads() -> RunRaw {
+    let reader = workload(
+        "reader",
+        "randread",
+        (0..3).map(|i| (i, ops(Op::Read, 100, 100_000))).collect(),
+    );
+    let writer = workload("writer", "write", vec![(1, ops(Op::Write, 50, 400_000))]);
+    let mut r = run_of("pair", vec![reader, writer], 3);
+    r.events.push(EventRaw {
+        time_ns: 1_500_000_000,
+        label: "controller A failed".into(),
+        source: "mark".into(),
+    });
+    let gap = Gap {
+        start_ns: 1_900_000_000,
+        end_ns: 3_130_000_000,
+    };
+    r.stalls.longest = Some(gap);
+    r.stalls.events.push(gap);
+    r
+}
+
+/// A monitor: three intervals, no workload, one mark.
+pub fn monitor() -> RunRaw {
+    let mut r = run_of("monitor", vec![], 3);
+    r.events.push(EventRaw {
+        time_ns: 2_000_000_000,
+        label: "cable pulled".into(),
+        source: "signal".into(),
+    });
+    r
+}
