@@ -83,28 +83,17 @@ pub fn parse_job_text(text: &str, origin: &str) -> Result<JobFile, JobError> {
     })
 }
 
-/// The job-file keys of the parameter `--flag`: its name with `_` and its
-/// fio and vdbench aliases (as in `WorkloadOptions`).
+/// The job-file keys of the parameter `--flag`: its name and its fio and
+/// vdbench aliases (from its definition in `iolab_spec::params`). A flag
+/// that is not a parameter is its own key.
 pub fn keys_of(flag: &str) -> Vec<String> {
-    let key = flag.trim_start_matches('-').replace('-', "_");
-    let aliases: &[&str] = match key.as_str() {
-        "target" => &["targets"],
-        "read_pct" => &["rdpct"],
-        "random_pct" => &["seekpct"],
-        "read_hit_pct" => &["rhpct"],
-        "write_hit_pct" => &["whpct"],
-        "jobs" => &["numjobs"],
-        "qd" => &["iodepth"],
-        "batch_complete" => &["iodepth_batch_complete_min"],
-        "engine" => &["ioengine"],
-        "cpus" => &["cpus_allowed"],
-        "clock" => &["clocksource"],
-        "rate" => &["iorate"],
-        _ => &[],
-    };
-    let mut v = vec![key.clone()];
-    v.extend(aliases.iter().map(|a| a.to_string()));
-    v
+    match iolab_spec::params::find(flag) {
+        Some(p) => std::iter::once(p.name)
+            .chain(p.aliases.iter().copied())
+            .map(str::to_string)
+            .collect(),
+        None => vec![flag.trim_start_matches('-').replace('-', "_")],
+    }
 }
 
 /// The line (from 1) where a job file sets the parameter `--flag`: in its
@@ -304,6 +293,11 @@ pub fn resolve_run(
             "--{name} has a list of values here; lists are expanded into runs before they are resolved"
         )));
     }
+    if let Some(flag) = o.list_where_one_value_goes() {
+        return Err(JobError(format!(
+            "--{flag} takes one value, not a list: it is not a sweep parameter (docs/jobfile.md)"
+        )));
+    }
     let rw = text(&o.rw).unwrap_or("read").to_string();
     let (mut read_pct, mut random_pct) = parse_rw(&rw)?;
     if let Some(p) = int(&o.read_pct, "read-pct", PCT_RANGE)? {
@@ -427,10 +421,8 @@ pub fn resolve_run(
         verify_after: o.verify_after.unwrap_or(false),
         journal: o.journal.clone(),
         max_errors: o.max_errors.unwrap_or(50),
-        // Wired to the job file and flags by the parameter definitions
-        // (issue 15); until then every workload starts with the run.
-        start_delay_s: 0.0,
-        skew_pct: None,
+        start_delay_s: secs_v(&o.start_delay, "start-delay")?.unwrap_or(0.0),
+        skew_pct: num(&o.skew, "skew", "a percentage")?,
     };
     spec.validate()?;
     Ok(spec)

@@ -8,7 +8,7 @@
 
 mod plans;
 
-use crate::cli::EXIT_BAD_INPUT;
+use crate::exit::EXIT_BAD_INPUT;
 use crate::plan::PlanArgs;
 use iolab_report::study::{compute, study_text, Study};
 use std::path::PathBuf;
