@@ -691,6 +691,53 @@ mod more_tests {
     }
 
     #[test]
+    fn start_delay_and_skew_reach_the_spec() {
+        let j = parse_job_text(
+            "[global]\ntarget='/a'\n[[workload]]\nstart_delay='1.5s'\nskew=25\n[[workload]]\nstartdelay=2\nskew='12.5'\n",
+            "t",
+        )
+        .unwrap();
+        let ws = j.workloads();
+        let a = resolve(&ws[0], 0).unwrap();
+        let b = resolve(&ws[1], 1).unwrap();
+        assert_eq!((a.start_delay_s, a.skew_pct), (1.5, Some(25.0)));
+        assert_eq!((b.start_delay_s, b.skew_pct), (2.0, Some(12.5)));
+        let plain = resolve(
+            &parse_job_text("[global]\ntarget='/a'\n", "t")
+                .unwrap()
+                .workloads()[0],
+            0,
+        )
+        .unwrap();
+        assert_eq!((plain.start_delay_s, plain.skew_pct), (0.0, None));
+    }
+
+    #[test]
+    fn bad_start_delay_and_skew_name_their_flag() {
+        let e = resolve_err("[global]\ntarget = '/a'\nstart_delay = '-1s'\n");
+        assert!(e.contains("--start-delay"), "{e}");
+        let e = resolve_err("[global]\ntarget = '/a'\nskew = 'lots'\n");
+        assert!(e.contains("--skew: 'lots' is not a percentage"), "{e}");
+        let e = resolve_err("[global]\ntarget = '/a'\nskew = 150\n");
+        assert!(e.contains("skew 150") && e.contains("at most 100"), "{e}");
+        // skew does not sweep: a list is refused, not silently cut to one.
+        let e = resolve_err("[global]\ntarget = '/a'\nskew = [10, 20]\n");
+        assert!(e.contains("--skew takes one value"), "{e}");
+        // start_delay sweeps.
+        let j = parse_job_text("[global]\ntarget='/a'\nstart_delay=['0s','5s']\n", "t").unwrap();
+        assert_eq!(j.workloads()[0].expand().len(), 2);
+    }
+
+    #[test]
+    fn keys_of_reads_the_aliases_from_the_definitions() {
+        assert_eq!(keys_of("--qd"), vec!["qd", "iodepth"]);
+        assert_eq!(keys_of("start-delay"), vec!["start_delay", "startdelay"]);
+        assert_eq!(keys_of("--repeat"), vec!["repeat"]);
+        let t = "[global]\nstartdelay = '1s'\n";
+        assert_eq!(key_line(t, "--start-delay", 0), Some(2));
+    }
+
+    #[test]
     fn single_bracket_workload_gets_a_hint() {
         let e = parse_job_text("[workload]\nrw='read'\n", "t.toml").unwrap_err();
         assert!(e.0.contains("[[workload]]"), "{e}");
