@@ -345,15 +345,17 @@ iolab_spec::workload_params!(options_impls);
 pub type Expansion = (WorkloadOptions, Vec<(String, String)>);
 
 impl WorkloadOptions {
+    /// The values of the parameter `name` when it is given a list.
+    fn list(&self, name: &str) -> Option<&Values> {
+        self.values(name)?.as_ref().filter(|v| v.is_list())
+    }
+
     /// The swept parameters (those given more than one value), in
     /// expansion order, with their values.
     pub fn axes(&self) -> Vec<(String, Vec<String>)> {
         params::swept()
             .into_iter()
-            .filter_map(|p| {
-                let v = self.values(p.name)?.as_ref()?;
-                v.is_list().then(|| (p.flag.to_string(), v.0.clone()))
-            })
+            .filter_map(|p| Some((p.flag.to_string(), self.list(p.name)?.0.clone())))
             .collect()
     }
 
@@ -362,10 +364,7 @@ impl WorkloadOptions {
     pub fn expand(&self) -> Vec<Expansion> {
         let mut out: Vec<Expansion> = vec![(self.clone(), Vec::new())];
         for p in params::swept() {
-            let Some(Some(v)) = self
-                .values(p.name)
-                .filter(|v| v.as_ref().is_some_and(Values::is_list))
-            else {
+            let Some(v) = self.list(p.name) else {
                 continue;
             };
             out = out
@@ -400,11 +399,7 @@ impl WorkloadOptions {
         params::PARAMS
             .iter()
             .filter(|p| p.sweep.is_none())
-            .find(|p| {
-                self.values(p.name)
-                    .and_then(Option::as_ref)
-                    .is_some_and(Values::is_list)
-            })
+            .find(|p| self.list(p.name).is_some())
             .map(|p| p.flag)
     }
 

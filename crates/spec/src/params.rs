@@ -17,11 +17,22 @@
 //!   aliases, its clap flags (help with `[default: X]`), merging and sweeps;
 //! - the binary: `iolab man` and `iolab completions` from those flags.
 //!
-//! Adding a parameter: add its entry below, then the code that uses it
-//! (its resolution in `iolab_jobfile::resolve`, its `WorkloadSpec` field,
-//! and, if it is a match key, its value in `iolab_report`'s
-//! `compare/key.rs`). Then regenerate the docs table:
-//! `IOLAB_BLESS=1 cargo test -p iolab-jobfile --test params`.
+//! Adding a parameter:
+//! 1. add its entry to `workload_params!` below, where it belongs in
+//!    `--help` (a `sweep` or `compare` place between two others' tens, e.g.
+//!    235, puts it between them in the expansion order or the match keys);
+//! 2. write the code that uses it: its `WorkloadSpec` field (and check, if
+//!    any) in `workload.rs`, its resolution in `iolab_jobfile`'s
+//!    `resolve.rs`, the driver that acts on it, and, if it is a match key,
+//!    its value in `iolab_report`'s `compare/key.rs` (a test fails until
+//!    there is one);
+//! 3. regenerate the docs table: `IOLAB_BLESS=1 cargo test -p
+//!    iolab-jobfile --test params` (that test fails until then, and names
+//!    an alias missing from the docs' alias table).
+//!
+//! The flag, the job-file key and aliases, `--help` with its default, the
+//! merging of a job file with flags, sweeps, `iolab man` and `iolab
+//! completions` need nothing more.
 
 /// How a parameter's value is given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,11 +88,12 @@ pub struct Param {
     /// The `--help` line (the default is appended from `default`).
     pub help: &'static str,
     pub default: DefaultIs,
-    /// Takes a list: its place in the expansion order (1 is outermost).
-    pub sweep: Option<u8>,
+    /// Takes a list: its place in the expansion order (the lowest is
+    /// outermost). Numbered in tens, so that a new one fits in between.
+    pub sweep: Option<u16>,
     /// Defines a workload for `iolab compare`: its place among the match
-    /// keys (their display order).
-    pub compare: Option<u8>,
+    /// keys (their display order), numbered in tens.
+    pub compare: Option<u16>,
     /// For a [`Kind::Switch`]: the parameter it sets to false.
     pub negates: Option<&'static str>,
     /// The Type column of the docs table.
@@ -145,7 +157,7 @@ macro_rules! workload_params {
                 flag: "size", aliases: [], short: None, value_name: "SIZE", heading: "Targets",
                 help: "Create a missing file at this size (or use this much of a target)",
                 default: Unset,
-                sweep: Some(17), compare: None, negates: None,
+                sweep: Some(170), compare: None, negates: None,
                 doc_type: "size",
                 doc: "A missing file is created at this size (sparse). A smaller file that iolab owns is extended to it. On a larger file or a device, only the first SIZE bytes are used. A device smaller than SIZE is an error, and so is a file to create or extend beyond the free space of its file system (checked before any I/O). Must be at least `offset` + the largest block size.",
             },
@@ -153,7 +165,7 @@ macro_rules! workload_params {
                 flag: "offset", aliases: [], short: None, value_name: "SIZE", heading: "Targets",
                 help: "Start of the region I/O goes to, in bytes from the target's start",
                 default: Value("0", ""),
-                sweep: Some(18), compare: None, negates: None,
+                sweep: Some(180), compare: None, negates: None,
                 doc_type: "size",
                 doc: "Start of the region that I/O goes to, in bytes. Applies to every target.",
             },
@@ -161,7 +173,7 @@ macro_rules! workload_params {
                 flag: "range", aliases: [], short: None, value_name: "SIZE", heading: "Targets",
                 help: "Length of the region",
                 default: Described("to the end of the target"),
-                sweep: Some(19), compare: None, negates: None,
+                sweep: Some(190), compare: None, negates: None,
                 doc_type: "size",
                 doc: "Length of the region.",
             },
@@ -169,7 +181,7 @@ macro_rules! workload_params {
                 flag: "hit-area", aliases: [], short: None, value_name: "SIZE", heading: "Targets",
                 help: "Leading part of the region that \"cached\" I/O goes to (vdbench hitarea)",
                 default: Value("0", "no hit area"),
-                sweep: Some(20), compare: Some(12), negates: None,
+                sweep: Some(200), compare: Some(120), negates: None,
                 doc_type: "size",
                 doc: "The first `hit_area` bytes of each target's region are the hit area (vdbench `hitarea`). Hit-area I/O stays inside it; all other I/O goes to the rest of the region. Must not be larger than the region.",
             },
@@ -177,7 +189,7 @@ macro_rules! workload_params {
                 flag: "read-hit-pct", aliases: ["rhpct"], short: None, value_name: "PCT", heading: "Targets",
                 help: "Share of reads sent to the hit area, 0-100 (vdbench rhpct)",
                 default: Value("0", ""),
-                sweep: Some(21), compare: Some(13), negates: None,
+                sweep: Some(210), compare: Some(130), negates: None,
                 doc_type: "0-100",
                 doc: "Share of reads sent to the hit area (vdbench `rhpct`). Has no effect without `hit_area`.",
             },
@@ -185,7 +197,7 @@ macro_rules! workload_params {
                 flag: "write-hit-pct", aliases: ["whpct"], short: None, value_name: "PCT", heading: "Targets",
                 help: "Share of writes sent to the hit area, 0-100 (vdbench whpct)",
                 default: Value("0", ""),
-                sweep: Some(22), compare: Some(14), negates: None,
+                sweep: Some(220), compare: Some(140), negates: None,
                 doc_type: "0-100",
                 doc: "Share of writes sent to the hit area (vdbench `whpct`).",
             },
@@ -225,7 +237,7 @@ macro_rules! workload_params {
                 flag: "rw", aliases: [], short: None, value_name: "MODE", heading: "Access pattern",
                 help: "read, write, randread, randwrite, rw, randrw",
                 default: Value("read", ""),
-                sweep: Some(1), compare: None, negates: None,
+                sweep: Some(10), compare: None, negates: None,
                 doc_type: "string",
                 doc: "`read`, `write`, `randread`, `randwrite`, `rw` (or `readwrite`) or `randrw`. Sets `read_pct` and `random_pct`: read 100/0, write 0/0, randread 100/100, randwrite 0/100, rw 50/0, randrw 50/100.",
             },
@@ -233,7 +245,7 @@ macro_rules! workload_params {
                 flag: "read-pct", aliases: ["rdpct"], short: None, value_name: "PCT", heading: "Access pattern",
                 help: "Share of I/Os that are reads, 0-100 (overrides the mix of --rw)",
                 default: Described("the mix of --rw"),
-                sweep: Some(2), compare: Some(1), negates: None,
+                sweep: Some(20), compare: Some(10), negates: None,
                 doc_type: "0-100",
                 doc: "Share of I/Os that are reads. Overrides the mix of `rw`.",
             },
@@ -241,7 +253,7 @@ macro_rules! workload_params {
                 flag: "random-pct", aliases: ["seekpct"], short: None, value_name: "PCT", heading: "Access pattern",
                 help: "Chance, 0-100, that an I/O jumps to a random offset (vdbench seekpct)",
                 default: Described("the mix of --rw"),
-                sweep: Some(3), compare: Some(2), negates: None,
+                sweep: Some(30), compare: Some(20), negates: None,
                 doc_type: "0-100",
                 doc: "Chance that an I/O jumps to a random offset instead of continuing its stream sequentially (vdbench `seekpct`): 0 is sequential, 100 is all random.",
             },
@@ -249,7 +261,7 @@ macro_rules! workload_params {
                 flag: "bs", aliases: [], short: None, value_name: "SIZE", heading: "Access pattern",
                 help: "Block size, or a weighted mix such as 4k:60,8k:30,64k:10",
                 default: Value("4k", ""),
-                sweep: Some(4), compare: Some(3), negates: None,
+                sweep: Some(40), compare: Some(30), negates: None,
                 doc_type: "size or mix",
                 doc: "Block size, or a weighted mix. At most 1 GiB.",
             },
@@ -257,7 +269,7 @@ macro_rules! workload_params {
                 flag: "align", aliases: [], short: None, value_name: "SIZE", heading: "Access pattern",
                 help: "Offset alignment",
                 default: Described("the smallest block size"),
-                sweep: Some(5), compare: None, negates: None,
+                sweep: Some(50), compare: None, negates: None,
                 doc_type: "size",
                 doc: "Random offsets are multiples of `align` from the start of the region.",
             },
@@ -265,7 +277,7 @@ macro_rules! workload_params {
                 flag: "distribution", aliases: [], short: None, value_name: "DIST", heading: "Access pattern",
                 help: "Random offsets: uniform, zipf:THETA or hotspot:PCT_IO/PCT_SPACE",
                 default: Value("uniform", ""),
-                sweep: Some(6), compare: Some(11), negates: None,
+                sweep: Some(60), compare: Some(110), negates: None,
                 doc_type: "string",
                 doc: "How random offsets are chosen: `uniform`, `zipf:THETA` (theta > 0 and not 1, e.g. `zipf:1.2`; hot blocks are scattered over the region), or `hotspot:PCT_IO/PCT_SPACE` (e.g. `hotspot:90/10`: 90 % of random I/O goes to the first 10 % of the region).",
             },
@@ -281,7 +293,7 @@ macro_rules! workload_params {
                 flag: "jobs", aliases: ["numjobs"], short: None, value_name: "N", heading: "Concurrency",
                 help: "Worker threads",
                 default: Value("1", ""),
-                sweep: Some(8), compare: Some(6), negates: None,
+                sweep: Some(80), compare: Some(60), negates: None,
                 doc_type: "1-4096",
                 doc: "Worker threads. Each sequential worker is one stream, with its own cursor started at an evenly spaced point of the region.",
             },
@@ -289,7 +301,7 @@ macro_rules! workload_params {
                 flag: "qd", aliases: ["iodepth"], short: None, value_name: "N", heading: "Concurrency",
                 help: "Outstanding I/Os per worker",
                 default: Value("1", ""),
-                sweep: Some(9), compare: Some(4), negates: None,
+                sweep: Some(90), compare: Some(40), negates: None,
                 doc_type: "1-4096",
                 doc: "Outstanding I/Os per worker. Total outstanding = `jobs` × `qd`.",
             },
@@ -297,7 +309,7 @@ macro_rules! workload_params {
                 flag: "batch-complete", aliases: ["iodepth_batch_complete_min"], short: None, value_name: "N", heading: "Concurrency",
                 help: "Wait until N of a worker's I/Os have completed (or all in flight, if fewer) before issuing more (fio iodepth_batch_complete_min)",
                 default: Value("1", "refill after every completion"),
-                sweep: Some(10), compare: Some(5), negates: None,
+                sweep: Some(100), compare: Some(50), negates: None,
                 doc_type: "1-4096",
                 doc: "A worker waits until this many of its I/Os have completed (all of them, if fewer are in flight) before it issues more, like fio `iodepth_batch_complete_min`. `1` refills after every completion, so `qd` I/Os are always outstanding. Larger values take fewer system calls and wake-ups per I/O, which can raise IOPS where the submitting thread competes for CPU with the I/O path (io_uring's io-wq workers on zram, a loop device's worker), at the price of fewer outstanding I/Os on average (between `qd` − N and `qd`) and latencies that include the wait for the batch. Submissions are always batched: everything that can be issued goes in one system call.",
             },
@@ -305,7 +317,7 @@ macro_rules! workload_params {
                 flag: "engine", aliases: ["ioengine"], short: None, value_name: "ENGINE", heading: "Concurrency",
                 help: "io_uring, psync or null",
                 default: Value("io_uring", ""),
-                sweep: Some(7), compare: Some(7), negates: None,
+                sweep: Some(70), compare: Some(70), negates: None,
                 doc_type: "string",
                 doc: "`io_uring` (also `iouring`, `uring`), `psync` (also `sync`; one I/O per worker, so `qd` must be 1) or `null` (no I/O, to measure iolab itself). If io_uring is not available, iolab falls back to psync with `jobs` × `qd` workers and says so.",
             },
@@ -329,7 +341,7 @@ macro_rules! workload_params {
                 flag: "rate", aliases: ["iorate"], short: None, value_name: "IOPS", heading: "Concurrency",
                 help: "Total I/O rate in IOPS on a fixed schedule",
                 default: Described("unlimited"),
-                sweep: Some(11), compare: Some(17), negates: None,
+                sweep: Some(110), compare: Some(170), negates: None,
                 doc_type: "number",
                 doc: "Total I/Os per second across all workers, issued on a fixed schedule. Response times are then measured from each I/O's scheduled start. Omit the key for unlimited; there is no `\"max\"` value.",
             },
@@ -337,7 +349,7 @@ macro_rules! workload_params {
                 flag: "skew", aliases: [], short: None, value_name: "PCT", heading: "Concurrency",
                 help: "This workload's share of its run's rate, in percent (vdbench skew)",
                 default: Described("an even part of what the other workloads' shares leave"),
-                sweep: None, compare: Some(18), negates: None,
+                sweep: None, compare: Some(180), negates: None,
                 doc_type: "number, above 0 to 100",
                 doc: "The share of its run's `rate`, in percent, that this workload issues (vdbench `skew`): with a run rate of 10000 IOPS, `skew = 25` runs the workload at 2500 IOPS. The shares of a run's workloads add up to at most 100; what they leave is split evenly over the workloads without one. A share needs a rate on the run. Not a sweep parameter.",
             },
@@ -345,7 +357,7 @@ macro_rules! workload_params {
                 flag: "duration", aliases: [], short: None, value_name: "TIME", heading: "Duration",
                 help: "Measured run time after warm-up, e.g. 30s",
                 default: Value("10s", "when neither --io-size nor --ops is given"),
-                sweep: Some(24), compare: None, negates: None,
+                sweep: Some(240), compare: None, negates: None,
                 doc_type: "duration",
                 doc: "Measured time after the warm-up.",
             },
@@ -353,7 +365,7 @@ macro_rules! workload_params {
                 flag: "io-size", aliases: [], short: None, value_name: "SIZE", heading: "Duration",
                 help: "End after this many bytes (all workers together)",
                 default: Unset,
-                sweep: Some(25), compare: None, negates: None,
+                sweep: Some(250), compare: None, negates: None,
                 doc_type: "size",
                 doc: "End after this many bytes, all workers together, counted after the warm-up.",
             },
@@ -361,7 +373,7 @@ macro_rules! workload_params {
                 flag: "ops", aliases: [], short: None, value_name: "N", heading: "Duration",
                 help: "End after this many I/Os (all workers together)",
                 default: Unset,
-                sweep: Some(26), compare: None, negates: None,
+                sweep: Some(260), compare: None, negates: None,
                 doc_type: "integer",
                 doc: "End after this many I/Os, all workers together, counted after the warm-up.",
             },
@@ -369,7 +381,7 @@ macro_rules! workload_params {
                 flag: "warmup", aliases: [], short: None, value_name: "TIME", heading: "Duration",
                 help: "Run this long before measuring; excluded from every figure",
                 default: Value("0s", ""),
-                sweep: Some(27), compare: None, negates: None,
+                sweep: Some(270), compare: None, negates: None,
                 doc_type: "duration",
                 doc: "Run this long before measuring. Warm-up is excluded from every figure except the error counts.",
             },
@@ -377,7 +389,7 @@ macro_rules! workload_params {
                 flag: "start-delay", aliases: ["startdelay"], short: None, value_name: "TIME", heading: "Duration",
                 help: "Start this long after the run starts (fio startdelay), e.g. 5s",
                 default: Value("0s", ""),
-                sweep: Some(23), compare: None, negates: None,
+                sweep: Some(230), compare: None, negates: None,
                 doc_type: "duration",
                 doc: "The workload starts this long after its run starts (fio `startdelay`): streams launched 5 s apart are workloads of one run with `start_delay` 0, 5 s, 10 s, ...",
             },
@@ -401,7 +413,7 @@ macro_rules! workload_params {
                 flag: "direct", aliases: [], short: None, value_name: "BOOL", heading: "Caching and durability",
                 help: "O_DIRECT",
                 default: Described("true for block devices, false for files"),
-                sweep: Some(12), compare: Some(8), negates: None,
+                sweep: Some(120), compare: Some(80), negates: None,
                 doc_type: "bool",
                 doc: "O_DIRECT: bypass the page cache. With O_DIRECT, `bs`, `align` and `offset` must be multiples of the target's logical block size (or the file system's direct-I/O alignment).",
             },
@@ -417,7 +429,7 @@ macro_rules! workload_params {
                 flag: "sync", aliases: [], short: None, value_name: "MODE", heading: "Caching and durability",
                 help: "none or dsync (O_DSYNC: every write durable on completion)",
                 default: Value("none", ""),
-                sweep: Some(13), compare: Some(9), negates: None,
+                sweep: Some(130), compare: Some(90), negates: None,
                 doc_type: "string",
                 doc: "`none`, or `dsync` (also `o_dsync`): open with O_DSYNC, so every write is durable when it completes.",
             },
@@ -425,7 +437,7 @@ macro_rules! workload_params {
                 flag: "fsync-every", aliases: [], short: None, value_name: "N", heading: "Caching and durability",
                 help: "fsync after every N writes per worker",
                 default: Value("0", "never"),
-                sweep: Some(14), compare: Some(10), negates: None,
+                sweep: Some(140), compare: Some(100), negates: None,
                 doc_type: "integer",
                 doc: "Each worker waits for its in-flight I/O and calls fsync after every N writes.",
             },
@@ -433,7 +445,7 @@ macro_rules! workload_params {
                 flag: "data", aliases: [], short: None, value_name: "PATTERN", heading: "Data",
                 help: "random, zero or compress:RATIO",
                 default: Value("random", ""),
-                sweep: Some(15), compare: Some(15), negates: None,
+                sweep: Some(150), compare: Some(150), negates: None,
                 doc_type: "string",
                 doc: "What writes contain: `random`, `zero` (also `zeros`) or `compress:RATIO` (ratio ≥ 1, e.g. `compress:2`). See [Data](#data).",
             },
@@ -441,7 +453,7 @@ macro_rules! workload_params {
                 flag: "dedupe", aliases: [], short: None, value_name: "PCT", heading: "Data",
                 help: "Share of written blocks, 0-100, that repeat earlier content",
                 default: Value("0", ""),
-                sweep: Some(16), compare: Some(16), negates: None,
+                sweep: Some(160), compare: Some(160), negates: None,
                 doc_type: "0-100",
                 doc: "Share of writes whose blocks repeat earlier content.",
             },
@@ -457,7 +469,7 @@ macro_rules! workload_params {
                 flag: "verify", aliases: [], short: None, value_name: "BOOL", heading: "Data validation",
                 help: "Stamp every written 512-byte sector and check every read of a written block",
                 default: Value("false", ""),
-                sweep: None, compare: Some(19), negates: None,
+                sweep: None, compare: Some(190), negates: None,
                 doc_type: "bool",
                 doc: "Stamp every written 512-byte sector and check every read of a block written by this run or its journal. See [Data validation](#data-validation). As a match key of `iolab compare` it includes `verify_after`.",
             },
@@ -635,11 +647,13 @@ mod tests {
     }
 
     #[test]
-    fn sweep_and_compare_ranks_are_1_to_n() {
-        for rank in [|p: &Param| p.sweep, |p: &Param| p.compare] {
-            let mut r: Vec<u8> = PARAMS.iter().filter_map(rank).collect();
+    fn sweep_and_compare_places_are_unique() {
+        for place in [|p: &Param| p.sweep, |p: &Param| p.compare] {
+            let mut r: Vec<u16> = PARAMS.iter().filter_map(place).collect();
+            let n = r.len();
             r.sort();
-            assert_eq!(r, (1..=r.len() as u8).collect::<Vec<_>>());
+            r.dedup();
+            assert_eq!(r.len(), n, "two parameters share a place: {r:?}");
         }
         // Only parameters given as text parsed later can take a list.
         for p in swept() {
