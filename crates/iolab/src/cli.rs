@@ -105,8 +105,13 @@ fn one_line(e: &clap::Error) -> String {
         None => tip,
     };
     // clap's "to pass '-1m' as a value, use '-- -1m'" does not apply to
-    // option values: say what is wrong with a negative one instead.
-    let tip = if tip.contains("use '-- -") {
+    // option values: say what is wrong with a negative one instead (not
+    // for an unknown flag, `use '-- --bogus'`).
+    let negative = tip
+        .split("use '-- -")
+        .nth(1)
+        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit() || c == '.'));
+    let tip = if negative {
         "; sizes, times and counts cannot be negative (a leading '-' starts a flag)".to_string()
     } else {
         tip
@@ -114,20 +119,7 @@ fn one_line(e: &clap::Error) -> String {
     // Point at the help of the subcommand that was typed.
     let sub = std::env::args()
         .nth(1)
-        .filter(|a| {
-            [
-                "run",
-                "doctor",
-                "qdepth",
-                "verify",
-                "study",
-                "report",
-                "compare",
-                "man",
-                "completions",
-            ]
-            .contains(&a.as_str())
-        })
+        .filter(|a| command().get_subcommands().any(|s| s.get_name() == a))
         .unwrap_or_else(|| "run".into());
     format!("{first}{tip}; see 'iolab {sub} --help'")
 }
