@@ -179,9 +179,11 @@ macro_rules! options_struct {
         }
     };
     (@fields [$($done:tt)*] $name:ident : $kind:ident {
-        flag: $flag:literal, aliases: [$($alias:literal),*], $($entry:tt)*
+        flag: $flag:literal, aliases: [$($alias:literal),*], short: $short:expr,
+        value_name: $vn:literal, heading: $heading:literal, help: $help:literal,
+        $($entry:tt)*
     } $(, $($more:tt)*)?) => {
-        options_struct!(@field [$($done)*] $kind $name [$($alias),*] [$($($more)*)?]);
+        options_struct!(@field [$($done)* #[doc = $help]] $kind $name [$($alias),*] [$($($more)*)?]);
     };
     (@field [$($done:tt)*] Values $name:ident [$($alias:literal),*] [$($more:tt)*]) => {
         options_struct!(@fields [$($done)*
