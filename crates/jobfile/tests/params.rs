@@ -51,6 +51,9 @@ fn the_docs_tables_are_the_definitions() {
         ("parameter table", params::docs_table()),
         ("sweep parameters", params::docs_sweep_list()),
     ] {
+        // Blank lines around it: Markdown ends a table or a paragraph there,
+        // not at the marker.
+        let want = format!("\n{want}\n");
         let (a, b) = generated_part(&doc, name);
         if doc[a..b] != want {
             if bless {
