@@ -94,7 +94,9 @@ pub fn result_doc(data: &[u8]) {
     let _ = tables::document_csv(&doc);
     let _ = terminal::points_table(&doc);
     for r in &doc.runs {
-        let _ = terminal::run_heading(&r.spec);
+        if let Some(spec) = &r.spec {
+            let _ = terminal::run_heading(spec);
+        }
         let _ = terminal::summary(r);
         for iv in r.intervals.iter().take(MAX_LINES) {
             let _ = terminal::interval_line(iv);

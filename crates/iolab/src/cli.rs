@@ -6,10 +6,6 @@ use iolab_jobfile::WorkloadOptions;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Exit codes: 0 success; 1 the run completed but found I/O errors or
-/// could not finish; 2 bad input or could not start; 130 interrupted.
-pub const EXIT_BAD_INPUT: u8 = 2;
-
 #[derive(Parser, Debug)]
 #[command(
     name = "iolab",
@@ -47,6 +43,10 @@ pub enum Cmd {
     Monitor(crate::monitor::Args),
     /// Mark an event ("controller A failed") in the running iolab run or monitor (docs/monitor.md)
     Mark(crate::mark_cmd::Args),
+    /// Print the manual page (roff): `iolab man > iolab.1`, or read it with `iolab man | man -l -`
+    Man(crate::manual::ManArgs),
+    /// Print shell completions: `source <(iolab completions bash)`; zsh and fish alike
+    Completions(crate::manual::CompletionsArgs),
 }
 
 /// `iolab run --help`: the syntax of concurrent workloads
@@ -117,16 +117,40 @@ pub struct RunArgs {
 fn one_line(e: &clap::Error) -> String {
     let text = e.render().to_string();
     let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
-    let first = lines.next().unwrap_or("invalid arguments").to_string();
+    let mut first = lines.next().unwrap_or("invalid arguments").to_string();
+    // "the following required arguments were not provided:" names them on
+    // the next line.
+    if first.ends_with(':') {
+        first = format!("{first} {}", lines.next().unwrap_or_default());
+    }
     let tip = text
         .lines()
         .map(str::trim)
         .find(|l| l.starts_with("tip:"))
         .map(|t| format!("; {}", t.trim_start_matches("tip:").trim()))
         .unwrap_or_default();
+    // An argument with a fixed set of values: say them on the same line.
+    let tip = match text
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("[possible values:"))
+    {
+        Some(p) => format!(
+            "; give one of: {}{tip}",
+            p.trim_start_matches("[possible values:")
+                .trim_end_matches(']')
+                .trim()
+        ),
+        None => tip,
+    };
     // clap's "to pass '-1m' as a value, use '-- -1m'" does not apply to
-    // option values: say what is wrong with a negative one instead.
-    let tip = if tip.contains("use '-- -") {
+    // option values: say what is wrong with a negative one instead (not
+    // for an unknown flag, `use '-- --bogus'`).
+    let negative = tip
+        .split("use '-- -")
+        .nth(1)
+        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit() || c == '.'));
+    let tip = if negative {
         "; sizes, times and counts cannot be negative (a leading '-' starts a flag)".to_string()
     } else {
         tip
@@ -134,39 +158,18 @@ fn one_line(e: &clap::Error) -> String {
     // Point at the help of the subcommand that was typed.
     let sub = std::env::args()
         .nth(1)
-        .filter(|a| {
-            [
-                "run", "doctor", "qdepth", "verify", "study", "report", "compare", "monitor",
-                "mark",
-            ]
-            .contains(&a.as_str())
-        })
+        .filter(|a| command().get_subcommands().any(|s| s.get_name() == a))
         .unwrap_or_else(|| "run".into());
     format!("{first}{tip}; see 'iolab {sub} --help'")
 }
 
-/// The command line with each workload flag's default appended to its help
-/// (`[default: 4k]`): the flags are `Option`s so that an absent flag leaves
-/// a job file's value alone, which hides them from clap's own
-/// `[default: ...]`; the values come from `iolab_jobfile::defaults`.
+/// The whole command line: what is parsed, and what `iolab man` and
+/// `iolab completions` describe. The workload flags and their help (with
+/// `[default: X]`) come from the parameter definitions
+/// (`iolab_jobfile::flags`).
 pub fn command() -> clap::Command {
     use clap::CommandFactory;
-    Cli::command().mut_subcommand("run", |mut run| {
-        for id in iolab_jobfile::defaults::ids() {
-            let Some(suffix) = iolab_jobfile::defaults::help_suffix(id) else {
-                continue;
-            };
-            run = run.mut_arg(id, |a| {
-                let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
-                let a = match a.get_long_help().map(|h| h.to_string()) {
-                    Some(long) => a.long_help(format!("{long} {suffix}")),
-                    None => a,
-                };
-                a.help(format!("{help} {suffix}"))
-            });
-        }
-        run
-    })
+    Cli::command()
 }
 
 fn parse() -> Result<Cli, clap::Error> {
@@ -194,7 +197,7 @@ pub fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             eprintln!("iolab: {}", one_line(&e).trim_start_matches("error: "));
-            return ExitCode::from(EXIT_BAD_INPUT);
+            return ExitCode::from(crate::exit::EXIT_BAD_INPUT);
         }
     };
     match cli.cmd {
@@ -208,5 +211,7 @@ pub fn main() -> ExitCode {
         Some(Cmd::Compare(args)) => crate::compare_cmd::run(args),
         Some(Cmd::Monitor(args)) => crate::monitor::run(args),
         Some(Cmd::Mark(args)) => crate::mark_cmd::run(args),
+        Some(Cmd::Man(args)) => crate::manual::man(args),
+        Some(Cmd::Completions(args)) => crate::manual::completions(args),
     }
 }

@@ -3,7 +3,7 @@
 //! whether it is beyond the run-to-run spread (docs/compare.md). The work
 //! is in iolab_report::compare; this loads the documents and writes output.
 
-use crate::cli::EXIT_BAD_INPUT;
+use crate::exit::EXIT_BAD_INPUT;
 use iolab_report::compare::{self, render};
 use iolab_report::{load_document, LoadError, ResultDoc};
 use iolab_target::OutputKind;

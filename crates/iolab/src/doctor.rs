@@ -2,7 +2,7 @@
 //! devices when none is named), with findings that cite their reasons.
 //! The work is in iolab-devices; this parses flags and writes output.
 
-use crate::cli::EXIT_BAD_INPUT;
+use crate::exit::EXIT_BAD_INPUT;
 use iolab_devices::{doctor, render_text, runner_for, Sysroot};
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -3,7 +3,7 @@
 //! docs/monitor.md). Finds the one running iolab, or the one `--pid`
 //! names; anything else is one line on stderr and exit code 2.
 
-use crate::cli::EXIT_BAD_INPUT;
+use crate::exit::EXIT_BAD_INPUT;
 use crate::marks::{self, Reply};
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;

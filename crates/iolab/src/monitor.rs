@@ -4,7 +4,7 @@
 //! the lines at their time, and with `--json` a result document of one run
 //! with no workloads that `report` and `compare` read (docs/monitor.md).
 
-use crate::cli::EXIT_BAD_INPUT;
+use crate::exit::EXIT_BAD_INPUT;
 use crate::monitor_loop::{self, Clock, Sink, Tick};
 use iolab_core::EventLog;
 use iolab_devices::blockdev::BlockIndex;

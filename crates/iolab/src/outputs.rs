@@ -4,7 +4,7 @@
 //! never over a file iolab did not write unless `--force`, never over a
 //! target of the same run). A refusal is one line on stderr and exit 2.
 
-use crate::cli::EXIT_BAD_INPUT;
+use crate::exit::EXIT_BAD_INPUT;
 use iolab_target::{check_outputs, OutputError, OutputKind, OutputPath, OutputRules};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

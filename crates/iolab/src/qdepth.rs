@@ -1,7 +1,7 @@
 //! `iolab qdepth`: the per-LUN host queue depth for a target port, with
 //! the arithmetic and how to set it (studies section 7).
 
-use crate::cli::EXIT_BAD_INPUT;
+use crate::exit::EXIT_BAD_INPUT;
 use iolab_devices::qdepth::plan;
 use std::process::ExitCode;
 

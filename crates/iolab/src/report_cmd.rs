@@ -35,7 +35,7 @@ pub fn run(args: Args) -> ExitCode {
         "csv" => (iolab_report::tables::document_csv, OutputKind::Csv),
         other => {
             eprintln!("iolab: unknown --format '{other}'; use html, md or csv");
-            return ExitCode::from(crate::cli::EXIT_BAD_INPUT);
+            return ExitCode::from(crate::exit::EXIT_BAD_INPUT);
         }
     };
     // The output is checked before the document is read.
@@ -54,7 +54,7 @@ pub fn run(args: Args) -> ExitCode {
         Ok(d) => d,
         Err(e) => {
             eprintln!("iolab: {e}");
-            return ExitCode::from(crate::cli::EXIT_BAD_INPUT);
+            return ExitCode::from(crate::exit::EXIT_BAD_INPUT);
         }
     };
     let text = render(&doc);
@@ -77,7 +77,7 @@ pub fn run(args: Args) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(msg) => {
             eprintln!("iolab: {msg}");
-            ExitCode::from(crate::cli::EXIT_BAD_INPUT)
+            ExitCode::from(crate::exit::EXIT_BAD_INPUT)
         }
     }
 }
@@ -88,5 +88,5 @@ fn html_to_a_terminal() -> ExitCode {
     eprintln!(
         "iolab: the HTML report is not for a terminal; give -o FILE (e.g. -o report.html), redirect it (> report.html), or use --format md"
     );
-    ExitCode::from(crate::cli::EXIT_BAD_INPUT)
+    ExitCode::from(crate::exit::EXIT_BAD_INPUT)
 }

@@ -3,8 +3,9 @@
 //! the result document up to date during and after every run (crate::live
 //! keeps it while a run is in progress).
 
-use crate::cli::{RunArgs, EXIT_BAD_INPUT};
+use crate::cli::RunArgs;
 use crate::default_job::default_job;
+use crate::exit::EXIT_BAD_INPUT;
 use iolab_core::{EventLog, Observer};
 use iolab_engine::{IntervalRaw, RunRaw};
 use iolab_jobfile::{load_job_file, RunOptions};

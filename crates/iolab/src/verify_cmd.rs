@@ -1,6 +1,6 @@
 //! `iolab verify`: read what was written and check it, offline.
 
-use crate::cli::EXIT_BAD_INPUT;
+use crate::exit::EXIT_BAD_INPUT;
 use crate::run::FindingsLog;
 use iolab_report::model::{ResultDoc, VerifyResult};
 use iolab_report::{save_document, terminal};

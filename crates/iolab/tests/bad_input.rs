@@ -638,3 +638,15 @@ fn a_journal_for_another_device_says_written_for_x_not_x() {
     assert_bad_input(&o, "was written for");
     assert!(!d.path().join("first").exists(), "the first run did I/O");
 }
+
+/// clap's "use '-- --bogus'" tip for an unknown flag of a command that takes
+/// files was turned into the note about negative numbers.
+#[test]
+fn an_unknown_flag_is_not_called_a_negative_number() {
+    for sub in ["report", "compare", "completions"] {
+        let o = iolab().args([sub, "--bogus"]).output().unwrap();
+        assert_bad_input(&o, "--bogus");
+        assert!(!stderr(&o).contains("negative"), "{}", stderr(&o));
+        assert!(stderr(&o).contains(&format!("iolab {sub} --help")));
+    }
+}

@@ -96,3 +96,20 @@ fn no_flag_states_its_default_twice() {
         }
     }
 }
+
+/// The defaults come from the parameter definitions: a parameter defined
+/// with one shows it, one defined without shows none.
+#[test]
+fn run_help_shows_exactly_the_defined_defaults() {
+    use iolab_spec::params::{DefaultIs, PARAMS};
+    let out = iolab().args(["run", "--help"]).output().unwrap();
+    let help = stdout(&out);
+    for p in PARAMS {
+        let flag = format!("--{}", p.flag);
+        let e = entry(&help, &flag).unwrap_or_else(|| panic!("{flag} not in:\n{help}"));
+        let shown = e.contains("[default: ");
+        assert_eq!(shown, p.default != DefaultIs::Unset, "{flag}: {e}");
+    }
+    let e = entry(&help, "--start-delay").unwrap();
+    assert!(e.contains("[default: 0s]"), "{e}");
+}

@@ -1,14 +1,16 @@
 //! Front ends: where workloads come from.
 //!
-//! [`WorkloadOptions`] is the single definition of every workload
-//! parameter: each field is both a command-line flag (`--read-pct`) and a
-//! job-file key (`read_pct`). A job file holds a `[global]` table and any
-//! number of `[[workload]]` tables, run in order, or of `[[run]]` tables
-//! whose `[[run.workload]]` tables run together ([`runs`]); command-line
-//! flags override all of them. [`resolve`] turns merged options into a validated
+//! Every workload parameter is defined once, in `iolab_spec::params`;
+//! [`WorkloadOptions`] has one field per parameter and is both the
+//! command-line flags (`--read-pct`, built in `flags`) and the job-file
+//! keys (`read_pct`). A job file holds a `[global]` table and any number of
+//! `[[workload]]` tables, run in order, or of `[[run]]` tables whose
+//! `[[run.workload]]` tables run together ([`runs`]); command-line flags
+//! override all of them. [`resolve`] turns merged options into a validated
 //! [`iolab_spec::WorkloadSpec`].
 
 pub mod defaults;
+pub mod flags;
 mod options;
 mod resolve;
 pub mod runs;

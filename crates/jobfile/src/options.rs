@@ -1,6 +1,9 @@
-//! Every workload parameter, once: a clap flag and a serde job-file key.
+//! The options of a workload as given in a job file or on the command
+//! line: [`WorkloadOptions`], one field per parameter of
+//! `iolab_spec::params` (built from its entries, with their job-file keys
+//! and aliases), merging, and the expansion of lists into runs.
 
-use clap::Args;
+use iolab_spec::params;
 use serde::{Deserialize, Deserializer};
 
 // The job-file deserializers read a `toml::Value` and say what they
@@ -158,370 +161,229 @@ fn de_values<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Values>, D::Error
     Ok(Some(v))
 }
 
-/// Workload parameters. Unset fields take the defaults documented in
-/// docs/jobfile.md.
-#[derive(Debug, Clone, Default, Args, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WorkloadOptions {
-    /// Workload name, shown in tables and stored in results
-    #[arg(long, value_name = "NAME", help_heading = "Workload")]
-    #[serde(default)]
-    pub name: Option<String>,
-
-    /// A regular file or block device (repeat for several targets)
-    #[arg(
-        long = "target",
-        short = 't',
-        value_name = "PATH",
-        help_heading = "Targets"
-    )]
-    #[serde(default, deserialize_with = "de_list", alias = "targets")]
-    pub target: Vec<String>,
-
-    /// Create a missing file at this size (or use this much of a target)
-    #[arg(long, value_parser = Values::parse_arg, value_name = "SIZE", help_heading = "Targets")]
-    #[serde(default, deserialize_with = "de_values")]
-    pub size: Option<Values>,
-
-    /// Start of the region I/O goes to, in bytes from the target's start
-    #[arg(long, value_parser = Values::parse_arg, value_name = "SIZE", help_heading = "Targets")]
-    #[serde(default, deserialize_with = "de_values")]
-    pub offset: Option<Values>,
-
-    /// Length of the region
-    #[arg(long, value_parser = Values::parse_arg, value_name = "SIZE", help_heading = "Targets")]
-    #[serde(default, deserialize_with = "de_values")]
-    pub range: Option<Values>,
-
-    /// Leading part of the region that "cached" I/O goes to (vdbench hitarea)
-    #[arg(long, value_parser = Values::parse_arg, value_name = "SIZE", help_heading = "Targets")]
-    #[serde(default, deserialize_with = "de_values")]
-    pub hit_area: Option<Values>,
-
-    /// Share of reads sent to the hit area, 0-100 (vdbench rhpct)
-    #[arg(long, value_parser = Values::parse_arg, alias = "rhpct", value_name = "PCT", help_heading = "Targets")]
-    #[serde(default, deserialize_with = "de_values", alias = "rhpct")]
-    pub read_hit_pct: Option<Values>,
-
-    /// Share of writes sent to the hit area, 0-100 (vdbench whpct)
-    #[arg(long, value_parser = Values::parse_arg, alias = "whpct", value_name = "PCT", help_heading = "Targets")]
-    #[serde(default, deserialize_with = "de_values", alias = "whpct")]
-    pub write_hit_pct: Option<Values>,
-
-    /// Writing a target iolab did not create (or a device carrying data) destroys its data: name it here to allow that
-    #[arg(long, value_name = "PATH", help_heading = "Targets")]
-    #[serde(default, deserialize_with = "de_list")]
-    pub destroy_data_on: Vec<String>,
-
-    /// Also write a --destroy-data-on device while it is mounted, held or active swap (fio allow_mounted_write); this corrupts whatever uses it
-    #[arg(long, help_heading = "Targets", num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
-    #[serde(default)]
-    pub allow_mounted_write: Option<bool>,
-
-    /// Write every target end to end first, block devices too (default: only files iolab created)
-    #[arg(long, help_heading = "Targets", num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
-    #[serde(default)]
-    pub prefill: Option<bool>,
-
-    /// Do not write files end to end before the workload
-    #[arg(long, help_heading = "Targets")]
-    #[serde(skip)]
-    pub no_prefill: bool,
-
-    /// read, write, randread, randwrite, rw, randrw
-    #[arg(long, value_parser = Values::parse_arg, value_name = "MODE", help_heading = "Access pattern")]
-    #[serde(default, deserialize_with = "de_values")]
-    pub rw: Option<Values>,
-
-    /// Share of I/Os that are reads, 0-100 (overrides the mix of --rw)
-    #[arg(
-        long,
-        value_parser = Values::parse_arg,
-        alias = "rdpct",
-        value_name = "PCT",
-        help_heading = "Access pattern"
-    )]
-    #[serde(default, deserialize_with = "de_values", alias = "rdpct")]
-    pub read_pct: Option<Values>,
-
-    /// Chance, 0-100, that an I/O jumps to a random offset (vdbench seekpct)
-    #[arg(
-        long,
-        value_parser = Values::parse_arg,
-        alias = "seekpct",
-        value_name = "PCT",
-        help_heading = "Access pattern"
-    )]
-    #[serde(default, deserialize_with = "de_values", alias = "seekpct")]
-    pub random_pct: Option<Values>,
-
-    /// Block size, or a weighted mix such as 4k:60,8k:30,64k:10
-    #[arg(long, value_parser = Values::parse_arg, value_name = "SIZE", help_heading = "Access pattern")]
-    #[serde(default, deserialize_with = "de_values")]
-    pub bs: Option<Values>,
-
-    /// Offset alignment
-    #[arg(long, value_parser = Values::parse_arg, value_name = "SIZE", help_heading = "Access pattern")]
-    #[serde(default, deserialize_with = "de_values")]
-    pub align: Option<Values>,
-
-    /// Random offsets: uniform, zipf:THETA or hotspot:PCT_IO/PCT_SPACE
-    #[arg(long, value_parser = Values::parse_arg, value_name = "DIST", help_heading = "Access pattern")]
-    #[serde(default, deserialize_with = "de_values")]
-    pub distribution: Option<Values>,
-
-    /// Seed for every random choice (runs with the same seed repeat exactly)
-    #[arg(long, value_name = "N", help_heading = "Access pattern")]
-    #[serde(default)]
-    pub seed: Option<u64>,
-
-    /// Worker threads
-    #[arg(
-        long,
-        value_parser = Values::parse_arg,
-        alias = "numjobs",
-        value_name = "N",
-        help_heading = "Concurrency"
-    )]
-    #[serde(default, deserialize_with = "de_values", alias = "numjobs")]
-    pub jobs: Option<Values>,
-
-    /// Outstanding I/Os per worker
-    #[arg(
-        long,
-        value_parser = Values::parse_arg,
-        alias = "iodepth",
-        value_name = "N",
-        help_heading = "Concurrency"
-    )]
-    #[serde(default, deserialize_with = "de_values", alias = "iodepth")]
-    pub qd: Option<Values>,
-
-    /// Wait until N of a worker's I/Os have completed (or all in flight, if fewer) before issuing more (fio iodepth_batch_complete_min)
-    #[arg(
-        long,
-        value_parser = Values::parse_arg,
-        alias = "iodepth-batch-complete-min",
-        value_name = "N",
-        help_heading = "Concurrency"
-    )]
-    #[serde(
-        default,
-        deserialize_with = "de_values",
-        alias = "iodepth_batch_complete_min"
-    )]
-    pub batch_complete: Option<Values>,
-
-    /// io_uring, psync or null
-    #[arg(
-        long,
-        value_parser = Values::parse_arg,
-        alias = "ioengine",
-        value_name = "ENGINE",
-        help_heading = "Concurrency"
-    )]
-    #[serde(default, deserialize_with = "de_values", alias = "ioengine")]
-    pub engine: Option<Values>,
-
-    /// Pin workers to these CPUs, e.g. 2 or 0-3,8: worker i runs on the i-th CPU of the list, round robin (fio cpus_allowed with cpus_allowed_policy=split)
-    #[arg(
-        long,
-        alias = "cpus-allowed",
-        value_name = "LIST",
-        help_heading = "Concurrency"
-    )]
-    #[serde(default, deserialize_with = "de_str", alias = "cpus_allowed")]
-    pub cpus: Option<String>,
-
-    /// Clock for every timestamp: auto (the CPU's TSC where the kernel's own clocksource is tsc, else clock_gettime), tsc (fio clocksource=cpu) or clock_gettime
-    #[arg(
-        long,
-        alias = "clocksource",
-        value_name = "CLOCK",
-        help_heading = "Concurrency"
-    )]
-    #[serde(default, alias = "clocksource")]
-    pub clock: Option<String>,
-
-    /// Total I/O rate in IOPS on a fixed schedule
-    #[arg(
-        long,
-        value_parser = Values::parse_arg,
-        alias = "iorate",
-        value_name = "IOPS",
-        help_heading = "Concurrency"
-    )]
-    #[serde(default, deserialize_with = "de_values", alias = "iorate")]
-    pub rate: Option<Values>,
-
-    /// Measured run time after warm-up, e.g. 30s
-    #[arg(long, value_parser = Values::parse_arg, value_name = "TIME", help_heading = "Duration")]
-    #[serde(default, deserialize_with = "de_values")]
-    pub duration: Option<Values>,
-
-    /// End after this many bytes (all workers together)
-    #[arg(long, value_parser = Values::parse_arg, value_name = "SIZE", help_heading = "Duration")]
-    #[serde(default, deserialize_with = "de_values")]
-    pub io_size: Option<Values>,
-
-    /// End after this many I/Os (all workers together)
-    #[arg(long, value_parser = Values::parse_arg, value_name = "N", help_heading = "Duration")]
-    #[serde(default, deserialize_with = "de_values")]
-    pub ops: Option<Values>,
-
-    /// Run this long before measuring; excluded from every figure
-    #[arg(long, value_parser = Values::parse_arg, value_name = "TIME", help_heading = "Duration")]
-    #[serde(default, deserialize_with = "de_values")]
-    pub warmup: Option<Values>,
-
-    /// Length of each interval of the time series
-    #[arg(long, value_name = "TIME", help_heading = "Duration")]
-    #[serde(default, deserialize_with = "de_str")]
-    pub interval: Option<String>,
-
-    /// A gap with no completion this long is reported as a stall
-    #[arg(long, value_name = "TIME", help_heading = "Duration")]
-    #[serde(default, deserialize_with = "de_str")]
-    pub stall_threshold: Option<String>,
-
-    /// O_DIRECT
-    #[arg(long, value_parser = Values::parse_arg, help_heading = "Caching and durability", num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
-    #[serde(default, deserialize_with = "de_values")]
-    pub direct: Option<Values>,
-
-    /// Buffered I/O through the page cache (--direct=false)
-    #[arg(long, help_heading = "Caching and durability")]
-    #[serde(skip)]
-    pub buffered: bool,
-
-    /// none or dsync (O_DSYNC: every write durable on completion)
-    #[arg(long, value_parser = Values::parse_arg, value_name = "MODE", help_heading = "Caching and durability")]
-    #[serde(default, deserialize_with = "de_values")]
-    pub sync: Option<Values>,
-
-    /// fsync after every N writes per worker
-    #[arg(long, value_parser = Values::parse_arg, value_name = "N", help_heading = "Caching and durability")]
-    #[serde(default, deserialize_with = "de_values")]
-    pub fsync_every: Option<Values>,
-
-    /// random, zero or compress:RATIO
-    #[arg(long, value_parser = Values::parse_arg, value_name = "PATTERN", help_heading = "Data")]
-    #[serde(default, deserialize_with = "de_values")]
-    pub data: Option<Values>,
-
-    /// Share of written blocks, 0-100, that repeat earlier content
-    #[arg(long, value_parser = Values::parse_arg, value_name = "PCT", help_heading = "Data")]
-    #[serde(default, deserialize_with = "de_values")]
-    pub dedupe: Option<Values>,
-
-    /// stop or continue after an I/O error
-    #[arg(long, value_name = "POLICY", help_heading = "Errors")]
-    #[serde(default)]
-    pub on_error: Option<String>,
-
-    /// Stamp every written 512-byte sector and check every read of a written block
-    #[arg(long, help_heading = "Data validation", num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
-    #[serde(default)]
-    pub verify: Option<bool>,
-
-    /// Re-read every write once it completes and check it (implies --verify)
-    #[arg(long, help_heading = "Data validation", num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
-    #[serde(default)]
-    pub verify_after: Option<bool>,
-
-    /// Keep the generation map on stable storage in DIR: later runs carry on from it and `iolab verify --journal DIR` checks after a crash (implies --verify)
-    #[arg(long, value_name = "DIR", help_heading = "Data validation")]
-    #[serde(default)]
-    pub journal: Option<String>,
-
-    /// Stop the run after N data validation findings
-    #[arg(long, value_name = "N", help_heading = "Data validation")]
-    #[serde(default)]
-    pub max_errors: Option<u64>,
-}
-
-/// The parameters that may take a list, in the order their lists expand:
-/// the first is outermost, the last varies fastest (docs/jobfile.md).
-macro_rules! sweepable {
-    ($m:ident) => {
-        $m!(
-            rw,
-            read_pct,
-            random_pct,
-            bs,
-            align,
-            distribution,
-            engine,
-            jobs,
-            qd,
-            batch_complete,
-            rate,
-            direct,
-            sync,
-            fsync_every,
-            data,
-            dedupe,
-            size,
-            offset,
-            range,
-            hit_area,
-            read_hit_pct,
-            write_hit_pct,
-            duration,
-            io_size,
-            ops,
-            warmup
-        )
+/// Builds the [`WorkloadOptions`] struct from the entries of
+/// [`iolab_spec::workload_params!`]: one field per parameter, its type and
+/// serde attributes (key, aliases, how the TOML value is read) chosen by
+/// its kind. A tt-muncher, because a struct's fields cannot come from a
+/// macro one by one.
+macro_rules! options_struct {
+    (@fields [$($done:tt)*]) => {
+        /// Workload parameters as given: every field is a job-file key and a
+        /// flag, defined in `iolab_spec::params` (one entry per parameter).
+        /// Unset fields take the defaults documented there and in
+        /// docs/jobfile.md.
+        #[derive(Debug, Clone, Default, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct WorkloadOptions {
+            $($done)*
+        }
+    };
+    (@fields [$($done:tt)*] $name:ident : $kind:ident {
+        flag: $flag:literal, aliases: [$($alias:literal),*], short: $short:expr,
+        value_name: $vn:literal, heading: $heading:literal, help: $help:literal,
+        $($entry:tt)*
+    } $(, $($more:tt)*)?) => {
+        options_struct!(@field [$($done)* #[doc = $help]] $kind $name [$($alias),*] [$($($more)*)?]);
+    };
+    (@field [$($done:tt)*] Values $name:ident [$($alias:literal),*] [$($more:tt)*]) => {
+        options_struct!(@fields [$($done)*
+            #[serde(default, deserialize_with = "de_values" $(, alias = $alias)*)]
+            pub $name: Option<Values>,
+        ] $($more)*);
+    };
+    (@field [$($done:tt)*] ValuesEq $name:ident [$($alias:literal),*] [$($more:tt)*]) => {
+        options_struct!(@field [$($done)*] Values $name [$($alias),*] [$($more)*]);
+    };
+    (@field [$($done:tt)*] Text $name:ident [$($alias:literal),*] [$($more:tt)*]) => {
+        options_struct!(@fields [$($done)*
+            #[serde(default $(, alias = $alias)*)]
+            pub $name: Option<String>,
+        ] $($more)*);
+    };
+    (@field [$($done:tt)*] TextOrNumber $name:ident [$($alias:literal),*] [$($more:tt)*]) => {
+        options_struct!(@fields [$($done)*
+            #[serde(default, deserialize_with = "de_str" $(, alias = $alias)*)]
+            pub $name: Option<String>,
+        ] $($more)*);
+    };
+    (@field [$($done:tt)*] Bool $name:ident [$($alias:literal),*] [$($more:tt)*]) => {
+        options_struct!(@fields [$($done)*
+            #[serde(default $(, alias = $alias)*)]
+            pub $name: Option<bool>,
+        ] $($more)*);
+    };
+    (@field [$($done:tt)*] Uint $name:ident [$($alias:literal),*] [$($more:tt)*]) => {
+        options_struct!(@fields [$($done)*
+            #[serde(default $(, alias = $alias)*)]
+            pub $name: Option<u64>,
+        ] $($more)*);
+    };
+    (@field [$($done:tt)*] Paths $name:ident [$($alias:literal),*] [$($more:tt)*]) => {
+        options_struct!(@fields [$($done)*
+            #[serde(default, deserialize_with = "de_list" $(, alias = $alias)*)]
+            pub $name: Vec<String>,
+        ] $($more)*);
+    };
+    (@field [$($done:tt)*] Switch $name:ident [] [$($more:tt)*]) => {
+        options_struct!(@fields [$($done)*
+            #[serde(skip)]
+            pub $name: bool,
+        ] $($more)*);
+    };
+    ($($entries:tt)*) => {
+        options_struct!(@fields [] $($entries)*);
     };
 }
+
+iolab_spec::workload_params!(options_struct);
+
+/// One statement per parameter, by kind, for the generated methods below.
+macro_rules! per_kind {
+    // `over`'s value where set, `base`'s elsewhere.
+    (overlay Paths $out:ident $base:ident $over:ident $f:ident) => {
+        $out.$f = if $over.$f.is_empty() { $base.$f.clone() } else { $over.$f.clone() };
+    };
+    (overlay Switch $out:ident $base:ident $over:ident $f:ident) => {
+        $out.$f = $over.$f || $base.$f;
+    };
+    (overlay $kind:ident $out:ident $base:ident $over:ident $f:ident) => {
+        $out.$f = $over.$f.clone().or_else(|| $base.$f.clone());
+    };
+    // The field of a parameter given as text that may be a list.
+    (values Values $self:ident $name:ident $f:ident) => {
+        if $name == stringify!($f) {
+            return Some(&$self.$f);
+        }
+    };
+    (values ValuesEq $self:ident $name:ident $f:ident) => {
+        per_kind!(values Values $self $name $f);
+    };
+    (values $kind:ident $self:ident $name:ident $f:ident) => {};
+    (values_mut Values $self:ident $name:ident $f:ident) => {
+        if $name == stringify!($f) {
+            return Some(&mut $self.$f);
+        }
+    };
+    (values_mut ValuesEq $self:ident $name:ident $f:ident) => {
+        per_kind!(values_mut Values $self $name $f);
+    };
+    (values_mut $kind:ident $self:ident $name:ident $f:ident) => {};
+    // From parsed flags (`crate::flags` defines each flag's value type).
+    (matches Values $self:ident $m:ident $f:ident) => {
+        if let Some(v) = $m.get_one::<Values>(stringify!($f)) {
+            $self.$f = Some(v.clone());
+        }
+    };
+    (matches ValuesEq $self:ident $m:ident $f:ident) => {
+        per_kind!(matches Values $self $m $f);
+    };
+    (matches Text $self:ident $m:ident $f:ident) => {
+        if let Some(v) = $m.get_one::<String>(stringify!($f)) {
+            $self.$f = Some(v.clone());
+        }
+    };
+    (matches TextOrNumber $self:ident $m:ident $f:ident) => {
+        per_kind!(matches Text $self $m $f);
+    };
+    (matches Bool $self:ident $m:ident $f:ident) => {
+        if let Some(v) = $m.get_one::<bool>(stringify!($f)) {
+            $self.$f = Some(*v);
+        }
+    };
+    (matches Uint $self:ident $m:ident $f:ident) => {
+        if let Some(v) = $m.get_one::<u64>(stringify!($f)) {
+            $self.$f = Some(*v);
+        }
+    };
+    (matches Paths $self:ident $m:ident $f:ident) => {
+        if let Some(v) = $m.get_many::<String>(stringify!($f)) {
+            $self.$f = v.cloned().collect();
+        }
+    };
+    (matches Switch $self:ident $m:ident $f:ident) => {
+        if $m.get_flag(stringify!($f)) {
+            $self.$f = true;
+        }
+    };
+}
+
+/// The methods that go over every field, from the same entries.
+macro_rules! options_impls {
+    ($($name:ident : $kind:ident { $($entry:tt)* }),* $(,)?) => {
+        impl WorkloadOptions {
+            /// The options with every value of `over` that is set, `self`'s
+            /// elsewhere (switches: either).
+            fn overlay_fields(&self, over: &WorkloadOptions) -> WorkloadOptions {
+                let mut out = WorkloadOptions::default();
+                $(per_kind!(overlay $kind out self over $name);)*
+                out
+            }
+
+            /// The field of the parameter `name` if it is given as text
+            /// that may be a list ([`Kind::Values`](iolab_spec::params::Kind)).
+            pub fn values(&self, name: &str) -> Option<&Option<Values>> {
+                $(per_kind!(values $kind self name $name);)*
+                None
+            }
+
+            /// [`values`](Self::values), to change.
+            pub fn values_mut(&mut self, name: &str) -> Option<&mut Option<Values>> {
+                $(per_kind!(values_mut $kind self name $name);)*
+                None
+            }
+
+            /// Take every flag given in `m` (built by `crate::flags`).
+            pub(crate) fn update_from_matches(&mut self, m: &clap::ArgMatches) {
+                $(per_kind!(matches $kind self m $name);)*
+            }
+        }
+    };
+}
+
+iolab_spec::workload_params!(options_impls);
 
 /// One combination of swept values: the options with one value each, and
 /// the swept parameters' names and values.
 pub type Expansion = (WorkloadOptions, Vec<(String, String)>);
 
 impl WorkloadOptions {
+    /// The values of the parameter `name` when it is given a list.
+    fn list(&self, name: &str) -> Option<&Values> {
+        self.values(name)?.as_ref().filter(|v| v.is_list())
+    }
+
     /// The swept parameters (those given more than one value), in
     /// expansion order, with their values.
     pub fn axes(&self) -> Vec<(String, Vec<String>)> {
-        let mut axes = Vec::new();
-        macro_rules! collect {
-            ($($f:ident),*) => {$(
-                if let Some(v) = &self.$f {
-                    if v.is_list() {
-                        axes.push((stringify!($f).replace('_', "-"), v.0.clone()));
-                    }
-                }
-            )*};
-        }
-        sweepable!(collect);
-        axes
+        params::swept()
+            .into_iter()
+            .filter_map(|p| Some((p.flag.to_string(), self.list(p.name)?.0.clone())))
+            .collect()
     }
 
     /// The cartesian product of every list, in expansion order (the last
     /// swept parameter varies fastest). Without lists, the options alone.
     pub fn expand(&self) -> Vec<Expansion> {
         let mut out: Vec<Expansion> = vec![(self.clone(), Vec::new())];
-        macro_rules! product {
-            ($($f:ident),*) => {$(
-                if let Some(v) = self.$f.as_ref().filter(|v| v.is_list()) {
-                    let name = stringify!($f).replace('_', "-");
-                    out = out
-                        .into_iter()
-                        .flat_map(|(o, params)| {
-                            let name = name.clone();
-                            v.0.iter().map(move |x| {
-                                let mut o = o.clone();
-                                o.$f = Some(Values(vec![x.clone()]));
-                                let mut p = params.clone();
-                                p.push((name.clone(), x.clone()));
-                                (o, p)
-                            }).collect::<Vec<_>>()
-                        })
-                        .collect();
-                }
-            )*};
+        for p in params::swept() {
+            let Some(v) = self.list(p.name) else {
+                continue;
+            };
+            out = out
+                .into_iter()
+                .flat_map(|(o, params)| {
+                    v.0.iter().map(move |x| {
+                        let mut o = o.clone();
+                        if let Some(slot) = o.values_mut(p.name) {
+                            *slot = Some(Values(vec![x.clone()]));
+                        }
+                        let mut params = params.clone();
+                        params.push((p.flag.to_string(), x.clone()));
+                        (o, params)
+                    })
+                })
+                .collect();
         }
-        sweepable!(product);
         out
     }
 
@@ -532,19 +394,17 @@ impl WorkloadOptions {
             .iter()
             .fold(1u128, |n, (_, v)| n.saturating_mul(v.len() as u128))
     }
-}
 
-macro_rules! overlay {
-    ($base:expr, $over:expr, [$($opt:ident),*], [$($vec:ident),*], [$($flag:ident),*]) => {
-        WorkloadOptions {
-            $($opt: $over.$opt.clone().or_else(|| $base.$opt.clone()),)*
-            $($vec: if $over.$vec.is_empty() { $base.$vec.clone() } else { $over.$vec.clone() },)*
-            $($flag: $over.$flag || $base.$flag,)*
-        }
-    };
-}
+    /// The first parameter that is given a list but does not sweep
+    /// (`--skew 10,20`), with its flag.
+    pub fn list_where_one_value_goes(&self) -> Option<&'static str> {
+        params::PARAMS
+            .iter()
+            .filter(|p| p.sweep.is_none())
+            .find(|p| self.list(p.name).is_some())
+            .map(|p| p.flag)
+    }
 
-impl WorkloadOptions {
     /// `over`'s values where set, `self`'s elsewhere.
     pub fn overlay(&self, over: &WorkloadOptions) -> WorkloadOptions {
         // A --buffered or --no-prefill on the command line beats a job
@@ -556,53 +416,7 @@ impl WorkloadOptions {
         if o.no_prefill {
             o.prefill = Some(false);
         }
-        overlay!(
-            self,
-            o,
-            [
-                name,
-                size,
-                offset,
-                range,
-                hit_area,
-                read_hit_pct,
-                write_hit_pct,
-                prefill,
-                rw,
-                read_pct,
-                random_pct,
-                bs,
-                align,
-                distribution,
-                seed,
-                jobs,
-                qd,
-                batch_complete,
-                engine,
-                cpus,
-                clock,
-                rate,
-                duration,
-                io_size,
-                ops,
-                warmup,
-                interval,
-                stall_threshold,
-                direct,
-                sync,
-                fsync_every,
-                data,
-                dedupe,
-                on_error,
-                verify,
-                verify_after,
-                journal,
-                max_errors,
-                allow_mounted_write
-            ],
-            [target, destroy_data_on],
-            [no_prefill, buffered]
-        )
+        self.overlay_fields(&o)
     }
 
     /// True when no field is set.
@@ -623,12 +437,66 @@ mod tests {
     #[test]
     fn a_sweep_of_more_runs_than_a_u128_counts_saturates() {
         let mut o = WorkloadOptions::default();
-        let forty = || Some(Values((0..40).map(|i| i.to_string()).collect()));
-        macro_rules! set {
-            ($($f:ident),*) => {$( o.$f = forty(); )*};
+        for p in params::swept() {
+            *o.values_mut(p.name).unwrap() = Some(Values((0..40).map(|i| i.to_string()).collect()));
         }
-        sweepable!(set);
-        assert_eq!(o.axes().len(), 26);
+        assert_eq!(o.axes().len(), params::swept().len());
+        assert!(o.axes().len() >= 26);
         assert_eq!(o.expansion_count(), u128::MAX);
+    }
+
+    #[test]
+    fn every_swept_parameter_has_a_field_that_takes_a_list() {
+        let o = WorkloadOptions::default();
+        for p in params::swept() {
+            assert!(o.values(p.name).is_some(), "{}", p.name);
+        }
+        assert!(o.values("seed").is_none());
+    }
+
+    #[test]
+    fn lists_expand_in_the_defined_order_the_last_fastest() {
+        let o = WorkloadOptions {
+            rw: Some("read,write".into()),
+            qd: Some("1,4".into()),
+            start_delay: Some("0s,5s".into()),
+            ..Default::default()
+        };
+        let names: Vec<String> = o
+            .expand()
+            .iter()
+            .map(|(_, p)| {
+                p.iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        assert_eq!(names[0], "rw=read qd=1 start-delay=0s");
+        assert_eq!(names[1], "rw=read qd=1 start-delay=5s");
+        assert_eq!(names[2], "rw=read qd=4 start-delay=0s");
+        assert_eq!(names.len(), 8);
+    }
+
+    #[test]
+    fn overlay_takes_every_field_set_over_the_base() {
+        let base = WorkloadOptions {
+            qd: Some(4u32.into()),
+            target: vec!["/a".into()],
+            seed: Some(1),
+            skew: Some("10".into()),
+            ..Default::default()
+        };
+        let over = WorkloadOptions {
+            start_delay: Some("5s".into()),
+            seed: Some(2),
+            ..Default::default()
+        };
+        let m = base.overlay(&over);
+        assert_eq!(m.qd, Some(4u32.into()));
+        assert_eq!(m.target, vec!["/a".to_string()]);
+        assert_eq!(m.seed, Some(2));
+        assert_eq!(m.skew, Some("10".into()));
+        assert_eq!(m.start_delay, Some("5s".into()));
     }
 }

@@ -144,28 +144,17 @@ fn parse_toml(text: &str, origin: &str) -> Result<JobFile, JobError> {
     })
 }
 
-/// The job-file keys of the parameter `--flag`: its name with `_` and its
-/// fio and vdbench aliases (as in `WorkloadOptions`).
+/// The job-file keys of the parameter `--flag`: its name and its fio and
+/// vdbench aliases (from its definition in `iolab_spec::params`). A flag
+/// that is not a parameter is its own key.
 pub fn keys_of(flag: &str) -> Vec<String> {
-    let key = flag.trim_start_matches('-').replace('-', "_");
-    let aliases: &[&str] = match key.as_str() {
-        "target" => &["targets"],
-        "read_pct" => &["rdpct"],
-        "random_pct" => &["seekpct"],
-        "read_hit_pct" => &["rhpct"],
-        "write_hit_pct" => &["whpct"],
-        "jobs" => &["numjobs"],
-        "qd" => &["iodepth"],
-        "batch_complete" => &["iodepth_batch_complete_min"],
-        "engine" => &["ioengine"],
-        "cpus" => &["cpus_allowed"],
-        "clock" => &["clocksource"],
-        "rate" => &["iorate"],
-        _ => &[],
-    };
-    let mut v = vec![key.clone()];
-    v.extend(aliases.iter().map(|a| a.to_string()));
-    v
+    match iolab_spec::params::find(flag) {
+        Some(p) => std::iter::once(p.name)
+            .chain(p.aliases.iter().copied())
+            .map(str::to_string)
+            .collect(),
+        None => vec![flag.trim_start_matches('-').replace('-', "_")],
+    }
 }
 
 /// The line (from 1) where a job file sets the parameter `--flag`: in its
@@ -365,6 +354,11 @@ pub fn resolve_run(
             "--{name} has a list of values here; lists are expanded into runs before they are resolved"
         )));
     }
+    if let Some(flag) = o.list_where_one_value_goes() {
+        return Err(JobError(format!(
+            "--{flag} takes one value, not a list: it is not a sweep parameter (docs/jobfile.md)"
+        )));
+    }
     let rw = text(&o.rw).unwrap_or("read").to_string();
     let (mut read_pct, mut random_pct) = parse_rw(&rw)?;
     if let Some(p) = int(&o.read_pct, "read-pct", PCT_RANGE)? {
@@ -488,10 +482,8 @@ pub fn resolve_run(
         verify_after: o.verify_after.unwrap_or(false),
         journal: o.journal.clone(),
         max_errors: o.max_errors.unwrap_or(50),
-        // Wired to the job file and flags by the parameter definitions
-        // (issue 15); until then every workload starts with the run.
-        start_delay_s: 0.0,
-        skew_pct: None,
+        start_delay_s: secs_v(&o.start_delay, "start-delay")?.unwrap_or(0.0),
+        skew_pct: num(&o.skew, "skew", "a percentage")?,
     };
     spec.validate()?;
     Ok(spec)
@@ -757,6 +749,53 @@ mod more_tests {
             e.contains("--interval 1us is below the minimum of 1ms"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn start_delay_and_skew_reach_the_spec() {
+        let j = parse_job_text(
+            "[global]\ntarget='/a'\n[[workload]]\nstart_delay='1.5s'\nskew=25\n[[workload]]\nstartdelay=2\nskew='12.5'\n",
+            "t",
+        )
+        .unwrap();
+        let ws = j.workloads();
+        let a = resolve(&ws[0], 0).unwrap();
+        let b = resolve(&ws[1], 1).unwrap();
+        assert_eq!((a.start_delay_s, a.skew_pct), (1.5, Some(25.0)));
+        assert_eq!((b.start_delay_s, b.skew_pct), (2.0, Some(12.5)));
+        let plain = resolve(
+            &parse_job_text("[global]\ntarget='/a'\n", "t")
+                .unwrap()
+                .workloads()[0],
+            0,
+        )
+        .unwrap();
+        assert_eq!((plain.start_delay_s, plain.skew_pct), (0.0, None));
+    }
+
+    #[test]
+    fn bad_start_delay_and_skew_name_their_flag() {
+        let e = resolve_err("[global]\ntarget = '/a'\nstart_delay = '-1s'\n");
+        assert!(e.contains("--start-delay"), "{e}");
+        let e = resolve_err("[global]\ntarget = '/a'\nskew = 'lots'\n");
+        assert!(e.contains("--skew: 'lots' is not a percentage"), "{e}");
+        let e = resolve_err("[global]\ntarget = '/a'\nskew = 150\n");
+        assert!(e.contains("skew 150") && e.contains("at most 100"), "{e}");
+        // skew does not sweep: a list is refused, not silently cut to one.
+        let e = resolve_err("[global]\ntarget = '/a'\nskew = [10, 20]\n");
+        assert!(e.contains("--skew takes one value"), "{e}");
+        // start_delay sweeps.
+        let j = parse_job_text("[global]\ntarget='/a'\nstart_delay=['0s','5s']\n", "t").unwrap();
+        assert_eq!(j.workloads()[0].expand().len(), 2);
+    }
+
+    #[test]
+    fn keys_of_reads_the_aliases_from_the_definitions() {
+        assert_eq!(keys_of("--qd"), vec!["qd", "iodepth"]);
+        assert_eq!(keys_of("start-delay"), vec!["start_delay", "startdelay"]);
+        assert_eq!(keys_of("--repeat"), vec!["repeat"]);
+        let t = "[global]\nstartdelay = '1s'\n";
+        assert_eq!(key_line(t, "--start-delay", 0), Some(2));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! recomputed into the result document (`iolab_report::study`), and the
 //! tables and conclusions are printed at the end.
 
-use crate::cli::EXIT_BAD_INPUT;
+use crate::exit::EXIT_BAD_INPUT;
 use iolab_report::study::{compute, study_text, Study};
 use std::path::PathBuf;
 use std::process::ExitCode;

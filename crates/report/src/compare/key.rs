@@ -5,27 +5,10 @@ use crate::model::{Effective, RunResult};
 use iolab_spec::WorkloadSpec;
 use std::collections::BTreeMap;
 
-/// The key parameters every entry has, in display order.
-pub const KEY_PARAMS: [&str; 18] = [
-    "read-pct",
-    "random-pct",
-    "bs",
-    "qd",
-    "batch-complete",
-    "jobs",
-    "engine",
-    "direct",
-    "sync",
-    "fsync-every",
-    "distribution",
-    "hit-area",
-    "read-hit-pct",
-    "write-hit-pct",
-    "data",
-    "dedupe",
-    "rate",
-    "verify",
-];
+/// The key parameters every entry has, in display order: the parameters
+/// whose definition (`iolab_spec::params`) says they define a workload.
+pub static KEY_PARAMS: std::sync::LazyLock<Vec<&'static str>> =
+    std::sync::LazyLock::new(iolab_spec::params::match_keys);
 
 /// Swept parameters already covered by [`KEY_PARAMS`] (`rw` is read-pct and
 /// random-pct).
@@ -92,35 +75,42 @@ pub fn workload_key(
         (true, false) => "on",
         (true, true) => "on+after",
     };
-    let values: [(&str, String); 18] = [
-        ("read-pct", s.read_pct.to_string()),
-        ("random-pct", s.random_pct.to_string()),
-        ("bs", bs),
-        ("qd", e.qd.to_string()),
-        // What the worker does: it never waits for more than it has in flight.
-        ("batch-complete", s.batch_complete.min(e.qd).to_string()),
-        ("jobs", e.jobs.to_string()),
-        ("engine", e.engine.clone()),
-        ("direct", e.direct.to_string()),
-        (
-            "sync",
-            if s.sync == SyncMode::Dsync {
+    // The value of each match key, as resolved; a key without a value
+    // here is a parameter defined as a match key that this function does
+    // not know yet (a test fails on it).
+    let value = |k: &str| -> Option<String> {
+        Some(match k {
+            "read-pct" => s.read_pct.to_string(),
+            "random-pct" => s.random_pct.to_string(),
+            "bs" => bs.clone(),
+            "qd" => e.qd.to_string(),
+            // What the worker does: it never waits for more than it has in flight.
+            "batch-complete" => s.batch_complete.min(e.qd).to_string(),
+            "jobs" => e.jobs.to_string(),
+            "engine" => e.engine.clone(),
+            "direct" => e.direct.to_string(),
+            "sync" => if s.sync == SyncMode::Dsync {
                 "dsync"
             } else {
                 "none"
             }
             .into(),
-        ),
-        ("fsync-every", s.fsync_every.to_string()),
-        ("distribution", distribution),
-        ("hit-area", format_bytes(s.hit_area)),
-        ("read-hit-pct", s.read_hit_pct.to_string()),
-        ("write-hit-pct", s.write_hit_pct.to_string()),
-        ("data", data),
-        ("dedupe", s.dedupe_pct.to_string()),
-        ("rate", s.rate_iops.map_or("max".into(), |r| format!("{r}"))),
-        ("verify", verify.into()),
-    ];
+            "fsync-every" => s.fsync_every.to_string(),
+            "distribution" => distribution.clone(),
+            "hit-area" => format_bytes(s.hit_area),
+            "read-hit-pct" => s.read_hit_pct.to_string(),
+            "write-hit-pct" => s.write_hit_pct.to_string(),
+            "data" => data.clone(),
+            "dedupe" => s.dedupe_pct.to_string(),
+            "rate" => s.rate_iops.map_or("max".into(), |r| format!("{r}")),
+            "skew" => s.skew_pct.map_or("none".into(), |k| format!("{k}")),
+            "verify" => verify.into(),
+            _ => return None,
+        })
+    };
+    let values = KEY_PARAMS
+        .iter()
+        .map(|k| (*k, value(k).unwrap_or_else(|| "?".into())));
     let mut key = BTreeMap::new();
     for (k, v) in values {
         if !ignored(ignore, k) {
@@ -128,4 +118,23 @@ pub fn workload_key(
         }
     }
     key
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every parameter defined as a match key has a value here: a new one
+    /// shows as `?` until `run_key` says what it is.
+    #[test]
+    fn every_defined_match_key_has_a_value() {
+        use crate::study::testing::{run, spec};
+        let key = run_key(&run(spec("w"), 1000.0, 4.0, 100.0), &[]);
+        for k in KEY_PARAMS.iter() {
+            let v = key.get(*k).unwrap_or_else(|| panic!("{k} not in the key"));
+            assert_ne!(v, "?", "{k} has no value in run_key");
+        }
+        assert_eq!(key.get("skew").map(String::as_str), Some("none"));
+        assert!(KEY_PARAMS.contains(&"qd") && !KEY_PARAMS.contains(&"start-delay"));
+    }
 }

@@ -1,0 +1,681 @@
+//! Every workload parameter, defined once (in the spirit of fio's
+//! `fio_options[]` and ripgrep's `flags/defs.rs`).
+//!
+//! [`workload_params!`](crate::workload_params) holds one entry per
+//! parameter: its name (the job-file key and the field of
+//! `iolab_jobfile::WorkloadOptions`), its flag, its job-file aliases (also
+//! accepted as flags, `_` written `-`), how its value is given ([`Kind`]),
+//! its help line, its default ([`DefaultIs`]), whether it takes a list (a
+//! sweep, and where in the expansion order), whether it defines a workload
+//! for `iolab compare` (and where among the match keys), and its line of the
+//! parameter table in docs/jobfile.md. The macro hands the entries to a
+//! callback macro, so each user builds what it needs from the same text:
+//!
+//! - [`PARAMS`] here: the table as data (for `compare`'s match keys, the
+//!   docs table, `--help` defaults, aliases);
+//! - `iolab_jobfile`: the `WorkloadOptions` struct with its serde keys and
+//!   aliases, its clap flags (help with `[default: X]`), merging and sweeps;
+//! - the binary: `iolab man` and `iolab completions` from those flags.
+//!
+//! Adding a parameter:
+//! 1. add its entry to `workload_params!` below, where it belongs in
+//!    `--help` (a `sweep` or `compare` place between two others' tens, e.g.
+//!    235, puts it between them in the expansion order or the match keys);
+//! 2. write the code that uses it: its `WorkloadSpec` field (and check, if
+//!    any) in `workload.rs`, its resolution in `iolab_jobfile`'s
+//!    `resolve.rs`, the driver that acts on it, and, if it is a match key,
+//!    its value in `iolab_report`'s `compare/key.rs` (a test fails until
+//!    there is one);
+//! 3. regenerate the docs table: `IOLAB_BLESS=1 cargo test -p
+//!    iolab-jobfile --test params` (that test fails until then, and names
+//!    an alias missing from the docs' alias table).
+//!
+//! The flag, the job-file key and aliases, `--help` with its default, the
+//! merging of a job file with flags, sweeps, `iolab man` and `iolab
+//! completions` need nothing more.
+
+/// How a parameter's value is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Text parsed when the workload is resolved (a size, time, count or
+    /// mode); may be a list (a sweep) when the parameter sweeps.
+    Values,
+    /// Like [`Kind::Values`], but the flag takes its value only with `=`
+    /// (`--direct`, `--direct=false`).
+    ValuesEq,
+    /// A string (a TOML string in a job file).
+    Text,
+    /// A string, or a number taken as its text (`interval = 2`).
+    TextOrNumber,
+    /// true or false; the flag takes its value only with `=`.
+    Bool,
+    /// A whole number.
+    Uint,
+    /// One path or several: the flag is repeated, the key takes an array.
+    Paths,
+    /// A flag without a value that sets the parameter named in `negates`
+    /// to false (`--buffered`); not a job-file key.
+    Switch,
+}
+
+/// What an unset parameter does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DefaultIs {
+    /// Nothing: the parameter is not used (`--size`, `--journal`).
+    Unset,
+    /// A value a user could type, and when it applies (may be empty). A
+    /// test resolves each against nothing given at all.
+    Value(&'static str, &'static str),
+    /// What happens, where no one value says it.
+    Described(&'static str),
+}
+
+/// One workload parameter. See the module documentation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Param {
+    /// The job-file key and the options field.
+    pub name: &'static str,
+    /// The long flag without `--`: the name with `_` written `-`.
+    pub flag: &'static str,
+    /// Other job-file keys (fio and vdbench names); each is also a flag.
+    pub aliases: &'static [&'static str],
+    pub short: Option<char>,
+    pub kind: Kind,
+    /// The placeholder of the value in `--help` (`SIZE`).
+    pub value_name: &'static str,
+    /// The `--help` section.
+    pub heading: &'static str,
+    /// The `--help` line (the default is appended from `default`).
+    pub help: &'static str,
+    pub default: DefaultIs,
+    /// Takes a list: its place in the expansion order (the lowest is
+    /// outermost). Numbered in tens, so that a new one fits in between.
+    pub sweep: Option<u16>,
+    /// Defines a workload for `iolab compare`: its place among the match
+    /// keys (their display order), numbered in tens.
+    pub compare: Option<u16>,
+    /// For a [`Kind::Switch`]: the parameter it sets to false.
+    pub negates: Option<&'static str>,
+    /// The Type column of the docs table.
+    pub doc_type: &'static str,
+    /// The Meaning column of the docs table (Markdown).
+    pub doc: &'static str,
+}
+
+impl Param {
+    /// Whether a job file has this key (switches are flags only).
+    pub fn is_key(&self) -> bool {
+        self.kind != Kind::Switch
+    }
+
+    /// Whether the flag takes its value only after `=`.
+    pub fn value_after_equals(&self) -> bool {
+        matches!(self.kind, Kind::Bool | Kind::ValuesEq)
+    }
+
+    /// The flags of the aliases: `iodepth_batch_complete_min` is
+    /// `--iodepth-batch-complete-min`.
+    pub fn alias_flags(&self) -> impl Iterator<Item = String> {
+        self.aliases.iter().map(|a| a.replace('_', "-"))
+    }
+
+    /// What `--help` appends to the help line: `[default: 4k]`,
+    /// `[default: 10s, when neither --io-size nor --ops is given]`.
+    pub fn help_suffix(&self) -> Option<String> {
+        match self.default {
+            DefaultIs::Unset => None,
+            DefaultIs::Value(v, "") => Some(format!("[default: {v}]")),
+            DefaultIs::Value(v, note) => Some(format!("[default: {v}, {note}]")),
+            DefaultIs::Described(what) => Some(format!("[default: {what}]")),
+        }
+    }
+}
+
+/// The entries, handed to `$callback!` as
+/// `name: Kind { flag: "...", aliases: [...], ... }, ...`.
+#[macro_export]
+macro_rules! workload_params {
+    ($callback:ident) => {
+        $callback! {
+            name: Text {
+                flag: "name", aliases: [], short: None, value_name: "NAME", heading: "Workload",
+                help: "Workload name, shown in tables and stored in results",
+                default: Described("the mode and the workload's number, e.g. read-1"),
+                sweep: None, compare: None, negates: None,
+                doc_type: "string",
+                doc: "Name shown in tables and stored in the results. Unset: `<rw>-<n>`, e.g. `randread-2` (n = position in the job, from 1).",
+            },
+            target: Paths {
+                flag: "target", aliases: ["targets"], short: Some('t'), value_name: "PATH", heading: "Targets",
+                help: "A regular file or block device (repeat for several targets)",
+                default: Unset,
+                sweep: None, compare: None, negates: None,
+                doc_type: "string or list",
+                doc: "Regular files or block devices. With several targets, worker *i* drives target *i* mod T when there are at least as many workers as targets (LUN A, LUN B, A, ...); with fewer workers, each worker cycles over several targets. Without a target, `iolab run` runs its default job.",
+            },
+            size: Values {
+                flag: "size", aliases: [], short: None, value_name: "SIZE", heading: "Targets",
+                help: "Create a missing file at this size (or use this much of a target)",
+                default: Unset,
+                sweep: Some(170), compare: None, negates: None,
+                doc_type: "size",
+                doc: "A missing file is created at this size (sparse). A smaller file that iolab owns is extended to it. On a larger file or a device, only the first SIZE bytes are used. A device smaller than SIZE is an error, and so is a file to create or extend beyond the free space of its file system (checked before any I/O). Must be at least `offset` + the largest block size.",
+            },
+            offset: Values {
+                flag: "offset", aliases: [], short: None, value_name: "SIZE", heading: "Targets",
+                help: "Start of the region I/O goes to, in bytes from the target's start",
+                default: Value("0", ""),
+                sweep: Some(180), compare: None, negates: None,
+                doc_type: "size",
+                doc: "Start of the region that I/O goes to, in bytes. Applies to every target.",
+            },
+            range: Values {
+                flag: "range", aliases: [], short: None, value_name: "SIZE", heading: "Targets",
+                help: "Length of the region",
+                default: Described("to the end of the target"),
+                sweep: Some(190), compare: None, negates: None,
+                doc_type: "size",
+                doc: "Length of the region.",
+            },
+            hit_area: Values {
+                flag: "hit-area", aliases: [], short: None, value_name: "SIZE", heading: "Targets",
+                help: "Leading part of the region that \"cached\" I/O goes to (vdbench hitarea)",
+                default: Value("0", "no hit area"),
+                sweep: Some(200), compare: Some(120), negates: None,
+                doc_type: "size",
+                doc: "The first `hit_area` bytes of each target's region are the hit area (vdbench `hitarea`). Hit-area I/O stays inside it; all other I/O goes to the rest of the region. Must not be larger than the region.",
+            },
+            read_hit_pct: Values {
+                flag: "read-hit-pct", aliases: ["rhpct"], short: None, value_name: "PCT", heading: "Targets",
+                help: "Share of reads sent to the hit area, 0-100 (vdbench rhpct)",
+                default: Value("0", ""),
+                sweep: Some(210), compare: Some(130), negates: None,
+                doc_type: "0-100",
+                doc: "Share of reads sent to the hit area (vdbench `rhpct`). Has no effect without `hit_area`.",
+            },
+            write_hit_pct: Values {
+                flag: "write-hit-pct", aliases: ["whpct"], short: None, value_name: "PCT", heading: "Targets",
+                help: "Share of writes sent to the hit area, 0-100 (vdbench whpct)",
+                default: Value("0", ""),
+                sweep: Some(220), compare: Some(140), negates: None,
+                doc_type: "0-100",
+                doc: "Share of writes sent to the hit area (vdbench `whpct`).",
+            },
+            destroy_data_on: Paths {
+                flag: "destroy-data-on", aliases: [], short: None, value_name: "PATH", heading: "Targets",
+                help: "Writing a target iolab did not create (or a device carrying data) destroys its data: name it here to allow that",
+                default: Unset,
+                sweep: None, compare: None, negates: None,
+                doc_type: "string or list",
+                doc: "Paths whose data you allow iolab to destroy. See [Data safety](#data-safety).",
+            },
+            allow_mounted_write: Bool {
+                flag: "allow-mounted-write", aliases: [], short: None, value_name: "BOOL", heading: "Targets",
+                help: "Also write a --destroy-data-on device while it is mounted, held or active swap (fio allow_mounted_write); this corrupts whatever uses it",
+                default: Value("false", ""),
+                sweep: None, compare: None, negates: None,
+                doc_type: "bool",
+                doc: "Also write a device named in `destroy_data_on` while it is mounted, held, active swap or claimed (fio `allow_mounted_write`). This corrupts whatever uses the device. See [Data safety](#data-safety).",
+            },
+            prefill: Bool {
+                flag: "prefill", aliases: [], short: None, value_name: "BOOL", heading: "Targets",
+                help: "Write every target end to end first, block devices too",
+                default: Described("only files iolab created"),
+                sweep: None, compare: None, negates: None,
+                doc_type: "bool",
+                doc: "`true`: write every target end to end before the workload, block devices included. `false`: never. Unset: only files iolab created. See [Prefill](#prefill).",
+            },
+            no_prefill: Switch {
+                flag: "no-prefill", aliases: [], short: None, value_name: "", heading: "Targets",
+                help: "Do not write files end to end before the workload",
+                default: Unset,
+                sweep: None, compare: None, negates: Some("prefill"),
+                doc_type: "",
+                doc: "",
+            },
+            rw: Values {
+                flag: "rw", aliases: [], short: None, value_name: "MODE", heading: "Access pattern",
+                help: "read, write, randread, randwrite, rw, randrw",
+                default: Value("read", ""),
+                sweep: Some(10), compare: None, negates: None,
+                doc_type: "string",
+                doc: "`read`, `write`, `randread`, `randwrite`, `rw` (or `readwrite`) or `randrw`. Sets `read_pct` and `random_pct`: read 100/0, write 0/0, randread 100/100, randwrite 0/100, rw 50/0, randrw 50/100.",
+            },
+            read_pct: Values {
+                flag: "read-pct", aliases: ["rdpct"], short: None, value_name: "PCT", heading: "Access pattern",
+                help: "Share of I/Os that are reads, 0-100 (overrides the mix of --rw)",
+                default: Described("the mix of --rw"),
+                sweep: Some(20), compare: Some(10), negates: None,
+                doc_type: "0-100",
+                doc: "Share of I/Os that are reads. Overrides the mix of `rw`.",
+            },
+            random_pct: Values {
+                flag: "random-pct", aliases: ["seekpct"], short: None, value_name: "PCT", heading: "Access pattern",
+                help: "Chance, 0-100, that an I/O jumps to a random offset (vdbench seekpct)",
+                default: Described("the mix of --rw"),
+                sweep: Some(30), compare: Some(20), negates: None,
+                doc_type: "0-100",
+                doc: "Chance that an I/O jumps to a random offset instead of continuing its stream sequentially (vdbench `seekpct`): 0 is sequential, 100 is all random.",
+            },
+            bs: Values {
+                flag: "bs", aliases: [], short: None, value_name: "SIZE", heading: "Access pattern",
+                help: "Block size, or a weighted mix such as 4k:60,8k:30,64k:10",
+                default: Value("4k", ""),
+                sweep: Some(40), compare: Some(30), negates: None,
+                doc_type: "size or mix",
+                doc: "Block size, or a weighted mix. At most 1 GiB.",
+            },
+            align: Values {
+                flag: "align", aliases: [], short: None, value_name: "SIZE", heading: "Access pattern",
+                help: "Offset alignment",
+                default: Described("the smallest block size"),
+                sweep: Some(50), compare: None, negates: None,
+                doc_type: "size",
+                doc: "Random offsets are multiples of `align` from the start of the region.",
+            },
+            distribution: Values {
+                flag: "distribution", aliases: [], short: None, value_name: "DIST", heading: "Access pattern",
+                help: "Random offsets: uniform, zipf:THETA or hotspot:PCT_IO/PCT_SPACE",
+                default: Value("uniform", ""),
+                sweep: Some(60), compare: Some(110), negates: None,
+                doc_type: "string",
+                doc: "How random offsets are chosen: `uniform`, `zipf:THETA` (theta > 0 and not 1, e.g. `zipf:1.2`; hot blocks are scattered over the region), or `hotspot:PCT_IO/PCT_SPACE` (e.g. `hotspot:90/10`: 90 % of random I/O goes to the first 10 % of the region).",
+            },
+            seed: Uint {
+                flag: "seed", aliases: [], short: None, value_name: "N", heading: "Access pattern",
+                help: "Seed for every random choice (runs with the same seed repeat exactly)",
+                default: Value("65963", "plus the run's index in its plan"),
+                sweep: None, compare: None, negates: None,
+                doc_type: "integer",
+                doc: "Seed for every random choice (65963 is 0x101AB). Workload n of a job (counting from 0) uses seed + n, so every workload has its own sequence, and the same job with the same seed repeats each worker's sequence of offsets, sizes and directions.",
+            },
+            jobs: Values {
+                flag: "jobs", aliases: ["numjobs"], short: None, value_name: "N", heading: "Concurrency",
+                help: "Worker threads",
+                default: Value("1", ""),
+                sweep: Some(80), compare: Some(60), negates: None,
+                doc_type: "1-4096",
+                doc: "Worker threads. Each sequential worker is one stream, with its own cursor started at an evenly spaced point of the region.",
+            },
+            qd: Values {
+                flag: "qd", aliases: ["iodepth"], short: None, value_name: "N", heading: "Concurrency",
+                help: "Outstanding I/Os per worker",
+                default: Value("1", ""),
+                sweep: Some(90), compare: Some(40), negates: None,
+                doc_type: "1-4096",
+                doc: "Outstanding I/Os per worker. Total outstanding = `jobs` × `qd`.",
+            },
+            batch_complete: Values {
+                flag: "batch-complete", aliases: ["iodepth_batch_complete_min"], short: None, value_name: "N", heading: "Concurrency",
+                help: "Wait until N of a worker's I/Os have completed (or all in flight, if fewer) before issuing more (fio iodepth_batch_complete_min)",
+                default: Value("1", "refill after every completion"),
+                sweep: Some(100), compare: Some(50), negates: None,
+                doc_type: "1-4096",
+                doc: "A worker waits until this many of its I/Os have completed (all of them, if fewer are in flight) before it issues more, like fio `iodepth_batch_complete_min`. `1` refills after every completion, so `qd` I/Os are always outstanding. Larger values take fewer system calls and wake-ups per I/O, which can raise IOPS where the submitting thread competes for CPU with the I/O path (io_uring's io-wq workers on zram, a loop device's worker), at the price of fewer outstanding I/Os on average (between `qd` − N and `qd`) and latencies that include the wait for the batch. Submissions are always batched: everything that can be issued goes in one system call.",
+            },
+            engine: Values {
+                flag: "engine", aliases: ["ioengine"], short: None, value_name: "ENGINE", heading: "Concurrency",
+                help: "io_uring, psync or null",
+                default: Value("io_uring", ""),
+                sweep: Some(70), compare: Some(70), negates: None,
+                doc_type: "string",
+                doc: "`io_uring` (also `iouring`, `uring`), `psync` (also `sync`; one I/O per worker, so `qd` must be 1) or `null` (no I/O, to measure iolab itself). If io_uring is not available, iolab falls back to psync with `jobs` × `qd` workers and says so.",
+            },
+            cpus: TextOrNumber {
+                flag: "cpus", aliases: ["cpus_allowed"], short: None, value_name: "LIST", heading: "Concurrency",
+                help: "Pin workers to these CPUs, e.g. 2 or 0-3,8: worker i runs on the i-th CPU of the list, round robin (fio cpus_allowed with cpus_allowed_policy=split)",
+                default: Described("not pinned"),
+                sweep: None, compare: None, negates: None,
+                doc_type: "string",
+                doc: "CPUs to pin the workers to, in the kernel's list notation (`2`, `0-3,8`). Worker *i* runs on the *i*-th CPU of the list, round robin (fio's `cpus_allowed` with `cpus_allowed_policy=split`). Every CPU must be one iolab may run on (see `taskset -p $$`), or the run is refused with exit code 2. A worker pins itself before it allocates its buffers. Not a sweep parameter. See \"Pinning\" below.",
+            },
+            clock: Text {
+                flag: "clock", aliases: ["clocksource"], short: None, value_name: "CLOCK", heading: "Concurrency",
+                help: "Clock for every timestamp: auto (the CPU's TSC where the kernel's own clocksource is tsc, else clock_gettime), tsc (fio clocksource=cpu) or clock_gettime",
+                default: Value("auto", ""),
+                sweep: None, compare: None, negates: None,
+                doc_type: "string",
+                doc: "The clock every timestamp is read from: `auto` reads the CPU's time-stamp counter where the kernel itself keeps CLOCK_MONOTONIC on it (`current_clocksource` is `tsc`), else `clock_gettime`; `tsc` (fio's `cpu`) insists on the TSC and is refused with exit code 2 where the kernel does not use it; `clock_gettime` never reads the TSC. The result's `effective.clock` says which was used. Not a sweep parameter. See \"Clock\" below.",
+            },
+            rate: Values {
+                flag: "rate", aliases: ["iorate"], short: None, value_name: "IOPS", heading: "Concurrency",
+                help: "Total I/O rate in IOPS on a fixed schedule",
+                default: Described("unlimited"),
+                sweep: Some(110), compare: Some(170), negates: None,
+                doc_type: "number",
+                doc: "Total I/Os per second across all workers, issued on a fixed schedule. Response times are then measured from each I/O's scheduled start. Omit the key for unlimited; there is no `\"max\"` value.",
+            },
+            skew: Values {
+                flag: "skew", aliases: [], short: None, value_name: "PCT", heading: "Concurrency",
+                help: "This workload's share of its run's rate, in percent (vdbench skew)",
+                default: Described("an even part of what the other workloads' shares leave"),
+                sweep: None, compare: Some(180), negates: None,
+                doc_type: "number, above 0 to 100",
+                doc: "The share of its run's `rate`, in percent, that this workload issues (vdbench `skew`): with a run rate of 10000 IOPS, `skew = 25` runs the workload at 2500 IOPS. The shares of a run's workloads add up to at most 100; what they leave is split evenly over the workloads without one. A share needs a rate on the run. Not a sweep parameter.",
+            },
+            duration: Values {
+                flag: "duration", aliases: [], short: None, value_name: "TIME", heading: "Duration",
+                help: "Measured run time after warm-up, e.g. 30s",
+                default: Value("10s", "when neither --io-size nor --ops is given"),
+                sweep: Some(240), compare: None, negates: None,
+                doc_type: "duration",
+                doc: "Measured time after the warm-up.",
+            },
+            io_size: Values {
+                flag: "io-size", aliases: [], short: None, value_name: "SIZE", heading: "Duration",
+                help: "End after this many bytes (all workers together)",
+                default: Unset,
+                sweep: Some(250), compare: None, negates: None,
+                doc_type: "size",
+                doc: "End after this many bytes, all workers together, counted after the warm-up.",
+            },
+            ops: Values {
+                flag: "ops", aliases: [], short: None, value_name: "N", heading: "Duration",
+                help: "End after this many I/Os (all workers together)",
+                default: Unset,
+                sweep: Some(260), compare: None, negates: None,
+                doc_type: "integer",
+                doc: "End after this many I/Os, all workers together, counted after the warm-up.",
+            },
+            warmup: Values {
+                flag: "warmup", aliases: [], short: None, value_name: "TIME", heading: "Duration",
+                help: "Run this long before measuring; excluded from every figure",
+                default: Value("0s", ""),
+                sweep: Some(270), compare: None, negates: None,
+                doc_type: "duration",
+                doc: "Run this long before measuring. Warm-up is excluded from every figure except the error counts.",
+            },
+            start_delay: Values {
+                flag: "start-delay", aliases: ["startdelay"], short: None, value_name: "TIME", heading: "Duration",
+                help: "Start this long after the run starts (fio startdelay), e.g. 5s",
+                default: Value("0s", ""),
+                sweep: Some(230), compare: None, negates: None,
+                doc_type: "duration",
+                doc: "The workload starts this long after its run starts (fio `startdelay`): streams launched 5 s apart are workloads of one run with `start_delay` 0, 5 s, 10 s, ...",
+            },
+            interval: TextOrNumber {
+                flag: "interval", aliases: [], short: None, value_name: "TIME", heading: "Duration",
+                help: "Length of each interval of the time series",
+                default: Value("1s", ""),
+                sweep: None, compare: None, negates: None,
+                doc_type: "duration",
+                doc: "Length of each interval of the time series (at least 1 ms).",
+            },
+            stall_threshold: TextOrNumber {
+                flag: "stall-threshold", aliases: [], short: None, value_name: "TIME", heading: "Duration",
+                help: "A gap with no completion this long is reported as a stall",
+                default: Value("1s", ""),
+                sweep: None, compare: None, negates: None,
+                doc_type: "duration",
+                doc: "A time with I/O outstanding and no completion at least this long is recorded as a stall event (gaps under 10 ms are never recorded).",
+            },
+            direct: ValuesEq {
+                flag: "direct", aliases: [], short: None, value_name: "BOOL", heading: "Caching and durability",
+                help: "O_DIRECT",
+                default: Described("true for block devices, false for files"),
+                sweep: Some(120), compare: Some(80), negates: None,
+                doc_type: "bool",
+                doc: "O_DIRECT: bypass the page cache. With O_DIRECT, `bs`, `align` and `offset` must be multiples of the target's logical block size (or the file system's direct-I/O alignment).",
+            },
+            buffered: Switch {
+                flag: "buffered", aliases: [], short: None, value_name: "", heading: "Caching and durability",
+                help: "Buffered I/O through the page cache (--direct=false)",
+                default: Unset,
+                sweep: None, compare: None, negates: Some("direct"),
+                doc_type: "",
+                doc: "",
+            },
+            sync: Values {
+                flag: "sync", aliases: [], short: None, value_name: "MODE", heading: "Caching and durability",
+                help: "none or dsync (O_DSYNC: every write durable on completion)",
+                default: Value("none", ""),
+                sweep: Some(130), compare: Some(90), negates: None,
+                doc_type: "string",
+                doc: "`none`, or `dsync` (also `o_dsync`): open with O_DSYNC, so every write is durable when it completes.",
+            },
+            fsync_every: Values {
+                flag: "fsync-every", aliases: [], short: None, value_name: "N", heading: "Caching and durability",
+                help: "fsync after every N writes per worker",
+                default: Value("0", "never"),
+                sweep: Some(140), compare: Some(100), negates: None,
+                doc_type: "integer",
+                doc: "Each worker waits for its in-flight I/O and calls fsync after every N writes.",
+            },
+            data: Values {
+                flag: "data", aliases: [], short: None, value_name: "PATTERN", heading: "Data",
+                help: "random, zero or compress:RATIO",
+                default: Value("random", ""),
+                sweep: Some(150), compare: Some(150), negates: None,
+                doc_type: "string",
+                doc: "What writes contain: `random`, `zero` (also `zeros`) or `compress:RATIO` (ratio ≥ 1, e.g. `compress:2`). See [Data](#data).",
+            },
+            dedupe: Values {
+                flag: "dedupe", aliases: [], short: None, value_name: "PCT", heading: "Data",
+                help: "Share of written blocks, 0-100, that repeat earlier content",
+                default: Value("0", ""),
+                sweep: Some(160), compare: Some(160), negates: None,
+                doc_type: "0-100",
+                doc: "Share of writes whose blocks repeat earlier content.",
+            },
+            on_error: Text {
+                flag: "on-error", aliases: [], short: None, value_name: "POLICY", heading: "Errors",
+                help: "stop or continue after an I/O error",
+                default: Value("stop", ""),
+                sweep: None, compare: None, negates: None,
+                doc_type: "string",
+                doc: "`stop`: the first I/O error stops the run and the rest of the job. `continue`: count errors and go on.",
+            },
+            verify: Bool {
+                flag: "verify", aliases: [], short: None, value_name: "BOOL", heading: "Data validation",
+                help: "Stamp every written 512-byte sector and check every read of a written block",
+                default: Value("false", ""),
+                sweep: None, compare: Some(190), negates: None,
+                doc_type: "bool",
+                doc: "Stamp every written 512-byte sector and check every read of a block written by this run or its journal. See [Data validation](#data-validation). As a match key of `iolab compare` it includes `verify_after`.",
+            },
+            verify_after: Bool {
+                flag: "verify-after", aliases: [], short: None, value_name: "BOOL", heading: "Data validation",
+                help: "Re-read every write once it completes and check it (implies --verify)",
+                default: Value("false", ""),
+                sweep: None, compare: None, negates: None,
+                doc_type: "bool",
+                doc: "Re-read every write once it completes and check it. Implies `verify`.",
+            },
+            journal: Text {
+                flag: "journal", aliases: [], short: None, value_name: "DIR", heading: "Data validation",
+                help: "Keep the generation map on stable storage in DIR: later runs carry on from it and `iolab verify --journal DIR` checks after a crash (implies --verify)",
+                default: Unset,
+                sweep: None, compare: None, negates: None,
+                doc_type: "string (directory)",
+                doc: "Keep the generation map on stable storage in this directory: later runs carry on from it and `iolab verify --journal DIR` checks the target, also after a crash. Implies `verify`.",
+            },
+            max_errors: Uint {
+                flag: "max-errors", aliases: [], short: None, value_name: "N", heading: "Data validation",
+                help: "Stop the run after N data validation findings",
+                default: Value("50", "0: never stop"),
+                sweep: None, compare: None, negates: None,
+                doc_type: "integer",
+                doc: "Stop the run after this many data validation findings (`0`: never). Counted per workload.",
+            },
+        }
+    };
+}
+
+/// Builds [`PARAMS`] from the entries.
+macro_rules! param_table {
+    ($($name:ident : $kind:ident {
+        flag: $flag:literal, aliases: [$($alias:literal),*], short: $short:expr,
+        value_name: $vn:literal, heading: $heading:literal, help: $help:literal,
+        default: $default:expr, sweep: $sweep:expr, compare: $compare:expr,
+        negates: $negates:expr, doc_type: $doc_type:literal, doc: $doc:literal $(,)?
+    }),* $(,)?) => {
+        /// Every workload parameter, in the order of `--help` and the docs
+        /// table.
+        pub const PARAMS: &[Param] = &[$(Param {
+            name: stringify!($name),
+            flag: $flag,
+            aliases: &[$($alias),*],
+            short: $short,
+            kind: Kind::$kind,
+            value_name: $vn,
+            heading: $heading,
+            help: $help,
+            default: {
+                #[allow(unused_imports)]
+                use DefaultIs::*;
+                $default
+            },
+            sweep: $sweep,
+            compare: $compare,
+            negates: $negates,
+            doc_type: $doc_type,
+            doc: $doc,
+        }),*];
+    };
+}
+
+workload_params!(param_table);
+
+/// The parameter with this name or alias, in key (`read_pct`) or flag
+/// (`--read-pct`, `read-pct`) form.
+pub fn find(name: &str) -> Option<&'static Param> {
+    let key = name.trim_start_matches('-').replace('-', "_");
+    PARAMS
+        .iter()
+        .find(|p| p.name == key || p.aliases.contains(&key.as_str()))
+}
+
+/// The parameters that take a list, in expansion order: the first is
+/// outermost, the last varies fastest.
+pub fn swept() -> Vec<&'static Param> {
+    let mut v: Vec<&Param> = PARAMS.iter().filter(|p| p.sweep.is_some()).collect();
+    v.sort_by_key(|p| p.sweep);
+    v
+}
+
+/// The flags of the parameters that define a workload for `iolab
+/// compare`, in display order.
+pub fn match_keys() -> Vec<&'static str> {
+    let mut v: Vec<&Param> = PARAMS.iter().filter(|p| p.compare.is_some()).collect();
+    v.sort_by_key(|p| p.compare);
+    v.into_iter().map(|p| p.flag).collect()
+}
+
+/// The switch that sets `p` to false (`--buffered` for `direct`).
+pub fn negation_of(p: &Param) -> Option<&'static Param> {
+    PARAMS.iter().find(|s| s.negates == Some(p.name))
+}
+
+/// The parameter table of docs/jobfile.md, one row per job-file key.
+pub fn docs_table() -> String {
+    let mut out =
+        String::from("| Key (alias) | Flag | Type | Default | Meaning |\n|---|---|---|---|---|\n");
+    for p in PARAMS.iter().filter(|p| p.is_key()) {
+        let mut key = format!("`{}`", p.name);
+        if !p.aliases.is_empty() {
+            let a: Vec<String> = p.aliases.iter().map(|a| format!("`{a}`")).collect();
+            key.push_str(&format!(" ({})", a.join(", ")));
+        }
+        let mut flags = Vec::new();
+        if let Some(s) = p.short {
+            flags.push(format!("`-{s}`"));
+        }
+        let eq = if p.value_after_equals() {
+            "[=BOOL]"
+        } else {
+            ""
+        };
+        flags.push(format!("`--{}{eq}`", p.flag));
+        if let Some(n) = negation_of(p) {
+            flags.push(format!("`--{}`", n.flag));
+        }
+        let default = match p.default {
+            DefaultIs::Unset => "none".to_string(),
+            DefaultIs::Value(v, "") => format!("`{v}`"),
+            DefaultIs::Value(v, note) => format!("`{v}` ({note})"),
+            DefaultIs::Described(what) => what.to_string(),
+        };
+        out.push_str(&format!(
+            "| {key} | {} | {} | {default} | {} |\n",
+            flags.join(", "),
+            p.doc_type,
+            p.doc
+        ));
+    }
+    out
+}
+
+/// The sentence of docs/jobfile.md that lists the parameters taking
+/// lists, in expansion order.
+pub fn docs_sweep_list() -> String {
+    let names: Vec<String> = swept().iter().map(|p| format!("`{}`", p.name)).collect();
+    let (last, rest) = names.split_last().expect("some parameters sweep");
+    format!(
+        "**Parameters that take lists**, in expansion order: {} and {last}.\n",
+        rest.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_flags_and_aliases_are_unique_and_consistent() {
+        let mut seen = std::collections::BTreeSet::new();
+        for p in PARAMS {
+            assert_eq!(p.flag, p.name.replace('_', "-"), "{}", p.name);
+            for n in std::iter::once(p.name).chain(p.aliases.iter().copied()) {
+                assert!(seen.insert(n), "{n} is defined twice");
+            }
+            assert_eq!(find(&format!("--{}", p.flag)), Some(p));
+            for a in p.alias_flags() {
+                assert_eq!(find(&a), Some(p), "{a}");
+            }
+            assert!(
+                !p.help.ends_with('.'),
+                "{}: help ends with a period",
+                p.name
+            );
+            if p.kind == Kind::Switch {
+                let n = p.negates.and_then(find);
+                assert!(n.is_some_and(|n| n.is_key()), "{}", p.name);
+            } else {
+                assert!(!p.value_name.is_empty() && !p.doc.is_empty(), "{}", p.name);
+            }
+        }
+    }
+
+    #[test]
+    fn sweep_and_compare_places_are_unique() {
+        for place in [|p: &Param| p.sweep, |p: &Param| p.compare] {
+            let mut r: Vec<u16> = PARAMS.iter().filter_map(place).collect();
+            let n = r.len();
+            r.sort();
+            r.dedup();
+            assert_eq!(r.len(), n, "two parameters share a place: {r:?}");
+        }
+        // Only parameters given as text parsed later can take a list.
+        for p in swept() {
+            assert!(
+                matches!(p.kind, Kind::Values | Kind::ValuesEq),
+                "{}",
+                p.name
+            );
+        }
+        assert_eq!(swept()[0].name, "rw");
+        assert_eq!(swept().last().unwrap().name, "warmup");
+    }
+
+    #[test]
+    fn the_new_parameters_are_defined() {
+        let s = find("startdelay").unwrap();
+        assert_eq!((s.name, s.flag), ("start_delay", "start-delay"));
+        assert!(s.sweep.is_some());
+        assert_eq!(s.help_suffix().as_deref(), Some("[default: 0s]"));
+        let k = find("--skew").unwrap();
+        assert!(k.sweep.is_none() && k.compare.is_some());
+        assert!(match_keys().contains(&"skew"));
+        assert!(docs_table().contains("| `start_delay` (`startdelay`) | `--start-delay` |"));
+    }
+}
