@@ -5,6 +5,7 @@
 //! crate) behind one trait. It knows nothing about blocks.
 
 pub mod events;
+pub mod mark_protocol;
 pub mod observer;
 
 pub use events::{EventLog, Marked};

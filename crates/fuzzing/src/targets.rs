@@ -8,6 +8,7 @@
 //! Text parsers get the bytes as lossy UTF-8, so every input counts. Where
 //! a parser is handed a file name for its messages, the name is fixed.
 
+use iolab_core::mark_protocol;
 use iolab_devices::{diskstats, inventory, mountinfo, sysroot, zfs};
 use iolab_jobfile::{parse_job_text, resolve_run, Values};
 use iolab_report::{compare, html, parse_document, tables, terminal};
@@ -29,8 +30,8 @@ const MAX_LINES: usize = 64;
 const MAX_EXPANSIONS: u128 = 64;
 
 /// Sizes, durations, block-size mixes, CPU lists, `--rw`, `--distribution`,
-/// `--data`, `--engine`, `--p99-bound`, the list syntax of sweepable flags
-/// and sysfs numbers: the whole input, then each of its lines.
+/// `--data`, `--engine`, `--p99-bound`, the list syntax of sweepable flags,
+/// sysfs numbers and the lines of the mark protocol: the whole input, then each of its lines.
 pub fn units(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     for s in std::iter::once(text.as_ref()).chain(text.lines().take(MAX_LINES)) {
@@ -51,6 +52,18 @@ pub fn units(data: &[u8]) {
         let _ = Values::parse_arg(s);
         let _ = iolab_report::study::P99Bound::parse(s);
         let _ = sysroot::parse_u64(s);
+        // The mark protocol's two directions: a request as the listener
+        // reads it, and an answer as `iolab mark` reads it; a parsed
+        // answer must survive its own line.
+        if let Ok(label) = mark_protocol::parse_request(s) {
+            assert_eq!(
+                mark_protocol::parse_request(mark_protocol::request(label).trim_end_matches('\n')),
+                Ok(label)
+            );
+        }
+        if let Some(r) = mark_protocol::Reply::parse(s) {
+            let _ = mark_protocol::Reply::parse(&r.line());
+        }
     }
 }
 

@@ -13,7 +13,7 @@
 //! removed by the next listener or `iolab mark` that sees its pid dead.
 //!
 //! Protocol: the client sends one line, `mark <label>\n`, at most
-//! [`MAX_MESSAGE`] bytes; the label is at most [`MAX_LABEL`] bytes of
+//! [`MAX_MESSAGE`] bytes; the label is at most `MAX_LABEL` bytes of
 //! UTF-8 without control characters. The listener pushes the event into
 //! the run's [`EventLog`] the moment the line is complete and answers one
 //! line: `ok <seconds> <run name>` (time on the run's clock), `ok - <run
@@ -26,7 +26,9 @@
 //! delays nobody, and a message longer than the limit is refused after
 //! reading the limit.
 
-use iolab_core::{EventLog, Marked};
+use iolab_core::mark_protocol::parse_request;
+pub use iolab_core::mark_protocol::{check_label, request, Reply, MAX_MESSAGE};
+use iolab_core::EventLog;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
@@ -37,10 +39,6 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-/// The longest label, in bytes.
-pub const MAX_LABEL: usize = 200;
-/// The longest message a client may send, newline included.
-pub const MAX_MESSAGE: usize = 1024;
 /// Clients served at the same time; more are closed unanswered.
 pub const MAX_CLIENTS: usize = 8;
 /// How long a client may take to send its line or read the answer.
@@ -137,86 +135,6 @@ pub fn live_sockets(dir: &Path) -> Vec<u32> {
     }
     pids.sort_unstable();
     pids
-}
-
-/// Why a label cannot be a mark; `Ok` when it can.
-pub fn check_label(label: &str) -> Result<(), String> {
-    if label.trim().is_empty() {
-        return Err("the label is empty; give a few words saying what happened".into());
-    }
-    if label.len() > MAX_LABEL {
-        return Err(format!(
-            "the label is {} bytes long, at most {MAX_LABEL} are kept; shorten it",
-            label.len()
-        ));
-    }
-    if label.chars().any(char::is_control) {
-        return Err(
-            "the label holds a control character (newline, tab, ...); give plain text".into(),
-        );
-    }
-    Ok(())
-}
-
-/// The line a client sends.
-pub fn request(label: &str) -> String {
-    format!("mark {label}\n")
-}
-
-/// The label of a client's line (without its newline).
-pub fn parse_request(line: &str) -> Result<&str, String> {
-    let label = line
-        .strip_prefix("mark ")
-        .ok_or_else(|| "unknown request; send 'mark LABEL'".to_string())?;
-    check_label(label)?;
-    Ok(label)
-}
-
-/// The listener's answer to a mark.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Reply {
-    /// Kept at this time (seconds on the run clock) of the named run.
-    At(f64, String),
-    /// Kept before the named run's clock started.
-    BeforeStart(String),
-    /// Refused, and why.
-    Refused(String),
-}
-
-impl Reply {
-    fn of(m: Marked, name: &str) -> Reply {
-        match m {
-            Marked::At(ns) => Reply::At(ns as f64 / 1e9, name.to_string()),
-            Marked::BeforeStart => Reply::BeforeStart(name.to_string()),
-            Marked::Dropped => Reply::Refused(format!(
-                "the run already holds {} events; this mark was not kept",
-                iolab_core::events::MAX_EVENTS
-            )),
-        }
-    }
-
-    /// The answer as one line.
-    pub fn line(&self) -> String {
-        match self {
-            Reply::At(s, n) => format!("ok {s:.6} {n}\n"),
-            Reply::BeforeStart(n) => format!("ok - {n}\n"),
-            Reply::Refused(why) => format!("err {why}\n"),
-        }
-    }
-
-    /// Read an answer line.
-    pub fn parse(line: &str) -> Option<Reply> {
-        let line = line.strip_suffix('\n').unwrap_or(line);
-        if let Some(why) = line.strip_prefix("err ") {
-            return Some(Reply::Refused(why.to_string()));
-        }
-        let (time, name) = line.strip_prefix("ok ")?.split_once(' ')?;
-        if time == "-" {
-            return Some(Reply::BeforeStart(name.to_string()));
-        }
-        let s: f64 = time.parse().ok().filter(|s: &f64| s.is_finite())?;
-        Some(Reply::At(s, name.to_string()))
-    }
 }
 
 /// The listener of one run or monitor: its socket and its SIGUSR1
@@ -420,6 +338,7 @@ impl Drop for Marks {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use iolab_core::mark_protocol::MAX_LABEL;
 
     #[test]
     fn requests_and_replies_round_trip() {
