@@ -212,7 +212,7 @@ fn errors_name_the_run_and_workload_and_find_their_line() {
 #[test]
 fn a_workload_of_a_run_cannot_have_its_own_clock() {
     let mut rs = runs(MIX);
-    rs[0].workloads[1].opts.warmup = Some(Values::from("1s"));
+    rs[0].workloads[1].warmup = Some(Values::from("1s"));
     let e = build(&rs, &PlanArgs::default()).unwrap_err();
     assert!(e.message.contains("--warmup is the run's"), "{e}");
     assert_eq!(e.at.unwrap().workload, Some(1));
