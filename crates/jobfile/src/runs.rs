@@ -436,6 +436,34 @@ rw = "write"
     }
 
     #[test]
+    fn an_unknown_key_of_a_run_lists_the_keys() {
+        let e = err("[[run]]\nname='a'\nbogus = 1\n[[run.workload]]\ntarget='/x'\n");
+        assert!(e.contains("line 3") && e.contains("`bogus`"), "{e}");
+        for key in [
+            "name",
+            "duration",
+            "warmup",
+            "interval",
+            "rate",
+            "start_delay",
+            "startdelay",
+            "skew",
+            "qd",
+        ] {
+            assert!(e.contains(&format!("`{key}`")), "{key}: {e}");
+        }
+        // In [global] too, start_delay and skew are keys like any other.
+        let j = parse_job_text(
+            "[global]\nstartdelay='2s'\nskew=5\n[[run]]\n[[run.workload]]\n",
+            "t",
+        )
+        .unwrap();
+        let r = &j.runs().unwrap()[0];
+        assert_eq!(r.run.start_delay, Some(Values::from("2s")));
+        assert_eq!(r.run.skew, Some(Values::from("5")));
+    }
+
+    #[test]
     fn key_lines_of_runs() {
         let t = "[global]\nqd=1\n[[run]]\nqd=2\n[[run.workload]]\nrw='read'\n[[run.workload]]\nqd=3\n[[run]]\nbs='4k'\n[[run.workload]]\n";
         assert_eq!(super::run_key_line(t, "--qd", Some(0), Some(1)), Some(8));

@@ -194,6 +194,17 @@ pub(crate) fn resolve(
     let Some(rp) = &p.run else {
         let spec = resolve_run(&p.workloads[0], r.index, *seed_index).map_err(|e| (e.0, None))?;
         *seed_index += 1;
+        // Alone, the workload's rate is its own: there is no run's rate
+        // to take a share of (RunSpec::validate's message would ask for a
+        // [[run]] rate the command line may already give as --rate).
+        if let Some(k) = spec.skew_pct {
+            return Err((
+                format!(
+                    "--skew {k}: a share of a run's rate needs workloads that run together; give them with --workload NAME (or [[run]] and [[run.workload]] tables) and the run a rate, or drop skew"
+                ),
+                None,
+            ));
+        }
         let run = RunSpec::single(spec);
         run.validate().map_err(|e| (e.0, None))?;
         return Ok(run);
