@@ -90,11 +90,7 @@ pub struct RunArgs {
 
     /// Each `--workload`'s own options (crate::workload_args).
     #[arg(skip)]
-    pub workload_opts: Vec<iolab_jobfile::WorkloadTable>,
-
-    /// The run's `--start-delay` / `--skew`, defaults of its workloads.
-    #[arg(skip)]
-    pub run_extras: iolab_jobfile::Extras,
+    pub workload_opts: Vec<iolab_jobfile::WorkloadOptions>,
 
     /// Write the result document (docs/results.md) here; kept up to date while runs go (every 10 s)
     #[arg(long, value_name = "FILE", help_heading = "Output")]
@@ -175,12 +171,11 @@ pub fn command() -> clap::Command {
 fn parse() -> Result<Cli, clap::Error> {
     use clap::FromArgMatches;
     // `iolab run ... --workload NAME ...`: split before clap.
-    let (mut argv, workloads) = crate::workload_args::split(std::env::args_os().collect())?;
-    let run_extras = crate::workload_args::take_run_extras(&mut argv, &workloads)?;
+    let (argv, workloads) = crate::workload_args::split(std::env::args_os().collect())?;
     let mut cmd = command();
     let m = cmd.try_get_matches_from_mut(argv)?;
     let mut cli = Cli::from_arg_matches(&m).map_err(|e| e.format(&mut cmd))?;
-    crate::workload_args::attach(&mut cli, workloads, run_extras)?;
+    crate::workload_args::attach(&mut cli, workloads)?;
     Ok(cli)
 }
 

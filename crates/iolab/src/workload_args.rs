@@ -16,7 +16,7 @@
 
 use crate::cli::{Cli, Cmd};
 use clap::error::ErrorKind;
-use iolab_jobfile::{Extras, RunOptions, WorkloadOptions, WorkloadTable};
+use iolab_jobfile::{RunOptions, WorkloadOptions};
 use std::ffi::OsString;
 
 /// The flag that starts a workload.
@@ -121,20 +121,6 @@ pub fn split(argv: Vec<OsString>) -> Result<(Vec<OsString>, Vec<Segment>), clap:
     Ok((head, segments))
 }
 
-/// The run's `--start-delay` / `--skew` (defaults of its workloads),
-/// taken out of the arguments before the first `--workload`. Without
-/// `--workload` they are left to clap, which refuses them until the
-/// parameter definitions have them.
-pub fn take_run_extras(
-    head: &mut Vec<OsString>,
-    segments: &[Segment],
-) -> Result<Extras, clap::Error> {
-    if segments.is_empty() {
-        return Ok(Extras::default());
-    }
-    take_extras(head, "")
-}
-
 /// One workload's flags: the same definitions as `iolab run`'s.
 #[derive(clap::Parser, Debug)]
 #[command(
@@ -147,55 +133,17 @@ struct One {
     opts: WorkloadOptions,
 }
 
-// ---- start_delay / skew: taken out of the arguments here until the
-// parameter definitions (wt-params) add --start-delay and --skew to the
-// workload flags; then this function goes. ----
-fn take_extras(args: &mut Vec<OsString>, who: &str) -> Result<Extras, clap::Error> {
-    let mut extras = Extras::default();
-    let mut kept = Vec::with_capacity(args.len());
-    let mut it = std::mem::take(args).into_iter();
-    while let Some(a) = it.next() {
-        let text = a.to_string_lossy().into_owned();
-        let (flag, inline) = match text.split_once('=') {
-            Some((f, v)) => (f.to_string(), Some(v.to_string())),
-            None => (text.clone(), None),
-        };
-        let key = match flag.as_str() {
-            "--start-delay" => "start_delay",
-            "--skew" => "skew",
-            _ => {
-                kept.push(a);
-                continue;
-            }
-        };
-        let value = match inline.or_else(|| it.next().map(|v| v.to_string_lossy().into_owned())) {
-            Some(v) => v,
-            None => return Err(error(format!("{who}{flag} needs a value"))),
-        };
-        match key {
-            "start_delay" => extras.start_delay = Some(value),
-            _ => extras.skew = Some(value),
-        }
-    }
-    *args = kept;
-    Ok(extras)
-}
-// ---- end of the start_delay / skew stand-in ----
-
-/// Parse each workload's part into `cli`'s `run` arguments, and take the
-/// run's `--start-delay` / `--skew` (defaults of its workloads).
-pub fn attach(cli: &mut Cli, segments: Vec<Segment>, run: Extras) -> Result<(), clap::Error> {
+/// Parse each workload's part into `cli`'s `run` arguments.
+pub fn attach(cli: &mut Cli, segments: Vec<Segment>) -> Result<(), clap::Error> {
     let Some(Cmd::Run(args)) = cli.cmd.as_mut() else {
         return Ok(());
     };
     if segments.is_empty() {
         return Ok(());
     }
-    args.run_extras = run;
     args.workload = segments.iter().map(|s| s.name.clone()).collect();
-    for mut s in segments {
+    for s in segments {
         let who = format!("--workload {}: ", s.name);
-        let extras = take_extras(&mut s.args, &who)?;
         use clap::Parser;
         let one = One::try_parse_from(&s.args).map_err(|e| {
             let text = e.render().to_string();
@@ -216,7 +164,7 @@ pub fn attach(cli: &mut Cli, segments: Vec<Segment>, run: Extras) -> Result<(), 
         }
         let mut opts = one.opts;
         opts.name = Some(s.name);
-        args.workload_opts.push(WorkloadTable { opts, extras });
+        args.workload_opts.push(opts);
     }
     Ok(())
 }
@@ -230,7 +178,6 @@ pub fn run_options(args: &crate::cli::RunArgs) -> RunOptions {
         index: 0,
         single: false,
         run,
-        run_extras: args.run_extras.clone(),
         workloads: args.workload_opts.clone(),
         overrides: WorkloadOptions::default(),
     }
@@ -282,13 +229,13 @@ mod tests {
     }
 
     #[test]
-    fn start_delay_and_skew_are_taken_out() {
-        let mut a = argv("--rw read --start-delay 5s --skew=25 --bs 4k");
-        let x = take_extras(&mut a, "").unwrap();
-        assert_eq!(a, argv("--rw read --bs 4k"));
-        assert_eq!(x.start_delay.as_deref(), Some("5s"));
-        assert_eq!(x.skew.as_deref(), Some("25"));
-        let mut a = argv("--skew");
-        assert!(take_extras(&mut a, "").is_err());
+    fn start_delay_and_skew_are_workload_flags() {
+        use clap::Parser;
+        let one =
+            One::try_parse_from(argv("--rw read --start-delay 5s --skew=25 --bs 4k")).unwrap();
+        assert_eq!(one.opts.start_delay, Some("5s".into()));
+        assert_eq!(one.opts.skew, Some("25".into()));
+        assert_eq!(one.opts.bs, Some("4k".into()));
+        assert!(One::try_parse_from(argv("--skew")).is_err());
     }
 }

@@ -271,6 +271,35 @@ fn bad_workload_flags_are_one_line_and_exit_2() {
             ],
             "would start after its run has ended",
         ),
+        // A workload alone has no run's rate to take a share of.
+        (
+            vec!["--target", "f", "--skew", "25"],
+            "--skew 25: a share of a run's rate",
+        ),
+        (
+            vec!["--target", "f", "--rate", "100", "--skew", "25"],
+            "--skew 25: a share of a run's rate",
+        ),
+        // The run's --skew is every workload's default: 2 x 60%.
+        (
+            vec![
+                "--target",
+                "f",
+                "--rate",
+                "100",
+                "--skew",
+                "60",
+                "--workload",
+                "a",
+                "--workload",
+                "b",
+            ],
+            "120%",
+        ),
+        (
+            vec!["--target", "f", "--workload", "a", "--skew", "10,20"],
+            "--skew takes one value",
+        ),
     ];
     for (args, needle) in cases {
         let out = iolab()
@@ -327,6 +356,70 @@ fn a_bad_value_in_a_run_workload_names_its_line() {
         e.contains("line 1: the file has both [[workload]] and [[run]]"),
         "{e}"
     );
+}
+
+/// start_delay and skew in a job file's [global] and [[run]] are the
+/// defaults of its workloads, and a flag over the file beats them.
+#[test]
+fn start_delay_and_skew_in_a_job_file_are_keys_like_any_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("j.toml");
+    std::fs::write(
+        &job,
+        "[global]\ntarget = 'f'\nsize = '16m'\nstart_delay = '2s'\n\n[[run]]\nname = 'r'\nduration = '10s'\nrate = 1000\nskew = 40\n\n[[run.workload]]\nname = 'a'\n\n[[run.workload]]\nname = 'b'\nskew = 60\nstart_delay = '3s'\n",
+    )
+    .unwrap();
+    let dry = |extra: &[&str]| {
+        let out = iolab()
+            .current_dir(dir.path())
+            .arg("run")
+            .arg(&job)
+            .args(extra)
+            .arg("--dry-run")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{extra:?}: {}", stderr(&out));
+        stdout(&out)
+    };
+    let text = dry(&[]);
+    let line = |name: &str, text: &str| {
+        text.lines()
+            .find(|l| l.contains(&format!("- {name}:")))
+            .expect(text)
+            .to_string()
+    };
+    let a = line("a", &text);
+    assert!(
+        a.contains("starts +2 s") && a.contains("rate 400/s (skew 40%)"),
+        "{a}"
+    );
+    let b = line("b", &text);
+    assert!(
+        b.contains("starts +3 s") && b.contains("rate 600/s (skew 60%)"),
+        "{b}"
+    );
+    let text = dry(&["--start-delay", "1s", "--skew", "50"]);
+    for name in ["a", "b"] {
+        let w = line(name, &text);
+        assert!(w.contains("starts +1 s") && w.contains("(skew 50%)"), "{w}");
+    }
+    // A bad value in a [[run.workload]] is refused with its line.
+    std::fs::write(
+        &job,
+        "[[run]]\nname = 'r'\nrate = 100\n[[run.workload]]\ntarget = 'f'\nskew = 'lots'\n",
+    )
+    .unwrap();
+    let out = iolab()
+        .current_dir(dir.path())
+        .arg("run")
+        .arg(&job)
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    let e = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    assert!(e.contains("line 6: run 'r', workload 'r-1': --skew"), "{e}");
+    assert_eq!(e.trim_end().lines().count(), 1, "{e}");
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Job files and the resolution of options into a validated spec.
 
 use crate::options::{Values, WorkloadOptions};
-use crate::runs::{runs_of, Extras, RunOptions, RunTable};
+use crate::runs::{runs_of, RunOptions, RunTable};
 use iolab_spec::*;
 use serde::Deserialize;
 use std::path::Path;
@@ -62,7 +62,7 @@ impl JobFile {
                 "{at}the file has both [[workload]] and [[run]] tables; put each [[workload]] in a [[run]] of its own ([[run]] then [[run.workload]]), or use only [[workload]]"
             )));
         }
-        runs_of(&self.global, &Extras::default(), &self.run, text)
+        runs_of(&self.global, &self.run, text)
     }
 
     /// The workloads with the global defaults applied: of a file of
@@ -79,7 +79,7 @@ impl JobFile {
                     let mut base = self.global.overlay(&r.opts);
                     base.name = None;
                     base.rate = None;
-                    r.workload.iter().map(move |w| base.overlay(&w.opts))
+                    r.workload.iter().map(move |w| base.overlay(w))
                 })
                 .collect();
         }

@@ -20,113 +20,21 @@ use serde::Deserialize;
 /// the run has one clock.
 pub const RUN_ONLY_KEYS: &[&str] = &["warmup", "interval"];
 
-// ---- start_delay / skew: parsed here until the parameter definitions
-// (wt-params) add them to `WorkloadOptions`; then `Extras` goes and these
-// keys are fields of the options like any other. ----
-
-/// The workload keys `start_delay` and `skew`, and the `--start-delay` /
-/// `--skew` flags of a `--workload` on the command line.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Extras {
-    /// `"5s"`: the workload starts this long after the run.
-    pub start_delay: Option<String>,
-    /// `25`: this workload's share, in percent, of the run's `rate`.
-    pub skew: Option<String>,
-}
-
-impl Extras {
-    /// `over`'s values where set, `self`'s elsewhere.
-    pub fn overlay(&self, over: &Extras) -> Extras {
-        Extras {
-            start_delay: over
-                .start_delay
-                .clone()
-                .or_else(|| self.start_delay.clone()),
-            skew: over.skew.clone().or_else(|| self.skew.clone()),
-        }
-    }
-
-    /// Set `spec.start_delay_s` and `spec.skew_pct` from these keys.
-    pub fn apply(&self, spec: &mut iolab_spec::WorkloadSpec) -> Result<(), JobError> {
-        if let Some(d) = &self.start_delay {
-            let s = iolab_spec::parse_duration(d)
-                .map_err(|e| JobError(format!("--start-delay: {e}")))?;
-            spec.start_delay_s = s.as_secs_f64();
-        }
-        if let Some(k) = &self.skew {
-            let t = k.trim().trim_end_matches('%');
-            match t.parse::<f64>() {
-                Ok(v) if (0.0..=100.0).contains(&v) => spec.skew_pct = Some(v),
-                _ => {
-                    return Err(JobError(format!(
-                        "--skew {k}: give the workload's share of the run's rate in percent, 0 to 100, e.g. skew = 25"
-                    )))
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn take(&mut self, key: &str, value: String) {
-        match key {
-            "start_delay" => self.start_delay = Some(value),
-            _ => self.skew = Some(value),
-        }
-    }
-}
-
-fn is_extra(key: &str) -> bool {
-    matches!(key, "start_delay" | "skew")
-}
-
-/// The value of `start_delay` or `skew`: a string or a number.
-struct TextSeed;
-
-impl<'de> DeserializeSeed<'de> for TextSeed {
-    type Value = String;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
-        match toml::Value::deserialize(d)? {
-            toml::Value::String(s) => Ok(s),
-            toml::Value::Integer(i) => Ok(i.to_string()),
-            toml::Value::Float(f) => Ok(f.to_string()),
-            _ => Err(serde::de::Error::custom(
-                "expected a string or a number (e.g. \"5s\" or 25)",
-            )),
-        }
-    }
-}
-
-// ---- end of the start_delay / skew stand-in ----
-
-/// One `[[run.workload]]` table: its own keys.
-#[derive(Debug, Clone, Default)]
-pub struct WorkloadTable {
-    pub opts: WorkloadOptions,
-    pub extras: Extras,
-}
-
 /// One `[[run]]` table as written.
 #[derive(Debug, Clone, Default)]
 pub struct RunTable {
     /// The run's keys and its workloads' defaults.
     pub opts: WorkloadOptions,
-    pub extras: Extras,
-    pub workload: Vec<WorkloadTable>,
+    /// Its `[[run.workload]]` tables: each workload's own keys.
+    pub workload: Vec<WorkloadOptions>,
 }
 
-/// What the filter takes out of a table before `WorkloadOptions` sees it.
-#[derive(Default)]
-struct Side {
-    extras: Extras,
-    workloads: Option<Vec<WorkloadTable>>,
-    allow_workloads: bool,
-}
-
-/// A map that hands `WorkloadOptions` every key but the ones in [`Side`],
-/// which it reads itself, straight from the TOML deserializer.
+/// A map that hands `WorkloadOptions` every key of a `[[run]]` table but
+/// `workload` (its `[[run.workload]]` tables), which it reads itself,
+/// straight from the TOML deserializer.
 struct Filter<'s, A> {
     inner: A,
-    side: &'s mut Side,
+    workloads: &'s mut Option<Vec<WorkloadOptions>>,
 }
 
 impl<'de, A: MapAccess<'de>> MapAccess<'de> for Filter<'_, A> {
@@ -138,20 +46,11 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Filter<'_, A> {
     ) -> Result<Option<K::Value>, A::Error> {
         let mut seed = Some(seed);
         loop {
-            let key = KeySeed {
-                seed: &mut seed,
-                allow_workloads: self.side.allow_workloads,
-            };
+            let key = KeySeed { seed: &mut seed };
             match self.inner.next_key_seed(key)? {
                 None => return Ok(None),
                 Some(Key::Forward(v)) => return Ok(Some(v)),
-                Some(Key::Taken(k)) if k == "workload" => {
-                    self.side.workloads = Some(self.inner.next_value()?)
-                }
-                Some(Key::Taken(k)) => {
-                    let v = self.inner.next_value_seed(TextSeed)?;
-                    self.side.extras.take(&k, v);
-                }
+                Some(Key::Workloads) => *self.workloads = Some(self.inner.next_value()?),
             }
         }
     }
@@ -163,23 +62,22 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Filter<'_, A> {
 
 enum Key<V> {
     Forward(V),
-    Taken(String),
+    Workloads,
 }
 
 /// Reads a key inside the TOML deserializer's own key step, so that an
-/// unknown key's error carries the key's line: a key the filter takes is
-/// returned as text, any other is handed to `WorkloadOptions`' seed.
+/// unknown key's error carries the key's line: `workload` is the filter's,
+/// any other key is handed to `WorkloadOptions`' seed.
 struct KeySeed<'a, K> {
     seed: &'a mut Option<K>,
-    allow_workloads: bool,
 }
 
 impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, K> {
     type Value = Key<K::Value>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         let key = String::deserialize(d)?;
-        if is_extra(&key) || (key == "workload" && self.allow_workloads) {
-            return Ok(Key::Taken(key));
+        if key == "workload" {
+            return Ok(Key::Workloads);
         }
         let Some(seed) = self.seed.take() else {
             return Err(serde::de::Error::custom("a key was read twice"));
@@ -189,53 +87,33 @@ impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, K> {
     }
 }
 
-struct TableVisitor {
-    allow_workloads: bool,
-}
+/// A `[[run]]` table: its keys for `WorkloadOptions`, its workloads.
+struct TableVisitor;
 
 impl<'de> Visitor<'de> for TableVisitor {
-    type Value = (WorkloadOptions, Side);
+    type Value = RunTable;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("a table of workload keys")
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        let mut side = Side {
-            allow_workloads: self.allow_workloads,
-            ..Default::default()
-        };
+        let mut workloads = None;
         let opts =
             WorkloadOptions::deserialize(serde::de::value::MapAccessDeserializer::new(Filter {
                 inner: map,
-                side: &mut side,
+                workloads: &mut workloads,
             }))?;
-        Ok((opts, side))
-    }
-}
-
-impl<'de> Deserialize<'de> for WorkloadTable {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (opts, side) = d.deserialize_map(TableVisitor {
-            allow_workloads: false,
-        })?;
-        Ok(WorkloadTable {
+        Ok(RunTable {
             opts,
-            extras: side.extras,
+            workload: workloads.unwrap_or_default(),
         })
     }
 }
 
 impl<'de> Deserialize<'de> for RunTable {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (opts, side) = d.deserialize_map(TableVisitor {
-            allow_workloads: true,
-        })?;
-        Ok(RunTable {
-            opts,
-            extras: side.extras,
-            workload: side.workloads.unwrap_or_default(),
-        })
+        d.deserialize_map(TableVisitor)
     }
 }
 
@@ -250,9 +128,8 @@ pub struct RunOptions {
     pub single: bool,
     /// The run's keys and its workloads' defaults: `[global]` < `[[run]]`.
     pub run: WorkloadOptions,
-    pub run_extras: Extras,
     /// Each workload's own keys, in the file's order.
-    pub workloads: Vec<WorkloadTable>,
+    pub workloads: Vec<WorkloadOptions>,
     /// Command-line flags given with a job file: they override every
     /// layer. For a run of several workloads, `--rate` is the run's rate.
     pub overrides: WorkloadOptions,
@@ -264,10 +141,7 @@ impl RunOptions {
         RunOptions {
             index,
             single: true,
-            workloads: vec![WorkloadTable {
-                opts: w,
-                extras: Extras::default(),
-            }],
+            workloads: vec![w],
             ..Default::default()
         }
     }
@@ -315,7 +189,6 @@ pub fn has_own_end(o: &WorkloadOptions) -> bool {
 /// where they are written are refused with their line.
 pub(crate) fn runs_of(
     global: &WorkloadOptions,
-    global_extras: &Extras,
     runs: &[RunTable],
     text: Option<&str>,
 ) -> Result<Vec<RunOptions>, JobError> {
@@ -339,8 +212,8 @@ pub(crate) fn runs_of(
         for (wi, w) in r.workload.iter().enumerate() {
             for key in RUN_ONLY_KEYS {
                 let set = match *key {
-                    "warmup" => w.opts.warmup.is_some(),
-                    _ => w.opts.interval.is_some(),
+                    "warmup" => w.warmup.is_some(),
+                    _ => w.interval.is_some(),
                 };
                 if set {
                     let at = text.and_then(|t| run_key_line(t, key, Some(ri), Some(wi)));
@@ -355,7 +228,6 @@ pub(crate) fn runs_of(
             index: ri,
             single: false,
             run: global.overlay(&r.opts),
-            run_extras: global_extras.overlay(&r.extras),
             workloads: r.workload.clone(),
             overrides: WorkloadOptions::default(),
         });
@@ -502,10 +374,10 @@ rw = "write"
         assert_eq!(r.run.bs, Some(Values::from("8k")));
         assert_eq!(r.run.size, Some(Values::from("64m")), "global under run");
         assert_eq!(r.workloads.len(), 2);
-        assert_eq!(r.workloads[0].opts.name.as_deref(), Some("db"));
-        assert_eq!(r.workloads[0].extras.skew.as_deref(), Some("75"));
-        assert_eq!(r.workloads[1].extras.start_delay.as_deref(), Some("5s"));
-        assert_eq!(r.workloads[1].opts.target, ["/tmp/y"]);
+        assert_eq!(r.workloads[0].name.as_deref(), Some("db"));
+        assert_eq!(r.workloads[0].skew, Some(Values::from("75")));
+        assert_eq!(r.workloads[1].start_delay, Some(Values::from("5s")));
+        assert_eq!(r.workloads[1].target, ["/tmp/y"]);
         assert_eq!(runs[1].name(), "run-2");
         assert!(runs[1].run.qd.as_ref().unwrap().is_list());
     }
@@ -520,7 +392,7 @@ rw = "write"
         let runs = j.runs().unwrap();
         assert_eq!(runs.len(), 2);
         assert!(runs.iter().all(|r| r.single && r.workloads.len() == 1));
-        assert_eq!(runs[1].workloads[0].opts.target, ["/x"]);
+        assert_eq!(runs[1].workloads[0].target, ["/x"]);
         let only_global = parse_job_text("[global]\ntarget='/x'\n", "t").unwrap();
         assert_eq!(only_global.runs().unwrap().len(), 1);
     }
@@ -540,8 +412,11 @@ rw = "write"
         assert!(e.contains("line 5") && e.contains("blocksize"), "{e}");
         let e = err("[[run]]\nname='a'\n[[run.workload]]\ntarget='/x'\nqd = { x = 1 }\n");
         assert!(e.contains("line 5") && e.contains("key qd"), "{e}");
-        let e = err("[[run]]\nname='a'\n[[run.workload]]\ntarget='/x'\nskew = true\n");
-        assert!(e.contains("line 5"), "{e}");
+        // start_delay and skew are read like any other key.
+        let e = err("[[run]]\nname='a'\n[[run.workload]]\ntarget='/x'\nskew = { x = 1 }\n");
+        assert!(e.contains("line 5") && e.contains("key skew"), "{e}");
+        let e = err("[[run]]\nname='a'\nstart_delay = [['1s']]\n[[run.workload]]\ntarget='/x'\n");
+        assert!(e.contains("line 3") && e.contains("key start_delay"), "{e}");
         let e = err("[[workload]]\ntarget='/x'\n[[run]]\n[[run.workload]]\ntarget='/y'\n");
         assert!(
             e.contains("line 1") && e.contains("both [[workload]] and [[run]]"),
@@ -558,6 +433,34 @@ rw = "write"
         assert!(e.contains("[[run]]"), "{e}");
         let e = err("[global]\nname='x'\n[[run]]\n[[run.workload]]\ntarget='/y'\n");
         assert!(e.contains("line 2") && e.contains("each [[run]]"), "{e}");
+    }
+
+    #[test]
+    fn an_unknown_key_of_a_run_lists_the_keys() {
+        let e = err("[[run]]\nname='a'\nbogus = 1\n[[run.workload]]\ntarget='/x'\n");
+        assert!(e.contains("line 3") && e.contains("`bogus`"), "{e}");
+        for key in [
+            "name",
+            "duration",
+            "warmup",
+            "interval",
+            "rate",
+            "start_delay",
+            "startdelay",
+            "skew",
+            "qd",
+        ] {
+            assert!(e.contains(&format!("`{key}`")), "{key}: {e}");
+        }
+        // In [global] too, start_delay and skew are keys like any other.
+        let j = parse_job_text(
+            "[global]\nstartdelay='2s'\nskew=5\n[[run]]\n[[run.workload]]\n",
+            "t",
+        )
+        .unwrap();
+        let r = &j.runs().unwrap()[0];
+        assert_eq!(r.run.start_delay, Some(Values::from("2s")));
+        assert_eq!(r.run.skew, Some(Values::from("5")));
     }
 
     #[test]

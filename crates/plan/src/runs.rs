@@ -10,9 +10,7 @@
 //! fastest. A list given as a flag with a job file is one axis of the run,
 //! and fixes that key in every workload to the point's value.
 
-use iolab_jobfile::{
-    has_own_end, resolve_run, resolve_run_keys, Extras, RunOptions, WorkloadOptions,
-};
+use iolab_jobfile::{has_own_end, resolve_run, resolve_run_keys, RunOptions, WorkloadOptions};
 use iolab_spec::RunSpec;
 use std::collections::HashMap;
 
@@ -25,20 +23,16 @@ const DEFAULT_RUN_S: f64 = 10.0;
 pub(crate) struct Point {
     /// The run's own options (a run of several workloads).
     run: Option<WorkloadOptions>,
-    workloads: Vec<(WorkloadOptions, Extras)>,
+    workloads: Vec<WorkloadOptions>,
     pub params: Vec<(String, String)>,
 }
 
 /// Workloads' options so far in a point, and its parameters.
-type Combo = (Vec<(WorkloadOptions, Extras)>, Vec<(String, String)>);
+type Combo = (Vec<WorkloadOptions>, Vec<(String, String)>);
 
 /// The options of a plain workload, merged.
 fn merged_single(r: &RunOptions) -> WorkloadOptions {
-    let w = r
-        .workloads
-        .first()
-        .map(|w| w.opts.clone())
-        .unwrap_or_default();
+    let w = r.workloads.first().cloned().unwrap_or_default();
     r.run.overlay(&w).overlay(&r.overrides)
 }
 
@@ -51,7 +45,6 @@ fn run_level(r: &RunOptions) -> WorkloadOptions {
 /// The name of the run's `j`-th workload as given, or `RUN-N`.
 pub(crate) fn workload_name(r: &RunOptions, j: usize) -> String {
     r.workloads[j]
-        .opts
         .name
         .clone()
         .unwrap_or_else(|| format!("{}-{}", r.name(), j + 1))
@@ -72,7 +65,6 @@ fn own_axes(r: &RunOptions, j: usize) -> Vec<(String, Vec<String>)> {
     let flags = for_workloads(&r.overrides);
     let flagged: Vec<String> = flags.axes().into_iter().map(|(n, _)| n).collect();
     r.workloads[j]
-        .opts
         .overlay(&flags)
         .axes()
         .into_iter()
@@ -87,9 +79,9 @@ pub(crate) fn check(r: &RunOptions) -> Result<(), (String, Option<usize>)> {
         return Ok(());
     }
     for (j, w) in r.workloads.iter().enumerate() {
-        let key = if w.opts.warmup.is_some() {
+        let key = if w.warmup.is_some() {
             "warmup"
-        } else if w.opts.interval.is_some() {
+        } else if w.interval.is_some() {
             "interval"
         } else {
             continue;
@@ -130,14 +122,12 @@ pub(crate) fn count(r: &RunOptions) -> u128 {
 /// checked against the plan's limit.
 pub(crate) fn points(r: &RunOptions) -> Vec<Point> {
     if r.single {
-        let extras = r.workloads.first().map(|w| w.extras.clone());
-        let extras = r.run_extras.overlay(&extras.unwrap_or_default());
         return merged_single(r)
             .expand()
             .into_iter()
             .map(|(o, params)| Point {
                 run: None,
-                workloads: vec![(o, extras.clone())],
+                workloads: vec![o],
                 params,
             })
             .collect();
@@ -167,15 +157,14 @@ pub(crate) fn points(r: &RunOptions) -> Vec<Point> {
         let mut combos: Vec<Combo> = vec![(Vec::new(), rparams)];
         for (j, w) in r.workloads.iter().enumerate() {
             let name = workload_name(r, j);
-            let extras = r.run_extras.overlay(&w.extras);
-            let own = w.opts.overlay(&flags).expand();
+            let own = w.overlay(&flags).expand();
             combos = combos
                 .into_iter()
                 .flat_map(|(ws, params)| {
                     own.iter()
                         .map(|(o, p)| {
                             let mut ws = ws.clone();
-                            ws.push((defaults.overlay(o), extras.clone()));
+                            ws.push(defaults.overlay(o));
                             let mut params = params.clone();
                             params
                                 .extend(p.iter().map(|(k, v)| (format!("{name}.{k}"), v.clone())));
@@ -203,20 +192,30 @@ pub(crate) fn resolve(
     seed_index: &mut usize,
 ) -> Result<RunSpec, (String, Option<usize>)> {
     let Some(rp) = &p.run else {
-        let (o, extras) = &p.workloads[0];
-        let mut spec = resolve_run(o, r.index, *seed_index).map_err(|e| (e.0, None))?;
+        let spec = resolve_run(&p.workloads[0], r.index, *seed_index).map_err(|e| (e.0, None))?;
         *seed_index += 1;
-        extras.apply(&mut spec).map_err(|e| (e.0, None))?;
-        spec.validate().map_err(|e| (e.0, None))?;
-        return Ok(RunSpec::single(spec));
+        // Alone, the workload's rate is its own: there is no run's rate
+        // to take a share of (RunSpec::validate's message would ask for a
+        // [[run]] rate the command line may already give as --rate).
+        if let Some(k) = spec.skew_pct {
+            return Err((
+                format!(
+                    "--skew {k}: a share of a run's rate needs workloads that run together; give them with --workload NAME (or [[run]] and [[run.workload]] tables) and the run a rate, or drop skew"
+                ),
+                None,
+            ));
+        }
+        let run = RunSpec::single(spec);
+        run.validate().map_err(|e| (e.0, None))?;
+        return Ok(run);
     };
     let keys = resolve_run_keys(rp).map_err(|e| (e.0, None))?;
     let name = r.name();
     // A workload with no end of its own runs until the run ends.
-    let endless = p.workloads.iter().any(|(o, _)| !has_own_end(o));
+    let endless = p.workloads.iter().any(|o| !has_own_end(o));
     let duration_s = keys.duration_s.or(endless.then_some(DEFAULT_RUN_S));
     let mut workloads = Vec::with_capacity(p.workloads.len());
-    for (j, (o, extras)) in p.workloads.iter().enumerate() {
+    for (j, o) in p.workloads.iter().enumerate() {
         let mut o = o.clone();
         o.name.get_or_insert_with(|| workload_name(r, j));
         let mut spec = resolve_run(&o, j, *seed_index).map_err(|e| (e.0, Some(j)))?;
@@ -224,7 +223,6 @@ pub(crate) fn resolve(
         if !has_own_end(&o) {
             spec.duration_s = duration_s;
         }
-        extras.apply(&mut spec).map_err(|e| (e.0, Some(j)))?;
         spec.warmup_s = keys.warmup_s;
         spec.interval_s = keys.interval_s;
         spec.validate().map_err(|e| (e.0, Some(j)))?;

@@ -212,7 +212,7 @@ fn errors_name_the_run_and_workload_and_find_their_line() {
 #[test]
 fn a_workload_of_a_run_cannot_have_its_own_clock() {
     let mut rs = runs(MIX);
-    rs[0].workloads[1].opts.warmup = Some(Values::from("1s"));
+    rs[0].workloads[1].warmup = Some(Values::from("1s"));
     let e = build(&rs, &PlanArgs::default()).unwrap_err();
     assert!(e.message.contains("--warmup is the run's"), "{e}");
     assert_eq!(e.at.unwrap().workload, Some(1));
@@ -255,4 +255,105 @@ fn a_rate_list_flag_is_the_runs_and_a_workloads_own_rate_list_its_own() {
             (Some(2000.0), Some(200.0))
         ]
     );
+}
+
+/// `start_delay` and `skew` are options like any other: `[global]` <
+/// `[[run]]` (the default of its workloads) < `[[run.workload]]` < flags.
+#[test]
+fn start_delay_and_skew_take_the_layers_of_any_key() {
+    let t = r#"
+[global]
+target = "/x"
+start_delay = "1s"
+skew = 10
+
+[[run]]
+name = "r"
+duration = "20s"
+rate = 1000
+skew = 20
+
+[[run.workload]]
+name = "a"
+
+[[run.workload]]
+name = "b"
+startdelay = "3s"
+skew = 30
+"#;
+    let p = build(&runs(t), &PlanArgs::default()).unwrap();
+    let w = &p.runs[0].spec.workloads;
+    assert_eq!((w[0].start_delay_s, w[0].skew_pct), (1.0, Some(20.0)));
+    assert_eq!((w[1].start_delay_s, w[1].skew_pct), (3.0, Some(30.0)));
+    assert_eq!(p.runs[0].spec.workload_rates(), [Some(200.0), Some(300.0)]);
+    // A flag over the job file sets the key in every workload.
+    let mut rs = runs(t);
+    rs[0].overrides.start_delay = Some(Values::from("2s"));
+    rs[0].overrides.skew = Some(Values::from("50"));
+    let p = build(&rs, &PlanArgs::default()).unwrap();
+    for w in &p.runs[0].spec.workloads {
+        assert_eq!(
+            (w.start_delay_s, w.skew_pct),
+            (2.0, Some(50.0)),
+            "{}",
+            w.name
+        );
+    }
+}
+
+#[test]
+fn start_delay_sweeps_where_it_is_written_and_skew_takes_one_value() {
+    let t = "[[run]]\nname='r'\nduration='20s'\nstart_delay=['0s','5s']\n[[run.workload]]\nname='a'\ntarget='/x'\n[[run.workload]]\nname='b'\ntarget='/y'\nstart_delay=['1s','2s']\n";
+    let p = build(&runs(t), &PlanArgs::default()).unwrap();
+    let axes: Vec<&str> = p.info.axes.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(axes, ["start-delay", "b.start-delay"]);
+    let got: Vec<(f64, f64)> = p
+        .runs
+        .iter()
+        .map(|r| {
+            (
+                r.spec.workloads[0].start_delay_s,
+                r.spec.workloads[1].start_delay_s,
+            )
+        })
+        .collect();
+    assert_eq!(got, [(0.0, 1.0), (0.0, 2.0), (5.0, 1.0), (5.0, 2.0)]);
+    // A plain workload sweeps it too.
+    let p = build(
+        &runs("[global]\ntarget='/x'\nduration='1s'\nstart_delay='0s,1s'\n"),
+        &PlanArgs::default(),
+    )
+    .unwrap();
+    assert_eq!(p.info.axes[0].name, "start-delay");
+    assert_eq!(p.runs[1].spec.workloads[0].start_delay_s, 1.0);
+    // skew is not a sweep parameter: a list is refused, in either table.
+    for t in [
+        "[[run]]\nrate=100\nskew=[10, 20]\n[[run.workload]]\ntarget='/x'\n[[run.workload]]\ntarget='/y'\n",
+        "[[run]]\nrate=100\n[[run.workload]]\ntarget='/x'\nskew='10,20'\n[[run.workload]]\ntarget='/y'\n",
+    ] {
+        let e = build(&runs(t), &PlanArgs::default()).unwrap_err();
+        assert!(e.message.contains("--skew takes one value"), "{e}");
+    }
+}
+
+/// Every RunSpec the planner hands out has passed `RunSpec::validate`,
+/// a run of one workload too.
+#[test]
+fn every_run_is_validated_as_a_whole() {
+    // Alone, a workload has no run's rate to take a share of.
+    for extra in ["", "rate=1000\n"] {
+        let t = format!("[global]\ntarget='/x'\nduration='1s'\nskew=25\n{extra}");
+        let e = build(&runs(&t), &PlanArgs::default()).unwrap_err();
+        assert!(
+            e.message.starts_with("--skew 25: a share of a run's rate"),
+            "{e}"
+        );
+        assert!(!e.message.contains('\n'), "{e}");
+    }
+    // The [[run]]'s skew is its workloads' default: 2 x 60 is over 100.
+    let t = "[[run]]\nname='r'\nrate=100\nduration='1s'\nskew=60\n[[run.workload]]\ntarget='/x'\n[[run.workload]]\ntarget='/y'\n";
+    let e = build(&runs(t), &PlanArgs::default()).unwrap_err();
+    assert!(e.message.contains("add up to 120%"), "{e}");
+    let ok = t.replace("skew=60", "skew=50");
+    assert!(build(&runs(&ok), &PlanArgs::default()).is_ok());
 }
