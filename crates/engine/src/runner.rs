@@ -417,7 +417,7 @@ pub fn run_workload(
                     target: p.info.path.to_string_lossy().into_owned(),
                     offset: off,
                     len: 0,
-                    op: "prefill",
+                    op: ErrOp::Prefill,
                     errno,
                     time_ns: 0,
                     worker: 0,
@@ -431,9 +431,9 @@ pub fn run_workload(
         .map(|p| TargetRaw {
             path: p.info.path.to_string_lossy().into_owned(),
             kind: if p.info.kind == Kind::BlockDevice {
-                "block_device"
+                TargetKind::BlockDevice
             } else {
-                "file"
+                TargetKind::File
             },
             size: p.info.size,
             region_start: p.region_start,
@@ -1155,7 +1155,7 @@ mod tests {
     fn per_target_totals_follow_the_assignment() {
         let t = |p: &str| TargetRaw {
             path: p.into(),
-            kind: "file",
+            kind: TargetKind::File,
             size: 0,
             region_start: 0,
             region_len: 0,

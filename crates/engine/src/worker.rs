@@ -12,7 +12,7 @@ use crate::data::{BufState, DataGen};
 use crate::engines::{Cqe, Engine, OpKind, Sqe};
 use crate::gen::{Dir, IoGen};
 use crate::verify::{Hooks, WorkerVerify};
-use iolab_raw::{Gap, IoErrorRec, Op, OpStats, VerifyRaw};
+use iolab_raw::{ErrOp, Gap, IoErrorRec, Op, OpStats, VerifyRaw};
 use iolab_spec::OnError;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
@@ -701,9 +701,9 @@ fn record_error(
             offset: s.offset,
             len: s.len,
             op: match s.op {
-                OP_READ | OP_READ_AFTER => "read",
-                OP_WRITE => "write",
-                _ => "fsync",
+                OP_READ | OP_READ_AFTER => ErrOp::Read,
+                OP_WRITE => ErrOp::Write,
+                _ => ErrOp::Fsync,
             },
             errno,
             time_ns: now,
