@@ -8,7 +8,6 @@
 mod affinity;
 mod buffers;
 pub mod clock;
-mod cpu;
 pub mod data;
 pub mod engines;
 pub mod gen;

@@ -7,13 +7,13 @@
 //! show.
 
 use crate::buffers::BufferPool;
-use crate::cpu::process_cpu;
 use crate::data::DataGen;
 use crate::engines::{NullEngine, PsyncEngine, UringEngine};
 use crate::gen::{GenConfig, IoGen, Region};
 use crate::verify::{NoVerify, WorkerVerify};
 use crate::verify_setup::{VerifyRun, VerifyTarget};
 use crate::worker::{self, Snapshot, Timeline, WorkerCtx, WorkerFinal, WorkerMsg, GAP_RECORD_NS};
+use iolab_core::cpu::process_cpu;
 use iolab_raw::errno_name;
 use iolab_raw::*;
 use iolab_spec::{EngineKind, SyncMode, WorkloadSpec};
