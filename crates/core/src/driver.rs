@@ -5,7 +5,7 @@
 //! its raw results when every worker has ended. What the core needs to
 //! know about a driver's I/O it learns from [`Caps`], never from names.
 
-use crate::port::{Port, Window};
+use crate::port::{Port, Setup, Window};
 use crate::Observer;
 use iolab_raw::{Op, WorkloadRaw};
 use std::any::Any;
@@ -59,8 +59,9 @@ pub trait Driver {
     /// The workers, each run on a thread of its own inside `window`.
     fn tasks(&mut self, window: Window) -> Result<Vec<Box<dyn Task>>, Self::Error>;
 
-    /// A worker's set-up report (driver-specific info, e.g. ring flags).
-    fn setup_done(&mut self, _info: Box<dyn Any + Send>) {}
+    /// A worker's set-up report (notes, driver-specific info such as the
+    /// ring flags that took). The core shows each new note once.
+    fn setup_done(&mut self, _setup: Setup) {}
 
     /// Every worker ended: the core filled the figures of `raw` (counts,
     /// intervals, errors, stalls, `incomplete_reason` for engine errors

@@ -18,7 +18,7 @@ pub use driver::{Caps, Driver, Task};
 pub use events::EventLog;
 pub use observer::{Observer, Quiet};
 pub use port::{
-    ErrorTally, GapTracker, Port, Setup, Snapshot, Window, WorkerEnd, GAP_RECORD_NS,
+    Detached, ErrorTally, GapTracker, Port, Setup, Snapshot, Window, WorkerEnd, GAP_RECORD_NS,
     MAX_ERROR_RECORDS,
 };
 pub use run::{run, timeline, window, CoreError};

@@ -147,6 +147,7 @@ pub struct WorkerEnd {
 }
 
 /// What a worker reported after set-up on its thread, before the gate.
+#[derive(Default)]
 pub struct Setup {
     /// Notes for the run (fallbacks), shown once each.
     pub notes: Vec<String>,
@@ -284,5 +285,46 @@ impl Port {
             worker: self.worker,
             end: Box::new(end),
         });
+    }
+}
+
+/// The other end of a [`Port::detached`]: what the worker sent.
+pub struct Detached {
+    rx: std::sync::mpsc::Receiver<Msg>,
+}
+
+impl Detached {
+    /// Snapshots received and the worker's end, once it has ended.
+    pub fn end(self) -> (Vec<Box<Snapshot>>, Option<Box<WorkerEnd>>) {
+        let mut snaps = Vec::new();
+        for m in self.rx.try_iter() {
+            match m {
+                Msg::Interval { snap, .. } => snaps.push(snap),
+                Msg::Done { end, .. } => return (snaps, Some(end)),
+            }
+        }
+        (snaps, None)
+    }
+}
+
+impl Port {
+    /// A port for one worker run alone, outside a run (tests, tools):
+    /// no gate, its own stop flag, reports kept for [`Detached::end`].
+    pub fn detached(window: Window) -> (Port, Detached) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let gate = Arc::new(Gate::default());
+        gate.open(Some(Instant::now()));
+        (
+            Port {
+                wl: 0,
+                worker: 0,
+                tx,
+                setup_tx: None,
+                gate,
+                stop: Arc::new(AtomicBool::new(false)),
+                window,
+            },
+            Detached { rx },
+        )
     }
 }

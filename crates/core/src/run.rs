@@ -80,6 +80,11 @@ pub fn run<'a, E: From<CoreError>>(
         }
     }
     dedup(&mut notes);
+    // The run as it will really run (fallbacks applied by the drivers).
+    let spec = &RunSpec {
+        workloads: drivers.iter().map(|d| d.describe().spec).collect(),
+        ..spec.clone()
+    };
     obs.started(spec);
     notes.iter().for_each(|n| obs.note(n));
     for i in 0..drivers.len() {
@@ -88,11 +93,15 @@ pub fn run<'a, E: From<CoreError>>(
         }
     }
     let mut set = Started::spawn(spec, &mut drivers)?;
-    for (wl, info) in std::mem::take(&mut set.infos) {
-        drivers[wl].setup_done(info);
+    for (wl, setup) in std::mem::take(&mut set.setups) {
+        for n in &setup.notes {
+            if !notes.contains(n) {
+                obs.note(n);
+                notes.push(n.clone());
+            }
+        }
+        drivers[wl].setup_done(setup);
     }
-    notes.append(&mut set.notes);
-    dedup(&mut notes);
     let cpu_start = process_cpu();
     let t0 = Instant::now();
     set.gate.open(Some(t0));
@@ -203,8 +212,7 @@ struct Started {
     jobs: Vec<u32>,
     stops: Vec<Arc<AtomicBool>>,
     windows: Vec<Window>,
-    infos: Vec<(usize, Box<dyn std::any::Any + Send>)>,
-    notes: Vec<String>,
+    setups: Vec<(usize, Setup)>,
 }
 
 impl Started {
@@ -221,8 +229,7 @@ impl Started {
             jobs: Vec::new(),
             stops: Vec::new(),
             windows: Vec::new(),
-            infos: Vec::new(),
-            notes: Vec::new(),
+            setups: Vec::new(),
         };
         for (wl, d) in drivers.iter_mut().enumerate() {
             let window = window(spec, &spec.workloads[wl]);
@@ -271,12 +278,7 @@ impl Started {
         // One report per worker, or fewer if a worker died in set-up.
         for (wl, r) in setup_rx.iter().take(s.handles.len()) {
             match r {
-                Ok(Setup { notes, info }) => {
-                    s.notes.extend(notes);
-                    if let Some(info) = info {
-                        s.infos.push((wl as usize, info));
-                    }
-                }
+                Ok(setup) => s.setups.push((wl as usize, setup)),
                 Err(e) => failed = Some(e),
             }
         }
