@@ -481,6 +481,7 @@ impl Loop {
                     }
                     total.end_ns = now.min(total.end_ns);
                     self.mark();
+                    self.cpu_marks.entry(k).or_insert_with(process_cpu);
                 } else if (at_end || all_finished) && !self.cols.is_empty() {
                     if last.is_none_or(|l| k > l) {
                         return;
