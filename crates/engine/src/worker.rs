@@ -117,7 +117,8 @@ pub fn fill_buffers(pool: &mut BufferPool, data: &DataGen, index: u32, keep_base
 enum Flow {
     Go,
     Stop,
-    Fatal(String),
+    /// A fatal engine error (in `Worker::fatal`).
+    Fatal,
 }
 
 /// One worker's state. Fields drop in declaration order: the engine
@@ -246,8 +247,7 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
     fn main_loop(&mut self) {
         loop {
             self.check_phase();
-            if let Flow::Fatal(f) = self.issue() {
-                self.fatal = Some(f);
+            if let Flow::Fatal = self.issue() {
                 return;
             }
             if let Err(e) = self.flush_batch() {
@@ -367,7 +367,7 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
             buf,
         };
         if let Err(e) = self.queue(sqe) {
-            return Flow::Fatal(format!("queueing fsync: {e}"));
+            return self.fatal(format!("queueing fsync: {e}"));
         }
         self.went_busy();
         if self.next_dirty().is_none() {
@@ -375,6 +375,12 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
             self.synced_all();
         }
         Flow::Stop
+    }
+
+    #[cold]
+    fn fatal(&mut self, why: String) -> Flow {
+        self.fatal = Some(why);
+        Flow::Fatal
     }
 
     fn next_dirty(&self) -> Option<u32> {
@@ -472,7 +478,7 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
             buf,
         };
         if let Err(e) = self.queue(sqe) {
-            return Flow::Fatal(format!("queueing I/O: {e}"));
+            return self.fatal(format!("queueing I/O: {e}"));
         }
         self.went_busy();
         self.inflight_bytes += plan.len as u64;
@@ -565,10 +571,13 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
             return Ok(());
         }
         self.gaps.completed(self.now, self.tl.warmup_ns);
-        for i in 0..self.cqes.len() {
-            let cq = self.cqes[i];
+        // Taken out of `self` for the loop, so its length and items stay
+        // in registers while `complete` changes the worker.
+        let cqes = std::mem::take(&mut self.cqes);
+        for &cq in cqes.iter() {
             self.complete(cq);
         }
+        self.cqes = cqes;
         Ok(())
     }
 
