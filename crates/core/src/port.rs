@@ -128,6 +128,11 @@ impl GapTracker {
         self.last_completion = now;
     }
 
+    /// The last completion, if any.
+    pub fn last_ns(&self) -> Option<u64> {
+        (self.first_ns != u64::MAX).then_some(self.last_completion)
+    }
+
     /// When the first I/O was issued, if any was.
     pub fn first_ns(&self) -> Option<u64> {
         (self.first_ns != u64::MAX).then_some(self.first_ns)

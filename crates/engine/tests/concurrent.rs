@@ -99,6 +99,7 @@ fn two_workloads_on_two_devices_match_the_kernels_counts() {
         within(wops, dw.0, 1.0) && within(wbytes, dw.1, 1.0),
         "writes {wops}/{wbytes} vs diskstats {dw:?}"
     );
+    eprintln!("reads: iolab {rops} ops {rbytes} B, diskstats {dr:?}; writes: iolab {wops} ops {wbytes} B, diskstats {dw:?}");
     // The whole is the sum of the workloads, interval by interval too.
     assert_eq!(r.ops.read().ops, rops);
     assert_eq!(r.ops.write().ops, wops);
@@ -152,6 +153,7 @@ fn a_delayed_workload_issues_its_first_io_on_time() {
     let kernel_ms = seen.duration_since(t0).as_secs_f64() * 1e3;
     let late = &r.workloads[1];
     let said_ms = late.start_ns as f64 / 1e6;
+    eprintln!("first I/O of the delayed workload: device {kernel_ms:.2} ms, start_ns {said_ms:.2} ms after t0");
     assert!(
         (kernel_ms - 1000.0).abs() < 20.0,
         "the device saw the first I/O {kernel_ms:.1} ms after t0"
@@ -186,6 +188,11 @@ fn a_workload_duration_ends_it_while_the_other_runs_on() {
     let mut rec = Rec::default();
     let r = go(&spec, &mut rec);
     let (short, long) = (&r.workloads[0], &r.workloads[1]);
+    eprintln!(
+        "short ended {} ms, long {} ms",
+        short.end_ns / 1_000_000,
+        long.end_ns / 1_000_000
+    );
     assert!(
         short.end_ns >= 500_000_000 && short.end_ns < 600_000_000,
         "short ended at {}",
@@ -228,6 +235,7 @@ fn skew_shares_of_the_run_rate_hold() {
     let r = go(&spec, &mut Rec::default());
     for (w, want) in r.workloads.iter().zip([1000.0, 3000.0]) {
         let iops = w.ops.total_ops() as f64 / (w.measured_ns as f64 / 1e9);
+        eprintln!("{}: {iops:.1} IOPS of {want}", w.spec.name);
         assert!(
             (iops - want).abs() <= want * 0.02,
             "{}: {iops:.0} IOPS, want {want}",
