@@ -142,7 +142,7 @@ impl Collector {
             // computed over a few microseconds.
             if (at_end || all_done)
                 && !iv.warmup
-                && iv.end_ns - iv.start_ns < self.tl.interval_ns / 10
+                && iv.end_ns.saturating_sub(iv.start_ns) < self.tl.interval_ns / 10
             {
                 if let Some(prev) = self.intervals.last_mut().filter(|p| !p.warmup) {
                     merge_counts(prev, &iv);

@@ -249,17 +249,20 @@ impl Port {
     }
 
     /// After the gate: sleep until the workload's start (`start_delay`),
-    /// waking for a stop. True when it is time to issue; false when the
-    /// workload was stopped first.
+    /// waking for a stop, or at its end if that comes first (the run
+    /// ended before the workload's turn). True when it is time to issue;
+    /// false when the workload was stopped or ended first.
     pub fn wait_start(&self, t0: Instant) -> bool {
-        let due = t0 + Duration::from_nanos(self.window.start_ns);
+        let start = self.window.start_ns;
+        let until = self.window.end_ns.map_or(start, |e| e.min(start));
+        let due = t0 + Duration::from_nanos(until);
         loop {
             if self.stop.load(Ordering::Relaxed) {
                 return false;
             }
             let now = Instant::now();
             if now >= due {
-                return true;
+                return until == start;
             }
             let left = due - now;
             if left > Duration::from_micros(200) {

@@ -527,17 +527,15 @@ impl Loop {
         let ends: Vec<Box<WorkerEnd>> = self.ends[w].iter_mut().filter_map(|e| e.take()).collect();
         raw.started_at = started_at;
         raw.warmup_ns = self.tl.warmup_ns;
+        let last = ends.iter().map(|e| e.end_ns).max();
+        // A workload that issued nothing (stopped, or the run ended before
+        // its start) starts and ends where it stopped, at most its start.
         raw.start_ns = ends
             .iter()
             .filter_map(|e| e.gaps.first_ns())
             .min()
-            .unwrap_or(win.start_ns);
-        raw.end_ns = ends
-            .iter()
-            .map(|e| e.end_ns)
-            .max()
-            .unwrap_or(raw.start_ns)
-            .max(raw.start_ns);
+            .unwrap_or_else(|| win.start_ns.min(last.unwrap_or(win.start_ns)));
+        raw.end_ns = last.unwrap_or(raw.start_ns).max(raw.start_ns);
         raw.measured_ns = raw
             .end_ns
             .saturating_sub(self.tl.warmup_ns.max(win.start_ns));

@@ -767,7 +767,10 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
     /// engine and drop it before the buffers it may write into.
     fn finish(mut self) {
         let drained = self.inflight == 0 || self.drain();
-        self.send_snapshot(self.now);
+        // A worker stopped before its workload's start has no interval.
+        if self.now >= self.tl.start(self.iv_idx) {
+            self.send_snapshot(self.now);
+        }
         // The worker's end is its last completion (when it had any).
         let end = self.gaps.last_ns().filter(|&l| l > 0).unwrap_or(self.now);
         let Worker {

@@ -291,3 +291,88 @@ fn a_stop_ends_a_run_without_workloads() {
     assert!(started.elapsed() < Duration::from_secs(2));
     assert!(r.intervals.len() >= 2, "{}", r.intervals.len());
 }
+
+#[test]
+fn a_stop_interrupts_every_workload_even_one_waiting_to_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.dat");
+    std::fs::write(&path, vec![0u8; 1 << 20]).unwrap();
+    let mk = |name: &str, delay: f64| {
+        let mut w = WorkloadSpec::example(name, path.to_str().unwrap(), "randread");
+        w.engine = iolab_spec::EngineKind::Null;
+        w.direct = false;
+        w.prefill = iolab_spec::Prefill::Never;
+        w.duration_s = Some(30.0);
+        w.start_delay_s = delay;
+        w
+    };
+    let spec = run_of(vec![mk("now", 0.0), mk("later", 20.0)]);
+    let stop = Arc::new(AtomicBool::new(false));
+    let s2 = stop.clone();
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        s2.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    let started = Instant::now();
+    let r = run(&spec, &mut Rec::default(), stop, Arc::new(EventLog::new())).unwrap();
+    t.join().unwrap();
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(2), "the stop took {took:?}");
+    assert!(!r.complete);
+    for w in &r.workloads {
+        assert_eq!(
+            w.incomplete_reason.as_deref(),
+            Some("interrupted"),
+            "{}",
+            w.spec.name
+        );
+    }
+    let later = &r.workloads[1];
+    assert_eq!(later.ops.total_ops(), 0);
+    assert!(
+        later.end_ns < 1_000_000_000 && later.start_ns <= later.end_ns,
+        "{} {}",
+        later.start_ns,
+        later.end_ns
+    );
+    assert!(r.workloads[0].ops.total_ops() > 1000);
+}
+
+#[test]
+fn the_runs_duration_ends_a_workload_that_has_not_started() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.dat");
+    std::fs::write(&path, vec![0u8; 1 << 20]).unwrap();
+    let mk = |name: &str, delay: f64| {
+        let mut w = WorkloadSpec::example(name, path.to_str().unwrap(), "randread");
+        w.engine = iolab_spec::EngineKind::Null;
+        w.direct = false;
+        w.prefill = iolab_spec::Prefill::Never;
+        // Longer than the run: the run's duration ends it.
+        w.duration_s = Some(30.0);
+        w.start_delay_s = delay;
+        w
+    };
+    let mut spec = run_of(vec![mk("now", 0.0), mk("never", 5.0)]);
+    spec.duration_s = Some(0.3);
+    spec.interval_s = 0.1;
+    let started = Instant::now();
+    let r = go(&spec, &mut Rec::default());
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(r.complete, "{:?}", r.incomplete_reason);
+    assert!(r.workloads[1].intervals.is_empty());
+    assert_eq!(r.workloads[1].ops.total_ops(), 0);
+    let last = r.intervals.last().unwrap();
+    assert!(
+        last.end_ns < 400_000_000,
+        "{:?}",
+        r.intervals
+            .iter()
+            .map(|i| (i.index, i.end_ns))
+            .collect::<Vec<_>>()
+    );
+}
