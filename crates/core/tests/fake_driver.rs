@@ -14,9 +14,13 @@ use std::time::{Duration, Instant, SystemTime};
 struct Fake {
     spec: WorkloadSpec,
     jobs: u32,
+    /// One "stat" hangs this long at this time (ns since t0).
+    hang: Option<(u64, u64)>,
 }
 
-struct Stat;
+struct Stat {
+    hang: Option<(u64, u64)>,
+}
 
 impl Task for Stat {
     fn run(self: Box<Self>, mut port: Port) {
@@ -37,9 +41,16 @@ impl Task for Stat {
             port.interval(s);
         };
         let mut t = now();
+        let mut hang = self.hang;
         while t < end && !port.stop.load(Ordering::Relaxed) {
             gaps.busy(t);
-            std::thread::sleep(Duration::from_millis(1));
+            match hang {
+                Some((at, len)) if t >= at => {
+                    std::thread::sleep(Duration::from_nanos(len));
+                    hang = None;
+                }
+                _ => std::thread::sleep(Duration::from_millis(1)),
+            }
             let done = now();
             gaps.completed(done, tl.warmup_ns);
             d.ops += 1;
@@ -82,7 +93,7 @@ impl Driver for Fake {
     }
     fn tasks(&mut self, _: Window) -> Result<Vec<Box<dyn Task>>, CoreError> {
         Ok((0..self.jobs)
-            .map(|_| Box::new(Stat) as Box<dyn Task>)
+            .map(|_| Box::new(Stat { hang: self.hang }) as Box<dyn Task>)
             .collect())
     }
     fn finish(
@@ -131,8 +142,16 @@ fn staggered_workloads_of_another_kind_merge_exactly() {
     spec.interval_s = 0.1;
     spec.workloads = vec![a.clone(), b.clone()];
     let drivers: Vec<Box<dyn Driver<Error = CoreError>>> = vec![
-        Box::new(Fake { spec: a, jobs: 2 }),
-        Box::new(Fake { spec: b, jobs: 1 }),
+        Box::new(Fake {
+            spec: a,
+            jobs: 2,
+            hang: None,
+        }),
+        Box::new(Fake {
+            spec: b,
+            jobs: 1,
+            hang: None,
+        }),
     ];
     let t = Instant::now();
     let r = run(
@@ -174,4 +193,65 @@ fn staggered_workloads_of_another_kind_merge_exactly() {
         assert_eq!(iv.ops, want.ops, "interval {}", iv.index);
     }
     assert!(r.complete, "{:?}", r.incomplete_reason);
+}
+
+#[test]
+fn a_stall_after_another_workload_ended_is_the_runs_stall() {
+    // "hang" stalls 150 ms at 100 ms; "brief" ended at 50 ms: its silence
+    // afterwards must not hide the stall. Events are timed on the clock.
+    let mut hang = WorkloadSpec::example("hang", "/dev/null", "read");
+    hang.duration_s = Some(0.4);
+    hang.stall_threshold_s = 0.1;
+    let mut brief = WorkloadSpec::example("brief", "/dev/null", "read");
+    brief.duration_s = Some(0.05);
+    brief.stall_threshold_s = 0.1;
+    let mut spec = RunSpec::single(hang.clone());
+    spec.interval_s = 0.1;
+    spec.workloads = vec![hang.clone(), brief.clone()];
+    let drivers: Vec<Box<dyn Driver<Error = CoreError>>> = vec![
+        Box::new(Fake {
+            spec: hang,
+            jobs: 1,
+            hang: Some((100_000_000, 150_000_000)),
+        }),
+        Box::new(Fake {
+            spec: brief,
+            jobs: 1,
+            hang: None,
+        }),
+    ];
+    let log = Arc::new(EventLog::new());
+    let l2 = log.clone();
+    let marker = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(120));
+        l2.push("cable pulled", "mark");
+    });
+    let r = run(
+        &spec,
+        drivers,
+        &mut Quiet,
+        Arc::new(AtomicBool::new(false)),
+        log,
+    )
+    .unwrap();
+    marker.join().unwrap();
+    let ev = &r.stalls.events;
+    assert_eq!(ev.len(), 1, "{:?}", r.stalls);
+    assert!(
+        ev[0].start_ns >= 100_000_000 && ev[0].start_ns < 130_000_000,
+        "{:?}",
+        ev[0]
+    );
+    assert!(
+        ev[0].len() >= 150_000_000 && ev[0].len() < 200_000_000,
+        "{:?}",
+        ev[0]
+    );
+    assert!(r.stalls.exact);
+    assert_eq!(r.events.len(), 1);
+    assert!(
+        (100_000_000..200_000_000).contains(&r.events[0].time_ns),
+        "{:?}",
+        r.events
+    );
 }
