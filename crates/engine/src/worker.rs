@@ -771,8 +771,10 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
         if self.now >= self.tl.start(self.iv_idx) {
             self.send_snapshot(self.now);
         }
-        // The worker's end is its last completion (when it had any).
-        let end = self.gaps.last_ns().filter(|&l| l > 0).unwrap_or(self.now);
+        // The worker's end: its last completion, or the end of its
+        // schedule with --rate (the idle tail is part of a paced run, so
+        // a rate over the measured time stays the rate asked for).
+        let end = self.now;
         let Worker {
             eng,
             pool,
