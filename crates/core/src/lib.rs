@@ -1,12 +1,26 @@
 //! The run core: what every run has whatever its workloads do. It owns
 //! the threads, the start gate, the clock, interval boundaries, stall
-//! detection, error accounting, observers, device samplers and events,
-//! and drives workload drivers (the block driver lives in the engine
-//! crate) behind one trait. It knows nothing about blocks.
+//! detection, error accounting, observers and events, and drives
+//! workload drivers (the block driver lives in the engine crate) behind
+//! one trait ([`Driver`]). It knows nothing about blocks.
 
+mod collect;
+pub mod cpu;
+pub mod driver;
 pub mod events;
 pub mod mark_protocol;
 pub mod observer;
+pub mod port;
+mod run;
+mod stalls;
+pub mod timeline;
 
+pub use driver::{Caps, Driver, Task};
 pub use events::{EventLog, Marked};
 pub use observer::{Observer, Quiet};
+pub use port::{
+    Detached, ErrorTally, GapTracker, Port, Setup, Snapshot, Window, WorkerEnd, GAP_RECORD_NS,
+    MAX_ERROR_RECORDS,
+};
+pub use run::{run, timeline, window, CoreError};
+pub use timeline::Timeline;

@@ -61,10 +61,10 @@ pub fn resolve(choice: ClockSource) -> Result<Option<TscRate>, String> {
 }
 
 /// The name a run's result document gives its clock.
-pub fn name(rate: &Option<TscRate>) -> &'static str {
+pub fn name(rate: &Option<TscRate>) -> iolab_raw::ClockKind {
     match rate {
-        Some(_) => "tsc",
-        None => "clock_gettime",
+        Some(_) => iolab_raw::ClockKind::Tsc,
+        None => iolab_raw::ClockKind::ClockGettime,
     }
 }
 

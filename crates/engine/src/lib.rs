@@ -1,25 +1,28 @@
-//! The workload engine.
+//! The workload engine: the block driver on the run core.
 //!
-//! [`run_workload`] takes a validated [`iolab_spec::WorkloadSpec`], checks
-//! and prepares its targets, runs its workers and returns a [`RawRun`]:
-//! histograms, counters, errors and gaps, not text. Engines follow fio's
-//! queue/submit/reap model (see [`engines`]).
+//! [`run`] takes a [`iolab_spec::RunSpec`] (workloads that run together),
+//! runs it on [`iolab_core`] with one block driver per workload
+//! ([`block`]) and returns a [`RunRaw`]: histograms, counters, errors and
+//! gaps, not text. [`run_workload`] is a run of one workload. Engines
+//! follow fio's queue/submit/reap model (see [`engines`]) and say what
+//! they do through [`engines::EngineCaps`].
 
 mod affinity;
+mod block;
 mod buffers;
 pub mod clock;
-mod cpu;
 pub mod data;
 pub mod engines;
 pub mod gen;
 mod precheck;
+mod prepare;
 mod runner;
 mod verify;
 mod verify_setup;
 mod worker;
 
+pub use iolab_core::{EventLog, Timeline, GAP_RECORD_NS};
 pub use iolab_raw::*;
 pub use iolab_target::TargetError;
 pub use precheck::{check_workload, PlanCheck};
-pub use runner::{io_uring_available, run_workload, Observer, Quiet, RunError};
-pub use worker::{Timeline, GAP_RECORD_NS};
+pub use runner::{io_uring_available, run, run_workload, Observer, Quiet, RunError};

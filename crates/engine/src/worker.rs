@@ -1,100 +1,33 @@
-//! The worker loop: one thread, one engine, `qd` slots.
+//! The block driver's worker loop: one thread, one engine, `qd` slots.
 //!
 //! Per I/O it does only this: draw the next I/O from the generator, stamp
 //! write buffers, queue it, and on completion record its latency and count
 //! it. Clock reads are per batch (one after each reap), not per I/O, and
 //! read the TSC where that is safe ([`crate::clock`]); the only allocation
-//! is per interval (the snapshot sent to the collector).
+//! is per interval (the snapshot sent to the run core through its
+//! [`Port`]).
+//!
+//! The loop is cut into steps ([`Worker::issue`], [`Worker::reap`],
+//! [`Worker::complete`], ...) that each fit on a screen;
+//! `tests/fn_length.rs` keeps them that way.
+//!
+//! Buffer lifetime: the engine may hold the addresses of the pool's
+//! buffers (io_uring registers them) and write into them until each I/O
+//! completes. [`Worker::finish`] therefore drains every outstanding I/O,
+//! drops the engine, and only then unmaps the pool; if the drain fails,
+//! the pool is leaked rather than unmapped under the kernel's feet.
 
 use crate::buffers::BufferPool;
 use crate::clock::{TscRate, WorkerClock};
 use crate::data::{BufState, DataGen};
 use crate::engines::{Cqe, Engine, OpKind, Sqe};
-use crate::gen::{Dir, IoGen};
+use crate::gen::{Dir, IoGen, IoPlan};
 use crate::verify::{Hooks, WorkerVerify};
-use iolab_raw::{Gap, IoErrorRec, Op, OpStats, VerifyRaw};
+use iolab_core::{ErrorTally, GapTracker, Port, Snapshot, Timeline, WorkerEnd};
+use iolab_raw::{DirStats, ErrOp, IoErrorRec, Op, OpStats};
 use iolab_spec::OnError;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::Sender;
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
-
-/// Gaps at least this long are kept for the cross-worker stall analysis.
-pub const GAP_RECORD_NS: u64 = 10_000_000;
-/// Individually recorded errors per worker; the rest are only counted.
-pub const MAX_ERROR_RECORDS: usize = 1000;
-
-/// Interval boundaries: during warm-up every `interval` and at its end,
-/// then every `interval` after it, so no interval straddles the warm-up.
-#[derive(Debug, Clone, Copy)]
-pub struct Timeline {
-    pub warmup_ns: u64,
-    pub interval_ns: u64,
-}
-
-impl Timeline {
-    fn warm_intervals(&self) -> u64 {
-        self.warmup_ns.div_ceil(self.interval_ns)
-    }
-    /// End of interval `k` (nanoseconds since start).
-    pub fn end(&self, k: u32) -> u64 {
-        let k = k as u64;
-        let nw = self.warm_intervals();
-        if k < nw {
-            ((k + 1) * self.interval_ns).min(self.warmup_ns)
-        } else {
-            self.warmup_ns + (k - nw + 1) * self.interval_ns
-        }
-    }
-    pub fn start(&self, k: u32) -> u64 {
-        if k == 0 {
-            0
-        } else {
-            self.end(k - 1)
-        }
-    }
-    pub fn is_warmup(&self, k: u32) -> bool {
-        (k as u64) < self.warm_intervals()
-    }
-}
-
-/// What a worker sends the collector.
-pub enum WorkerMsg {
-    Interval { worker: u32, snap: Box<Snapshot> },
-    Done { worker: u32, fin: Box<WorkerFinal> },
-}
-
-/// One worker's figures for one interval.
-pub struct Snapshot {
-    pub index: u32,
-    pub end_ns: u64,
-    pub ops: OpStats,
-    pub errors: u64,
-    pub fsyncs: u64,
-}
-
-impl Snapshot {
-    fn new(index: u32, svc: bool) -> Self {
-        Snapshot {
-            index,
-            end_ns: 0,
-            ops: OpStats::rw(svc),
-            errors: 0,
-            fsyncs: 0,
-        }
-    }
-}
-
-pub struct WorkerFinal {
-    pub errors: Vec<IoErrorRec>,
-    pub errno_counts: Vec<(i32, u64)>,
-    pub errors_total: u64,
-    pub gaps: Vec<Gap>,
-    pub longest_gap: Option<Gap>,
-    pub end_ns: u64,
-    pub fatal: Option<String>,
-    pub verify: Option<VerifyRaw>,
-}
 
 const OP_READ: u8 = 0;
 const OP_WRITE: u8 = 1;
@@ -102,6 +35,10 @@ const OP_FSYNC: u8 = 2;
 /// The re-read of a completed write (`--verify-after`): checked, not
 /// counted as workload I/O.
 const OP_READ_AFTER: u8 = 3;
+
+/// How long [`Worker::finish`] waits for outstanding I/O after a fatal
+/// engine error before giving up on it (and leaking the buffers).
+const DRAIN_LIMIT: Duration = Duration::from_secs(30);
 
 #[derive(Clone, Copy, Default)]
 struct Slot {
@@ -113,9 +50,8 @@ struct Slot {
     due_ns: u64,
 }
 
+/// What a worker is told to do (its part of the workload).
 pub struct WorkerCtx {
-    pub index: u32,
-    pub t0: Instant,
     /// The TSC rate where the workers read the TSC (`--clock`), else None.
     pub clock: Option<TscRate>,
     pub qd: u32,
@@ -126,12 +62,8 @@ pub struct WorkerCtx {
     /// The slots' base content when reads and writes share them, else
     /// empty ([`fill_buffers`]).
     pub base: Vec<u8>,
-    /// Global target index of each of this worker's targets (for error
-    /// records) and their paths.
+    /// Paths of this worker's targets (for error records).
     pub target_paths: Vec<String>,
-    pub timeline: Timeline,
-    /// Stop issuing at this time (ns since start).
-    pub end_ns: Option<u64>,
     /// This worker's share of `--ops` / `--io-size` (after warm-up).
     pub budget_ops: Option<u64>,
     pub budget_bytes: Option<u64>,
@@ -140,15 +72,11 @@ pub struct WorkerCtx {
     pub rate_phase_ns: f64,
     pub fsync_every: u64,
     pub on_error: OnError,
-    /// Ctrl-C, or another worker stopping the run on an error.
-    pub stop: Arc<AtomicBool>,
-    pub tx: Sender<WorkerMsg>,
-    /// `--verify`: lock, stamp and check every I/O (the runner hands it
+    /// `--verify`: lock, stamp and check every I/O (the task hands it
     /// to [`run`] as its hooks).
     pub verify: Option<WorkerVerify>,
 }
 
-#[inline]
 fn now_ns(t0: Instant) -> u64 {
     t0.elapsed().as_nanos() as u64
 }
@@ -185,529 +113,694 @@ pub fn fill_buffers(pool: &mut BufferPool, data: &DataGen, index: u32, keep_base
     }
 }
 
-/// Run the worker to the end; all results go through `ctx.tx`.
+/// What the issue step does next.
+enum Flow {
+    Go,
+    Stop,
+    /// A fatal engine error (in `Worker::fatal`).
+    Fatal,
+}
+
+/// One worker's state. Fields drop in declaration order: the engine
+/// before the pool its registered buffers point into (and
+/// [`Worker::finish`] drains the engine and drops both explicitly).
+struct Worker<E: Engine, V: Hooks> {
+    eng: E,
+    pool: BufferPool,
+    hooks: V,
+    c: WorkerCtx,
+    port: Port,
+    t0: Instant,
+    clock: WorkerClock,
+    tl: Timeline,
+    end_ns: Option<u64>,
+    slots: Vec<Slot>,
+    bufst: Vec<BufState>,
+    free: Vec<u32>,
+    cqes: Vec<Cqe>,
+    /// With --verify, I/O planned this pass is queued together after it
+    /// (so the journal can be synced once before a batch of writes).
+    batch: Vec<Sqe>,
+    batch_writes: bool,
+    /// A planned I/O whose blocks another in-flight I/O holds (--verify).
+    held: Option<(IoPlan, u64)>,
+    iv_idx: u32,
+    next_b: u64,
+    /// This interval's reads and writes, indexed by the slot's op (no
+    /// branch per I/O); folded into the snapshot's table at the boundary.
+    dirs: [DirStats; 2],
+    iv_errors: u64,
+    iv_fsyncs: u64,
+    inflight: u32,
+    inflight_bytes: u64,
+    measuring: bool,
+    stopping: bool,
+    write_seq: u64,
+    writes_since_fsync: u64,
+    fsync_due: bool,
+    /// Targets written since the last sync, one bit each (targets from 63
+    /// on share bit 63); every one of them gets its own fsync.
+    ntargets: u32,
+    dirty: u64,
+    fsync_cursor: u32,
+    next_due: f64,
+    gaps: GapTracker,
+    errors: ErrorTally,
+    fatal: Option<String>,
+    budget_ops: Option<u64>,
+    budget_bytes: Option<u64>,
+    now: u64,
+}
+
+/// Run the worker to its end; everything goes out through `port`.
 ///
 /// `V` is [`crate::verify::NoVerify`] without `--verify`: its hooks are
 /// empty and `V::ON` is false, so the plain loop compiles without them.
-pub fn run<E: Engine, V: Hooks>(mut c: WorkerCtx, mut eng: E, mut pool: BufferPool, mut hooks: V) {
+pub fn run<E: Engine, V: Hooks>(
+    c: WorkerCtx,
+    eng: E,
+    pool: BufferPool,
+    hooks: V,
+    port: Port,
+    t0: Instant,
+) {
     // SAFETY: prctl(PR_SET_TIMERSLACK) only changes this thread's timer
     // slack (1 ns), so rate-limited sleeps wake on time.
     unsafe {
         libc::prctl(libc::PR_SET_TIMERSLACK, 1u64, 0, 0, 0);
     }
-    let rate_mode = c.rate_period_ns.is_some();
-    let qd = c.qd as usize;
-    let mut slots = vec![Slot::default(); qd];
-    let mut bufst = vec![BufState::default(); qd];
-    let mut free: Vec<u32> = (0..qd as u32).rev().collect();
-    let mut cqes: Vec<Cqe> = Vec::with_capacity(qd * 2 + 8);
-    let tl = c.timeline;
-    let mut iv_idx: u32 = 0;
-    let mut snap = Box::new(Snapshot::new(0, rate_mode));
-    let mut next_b = tl.end(0);
-    let mut inflight: u32 = 0;
-    let mut inflight_bytes: u64 = 0;
-    let mut measuring = tl.warmup_ns == 0;
-    let mut stopping = false;
-    let mut write_seq: u64 = 0;
-    let mut writes_since_fsync: u64 = 0;
-    let mut fsync_due = false;
-    // Targets written since the last sync, one bit each (targets from 63
-    // on share bit 63); every one of them gets its own fsync.
-    let ntargets = c.target_paths.len().max(1) as u32;
-    let mut dirty: u64 = 0;
-    let mut fsync_cursor: u32 = 0;
-    let mut next_due = c.rate_phase_ns;
-    let mut busy_start: u64 = 0;
-    let mut last_completion: u64 = 0;
-    let mut longest_gap: Option<Gap> = None;
-    let mut gaps: Vec<Gap> = Vec::new();
-    let mut errors: Vec<IoErrorRec> = Vec::new();
-    let mut errno_counts = [0u64; 256];
-    let mut errors_total: u64 = 0;
-    let mut fatal: Option<String> = None;
-    let mut budget_ops = c.budget_ops;
-    let mut budget_bytes = c.budget_bytes;
-    hooks.start(c.t0);
-    let mut clock = WorkerClock::new(c.t0, c.clock);
-    // With --verify, I/O planned this pass is queued together after it
-    // (so the journal can be synced once before a batch of writes is
-    // issued); without, each I/O goes to the engine at once.
-    let mut batch: Vec<Sqe> = Vec::with_capacity(qd + 1);
-    let batching = V::ON;
-    macro_rules! queue {
-        ($sqe:expr) => {
-            if batching {
-                batch.push($sqe);
-                None
-            } else {
-                eng.queue(&$sqe).err()
-            }
-        };
+    let mut w = Worker::new(c, eng, pool, hooks, port, t0);
+    w.main_loop();
+    w.finish();
+}
+
+impl<E: Engine, V: Hooks> Worker<E, V> {
+    fn new(c: WorkerCtx, eng: E, pool: BufferPool, mut hooks: V, port: Port, t0: Instant) -> Self {
+        let qd = c.qd as usize;
+        let svc = c.rate_period_ns.is_some();
+        let tl = port.window.timeline;
+        let iv_idx = port.window.first_interval();
+        hooks.start(t0);
+        let clock = WorkerClock::new(t0, c.clock);
+        Worker {
+            slots: vec![Slot::default(); qd],
+            bufst: vec![BufState::default(); qd],
+            free: (0..qd as u32).rev().collect(),
+            cqes: Vec::with_capacity(qd * 2 + 8),
+            batch: Vec::with_capacity(qd + 1),
+            batch_writes: false,
+            held: None,
+            iv_idx,
+            next_b: tl.end(iv_idx),
+            dirs: [DirStats::new(svc), DirStats::new(svc)],
+            iv_errors: 0,
+            iv_fsyncs: 0,
+            inflight: 0,
+            inflight_bytes: 0,
+            measuring: tl.warmup_ns == 0,
+            stopping: false,
+            write_seq: 0,
+            writes_since_fsync: 0,
+            fsync_due: false,
+            ntargets: c.target_paths.len().max(1) as u32,
+            dirty: 0,
+            fsync_cursor: 0,
+            next_due: port.window.start_ns as f64 + c.rate_phase_ns,
+            gaps: GapTracker::new(),
+            errors: ErrorTally::default(),
+            fatal: None,
+            budget_ops: c.budget_ops,
+            budget_bytes: c.budget_bytes,
+            now: clock.now(),
+            end_ns: port.window.end_ns,
+            tl,
+            clock,
+            t0,
+            eng,
+            pool,
+            hooks,
+            c,
+            port,
+        }
     }
-    let mut batch_writes = false;
-    // A planned I/O whose blocks another in-flight I/O holds (--verify).
-    let mut held: Option<(crate::gen::IoPlan, u64)> = None;
-    let mut now = clock.now();
 
-    'run: loop {
-        if !measuring && now >= tl.warmup_ns {
-            measuring = true;
-            // In-flight warm-up I/O completes in measured time: charge it.
-            if let Some(b) = budget_ops.as_mut() {
-                *b = b.saturating_sub(inflight as u64);
+    fn main_loop(&mut self) {
+        loop {
+            self.check_phase();
+            if let Flow::Fatal = self.issue() {
+                return;
             }
-            if let Some(b) = budget_bytes.as_mut() {
-                *b = b.saturating_sub(inflight_bytes);
+            if let Err(e) = self.flush_batch() {
+                self.fatal = Some(format!("queueing I/O: {e}"));
+                return;
             }
-        }
-        if !stopping
-            && (c.stop.load(Ordering::Relaxed)
-                || c.end_ns.is_some_and(|e| now >= e)
-                || budget_ops == Some(0)
-                || budget_bytes == Some(0))
-        {
-            stopping = true;
-        }
-
-        // Issue.
-        // A due fsync is issued even when stopping, so every N writes are
-        // followed by a sync.
-        while (!stopping || fsync_due) && !free.is_empty() {
-            if fsync_due {
-                if inflight > 0 {
-                    break;
+            if self.inflight == 0 {
+                if self.stopping {
+                    return;
                 }
-                let Some(target) =
-                    (fsync_cursor..ntargets).find(|&t| dirty & (1 << t.min(63)) != 0)
-                else {
-                    fsync_due = false;
-                    writes_since_fsync = 0;
-                    dirty = 0;
-                    fsync_cursor = 0;
-                    continue;
-                };
-                fsync_cursor = target + 1;
-                let slot = free.pop().unwrap_or(0);
-                slots[slot as usize] = Slot {
-                    op: OP_FSYNC,
-                    target,
-                    len: 0,
-                    offset: 0,
-                    submit_ns: now,
-                    due_ns: now,
-                };
-                if let Some(e) = queue!(Sqe {
-                    slot,
-                    op: OpKind::Fsync,
-                    file: target,
-                    offset: 0,
-                    len: 0,
-                    buf: pool.ptr(slot as usize),
-                }) {
-                    fatal = Some(format!("queueing fsync: {e}"));
-                    break 'run;
-                }
-                if inflight == 0 {
-                    busy_start = now;
-                }
-                inflight += 1;
-                if !(fsync_cursor..ntargets).any(|t| dirty & (1 << t.min(63)) != 0) {
-                    // The last one: I/O goes on while it runs.
-                    fsync_due = false;
-                    writes_since_fsync = 0;
-                    dirty = 0;
-                    fsync_cursor = 0;
-                }
-                break;
-            }
-            if stopping {
-                break;
-            }
-            let (plan, due) = match held.take() {
-                Some(h) => h,
-                None => {
-                    let due = if let Some(p) = c.rate_period_ns {
-                        if next_due > now as f64 {
-                            break;
-                        }
-                        let d = next_due as u64;
-                        next_due += p;
-                        d
-                    } else {
-                        now
-                    };
-                    let plan = c.gen.next_io();
-                    if measuring {
-                        if let Some(b) = budget_ops.as_mut() {
-                            if *b == 0 {
-                                stopping = true;
-                                break;
-                            }
-                            *b -= 1;
-                        }
-                        if let Some(b) = budget_bytes.as_mut() {
-                            if *b == 0 {
-                                stopping = true;
-                                break;
-                            }
-                            *b = b.saturating_sub(plan.len as u64);
-                        }
-                    }
-                    (plan, due)
-                }
-            };
-            if V::ON && !hooks.try_lock(&plan) {
-                held = Some((plan, due));
-                break;
-            }
-            let slot = free.pop().unwrap_or(0);
-            let op = match plan.dir {
-                Dir::Read => {
-                    let st = &mut bufst[slot as usize];
-                    st.read = st.read.max(plan.len);
-                    OpKind::Read
-                }
-                Dir::Write => {
-                    write_seq += 1;
-                    let len = plan.len as usize;
-                    let (buf, rng) = (pool.slot_mut(slot as usize), c.gen.rng());
-                    if V::ON {
-                        hooks.stamp(buf, &plan, now);
-                    } else {
-                        c.data.prepare_write(
-                            buf,
-                            len,
-                            plan.offset,
-                            write_seq,
-                            rng,
-                            &mut bufst[slot as usize],
-                            &c.base,
-                        );
-                    }
-                    batch_writes = true;
-                    writes_since_fsync += 1;
-                    dirty |= 1 << plan.target.min(63);
-                    if c.fsync_every > 0 && writes_since_fsync >= c.fsync_every {
-                        fsync_due = true;
-                    }
-                    OpKind::Write
-                }
-            };
-            slots[slot as usize] = Slot {
-                op: (op == OpKind::Write) as u8,
-                target: plan.target,
-                len: plan.len,
-                offset: plan.offset,
-                submit_ns: now,
-                due_ns: due,
-            };
-            if let Some(e) = queue!(Sqe {
-                slot,
-                op,
-                file: plan.target,
-                offset: plan.offset,
-                len: plan.len,
-                buf: pool.ptr(slot as usize),
-            }) {
-                fatal = Some(format!("queueing I/O: {e}"));
-                break 'run;
-            }
-            if inflight == 0 {
-                busy_start = now;
-            }
-            inflight += 1;
-            inflight_bytes += plan.len as u64;
-        }
-        if !batch.is_empty() {
-            hooks.before_submit(batch_writes);
-            batch_writes = false;
-            for sqe in batch.iter() {
-                if let Err(e) = eng.queue(sqe) {
-                    fatal = Some(format!("queueing I/O: {e}"));
-                    break 'run;
-                }
-            }
-            batch.clear();
-        }
-
-        if inflight == 0 {
-            if stopping {
-                break;
-            }
-            if held.is_some() {
-                // Another worker's I/O holds the blocks of our next one.
-                std::thread::yield_now();
-            }
-            if rate_mode {
-                let target = (next_due as u64).min(next_b);
-                sleep_until(c.t0, target);
-            }
-            now = clock.now();
-            if now >= next_b {
-                end_intervals(
-                    &c,
-                    &mut snap,
-                    &mut iv_idx,
-                    &mut next_b,
-                    now,
-                    rate_mode,
-                    &mut clock,
-                );
-            }
-            continue;
-        }
-
-        // Wait for --batch-complete completions (at least one; no more than
-        // are in flight), waking at the next interval boundary (and the next
-        // scheduled I/O with --rate) regardless.
-        let mut wake = next_b;
-        if rate_mode && !free.is_empty() && !stopping {
-            wake = wake.min(next_due as u64);
-        }
-        let timeout = Some(wake.saturating_sub(now).max(1000));
-        cqes.clear();
-        if let Err(e) =
-            eng.submit_and_reap(c.batch_complete.min(inflight).max(1), timeout, &mut cqes)
-        {
-            fatal = Some(format!("waiting for completions: {e}"));
-            break;
-        }
-        now = clock.now();
-        if now >= next_b {
-            end_intervals(
-                &c,
-                &mut snap,
-                &mut iv_idx,
-                &mut next_b,
-                now,
-                rate_mode,
-                &mut clock,
-            );
-        }
-        if cqes.is_empty() {
-            continue;
-        }
-        let since = last_completion.max(busy_start);
-        let gap = Gap {
-            start_ns: since,
-            end_ns: now,
-        };
-        // Gaps count once measuring starts (a gap ending in warm-up does not).
-        if now >= tl.warmup_ns {
-            if longest_gap.is_none_or(|g| gap.len() > g.len()) {
-                longest_gap = Some(gap);
-            }
-            if gap.len() >= GAP_RECORD_NS {
-                gaps.push(gap);
-            }
-        }
-        last_completion = now;
-
-        for cq in cqes.iter() {
-            let s = slots[cq.slot as usize];
-            let ok = cq.res == s.len as i32;
-            if V::ON && s.op == OP_READ_AFTER {
-                free.push(cq.slot);
-                inflight -= 1;
-                if finish_read(&mut hooks, &mut pool, &c, &s, cq, true, now) {
-                    stopping = true;
-                    c.stop.store(true, Ordering::Relaxed);
-                }
-                if !ok {
-                    record_error(
-                        &c,
-                        &mut errors,
-                        &mut errno_counts,
-                        &mut errors_total,
-                        &s,
-                        if cq.res < 0 { -cq.res } else { 0 },
-                        now,
-                    );
-                    snap.errors += 1;
-                }
+                self.idle();
                 continue;
             }
-            // A verified write that completed is re-read in the same slot
-            // with --verify-after; its blocks stay locked meanwhile.
-            let reread = V::ON && ok && s.op == OP_WRITE && hooks.wants_after();
-            if !reread {
-                free.push(cq.slot);
-                inflight -= 1;
-            }
-            let failed = if s.op == OP_FSYNC {
-                snap.fsyncs += 1;
-                if V::ON && cq.res >= 0 {
-                    hooks.fsync_done(s.target);
-                }
-                (cq.res < 0).then_some(-cq.res)
-            } else {
-                inflight_bytes -= s.len as u64;
-                if V::ON {
-                    if s.op == OP_WRITE {
-                        hooks.write_done(s.target, s.offset, s.len, ok, reread);
-                    } else if finish_read(&mut hooks, &mut pool, &c, &s, cq, false, now) {
-                        stopping = true;
-                        c.stop.store(true, Ordering::Relaxed);
-                    }
-                }
-                if reread {
-                    slots[cq.slot as usize].op = OP_READ_AFTER;
-                    batch.push(Sqe {
-                        slot: cq.slot,
-                        op: OpKind::Read,
-                        file: s.target,
-                        offset: s.offset,
-                        len: s.len,
-                        buf: pool.ptr(cq.slot as usize),
-                    });
-                }
-                if ok {
-                    let op = if s.op == OP_READ { Op::Read } else { Op::Write };
-                    // The snapshot is made with both slots (OpStats::rw).
-                    let Some(d) = snap.ops.get_mut(op) else {
-                        unreachable!("a block snapshot has read and write slots")
-                    };
-                    d.ops += 1;
-                    d.bytes += s.len as u64;
-                    d.lat.record(now.saturating_sub(s.due_ns));
-                    if let Some(h) = d.svc.as_mut() {
-                        h.record(now.saturating_sub(s.submit_ns));
-                    }
-                    None
-                } else {
-                    // A negative result is -errno; a short transfer is errno 0.
-                    Some(if cq.res < 0 { -cq.res } else { 0 })
-                }
-            };
-            if let Some(errno) = failed {
-                record_error(
-                    &c,
-                    &mut errors,
-                    &mut errno_counts,
-                    &mut errors_total,
-                    &s,
-                    errno,
-                    now,
-                );
-                snap.errors += 1;
-                if c.on_error == OnError::Stop {
-                    stopping = true;
-                    c.stop.store(true, Ordering::Relaxed);
-                }
+            if let Err(e) = self.reap() {
+                self.fatal = Some(format!("waiting for completions: {e}"));
+                return;
             }
         }
     }
 
-    // Drain anything still in flight after a fatal engine error is not
-    // possible; otherwise inflight is 0 here.
-    snap.end_ns = now;
-    let last = std::mem::replace(&mut snap, Box::new(Snapshot::new(0, false)));
-    let _ = c.tx.send(WorkerMsg::Interval {
-        worker: c.index,
-        snap: last,
-    });
-    let counts = errno_counts
-        .iter()
-        .enumerate()
-        .filter(|(_, &n)| n > 0)
-        .map(|(e, &n)| (e as i32, n))
-        .collect();
-    let _ = c.tx.send(WorkerMsg::Done {
-        worker: c.index,
-        fin: Box::new(WorkerFinal {
-            errors,
-            errno_counts: counts,
-            errors_total,
-            gaps,
-            longest_gap,
-            end_ns: now,
-            fatal,
-            verify: hooks.into_raw(),
-        }),
-    });
-}
-
-/// A verified read (or `--verify-after` re-read) completed: check its data
-/// when it succeeded, release its blocks either way. True when the run
-/// should stop (`--max-errors`).
-#[inline]
-fn finish_read<V: Hooks>(
-    hooks: &mut V,
-    pool: &mut BufferPool,
-    c: &WorkerCtx,
-    s: &Slot,
-    cq: &Cqe,
-    after: bool,
-    now: u64,
-) -> bool {
-    if cq.res != s.len as i32 {
-        hooks.unlock(s.target, s.offset, s.len);
-        return false;
+    /// Warm-up's end and the reasons to stop issuing.
+    #[inline]
+    fn check_phase(&mut self) {
+        let now = self.now;
+        if !self.measuring && now >= self.tl.warmup_ns {
+            self.measuring = true;
+            // In-flight warm-up I/O completes in measured time: charge it.
+            if let Some(b) = self.budget_ops.as_mut() {
+                *b = b.saturating_sub(self.inflight as u64);
+            }
+            if let Some(b) = self.budget_bytes.as_mut() {
+                *b = b.saturating_sub(self.inflight_bytes);
+            }
+        }
+        if !self.stopping
+            && (self.port.stop.load(Ordering::Relaxed)
+                || self.end_ns.is_some_and(|e| now >= e)
+                || self.budget_ops == Some(0)
+                || self.budget_bytes == Some(0))
+        {
+            self.stopping = true;
+        }
     }
-    let data = &pool.slot_mut(cq.slot as usize)[..s.len as usize];
-    let path = &c.target_paths[s.target as usize];
-    hooks.check_read(data, (s.target, s.offset, s.len), path, after, now)
-}
 
-/// Send the snapshot of every interval that ended by `now`, then re-anchor
-/// the worker's clock (once per interval, off the per-I/O path).
-#[cold]
-fn end_intervals(
-    c: &WorkerCtx,
-    snap: &mut Box<Snapshot>,
-    iv_idx: &mut u32,
-    next_b: &mut u64,
-    now: u64,
-    svc: bool,
-    clock: &mut WorkerClock,
-) {
-    while now >= *next_b {
-        snap.end_ns = *next_b;
-        send_snapshot(c, snap, iv_idx, svc);
-        *next_b = c.timeline.end(*iv_idx);
+    /// Hand `sqe` to the engine, or to the batch with --verify.
+    #[inline(always)]
+    fn queue(&mut self, sqe: Sqe) -> std::io::Result<()> {
+        if V::ON {
+            self.batch.push(sqe);
+            Ok(())
+        } else {
+            self.eng.queue(&sqe)
+        }
     }
-    clock.resync();
-}
 
-fn send_snapshot(c: &WorkerCtx, snap: &mut Box<Snapshot>, iv_idx: &mut u32, svc: bool) {
-    let next = Box::new(Snapshot::new(*iv_idx + 1, svc));
-    let full = std::mem::replace(snap, next);
-    let _ = c.tx.send(WorkerMsg::Interval {
-        worker: c.index,
-        snap: full,
-    });
-    *iv_idx += 1;
-}
+    #[inline(always)]
+    fn went_busy(&mut self) {
+        if self.inflight == 0 {
+            self.gaps.busy(self.now);
+        }
+        self.inflight += 1;
+    }
 
-fn record_error(
-    c: &WorkerCtx,
-    errors: &mut Vec<IoErrorRec>,
-    counts: &mut [u64; 256],
-    total: &mut u64,
-    s: &Slot,
-    errno: i32,
-    now: u64,
-) {
-    *total += 1;
-    counts[(errno as usize).min(255)] += 1;
-    if errors.len() < MAX_ERROR_RECORDS {
-        errors.push(IoErrorRec {
-            target: c
-                .target_paths
-                .get(s.target as usize)
-                .cloned()
-                .unwrap_or_default(),
+    /// Issue while there is a free slot and something to issue. A due
+    /// fsync is issued even when stopping, so every N writes are followed
+    /// by a sync.
+    #[inline]
+    fn issue(&mut self) -> Flow {
+        while (!self.stopping || self.fsync_due) && !self.free.is_empty() {
+            if self.fsync_due {
+                match self.issue_fsync() {
+                    Flow::Go => continue,
+                    f => return f,
+                }
+            }
+            if self.stopping {
+                break;
+            }
+            match self.issue_io() {
+                Flow::Go => {}
+                Flow::Stop => break,
+                f => return f,
+            }
+        }
+        Flow::Go
+    }
+
+    /// The next dirty target's fsync, once nothing is in flight. `Go`:
+    /// look again (nothing left to sync); `Stop`: issue nothing more now.
+    #[cold]
+    fn issue_fsync(&mut self) -> Flow {
+        if self.inflight > 0 {
+            return Flow::Stop;
+        }
+        let Some(target) = self.next_dirty() else {
+            self.synced_all();
+            return Flow::Go;
+        };
+        self.fsync_cursor = target + 1;
+        let slot = self.free.pop().unwrap_or(0);
+        let now = self.now;
+        self.slots[slot as usize] = Slot {
+            op: OP_FSYNC,
+            target,
+            len: 0,
+            offset: 0,
+            submit_ns: now,
+            due_ns: now,
+        };
+        let buf = self.pool.ptr(slot as usize);
+        let sqe = Sqe {
+            slot,
+            op: OpKind::Fsync,
+            file: target,
+            offset: 0,
+            len: 0,
+            buf,
+        };
+        if let Err(e) = self.queue(sqe) {
+            return self.fatal(format!("queueing fsync: {e}"));
+        }
+        self.went_busy();
+        if self.next_dirty().is_none() {
+            // The last one: I/O goes on while it runs.
+            self.synced_all();
+        }
+        Flow::Stop
+    }
+
+    #[cold]
+    fn fatal(&mut self, why: String) -> Flow {
+        self.fatal = Some(why);
+        Flow::Fatal
+    }
+
+    fn next_dirty(&self) -> Option<u32> {
+        (self.fsync_cursor..self.ntargets).find(|&t| self.dirty & (1 << t.min(63)) != 0)
+    }
+
+    fn synced_all(&mut self) {
+        self.fsync_due = false;
+        self.writes_since_fsync = 0;
+        self.dirty = 0;
+        self.fsync_cursor = 0;
+    }
+
+    /// The next I/O and its due time, charged to the budget; `None` when
+    /// it is not due yet (--rate) or the budget is spent.
+    #[inline(always)]
+    fn next_plan(&mut self) -> Option<(IoPlan, u64)> {
+        if let Some(h) = self.held.take() {
+            return Some(h);
+        }
+        let due = match self.c.rate_period_ns {
+            Some(p) => {
+                if self.next_due > self.now as f64 {
+                    return None;
+                }
+                let d = self.next_due as u64;
+                self.next_due += p;
+                d
+            }
+            None => self.now,
+        };
+        let plan = self.c.gen.next_io();
+        if self.measuring && !self.charge(plan.len) {
+            self.stopping = true;
+            return None;
+        }
+        Some((plan, due))
+    }
+
+    /// Take one I/O of `len` bytes from the budget; false when spent.
+    #[inline(always)]
+    fn charge(&mut self, len: u32) -> bool {
+        if let Some(b) = self.budget_ops.as_mut() {
+            if *b == 0 {
+                return false;
+            }
+            *b -= 1;
+        }
+        if let Some(b) = self.budget_bytes.as_mut() {
+            if *b == 0 {
+                return false;
+            }
+            *b = b.saturating_sub(len as u64);
+        }
+        true
+    }
+
+    /// Plan, prepare and queue one read or write.
+    #[inline(always)]
+    fn issue_io(&mut self) -> Flow {
+        let Some((plan, due)) = self.next_plan() else {
+            return Flow::Stop;
+        };
+        if V::ON && !self.hooks.try_lock(&plan) {
+            self.held = Some((plan, due));
+            return Flow::Stop;
+        }
+        let slot = self.free.pop().unwrap_or(0);
+        let op = match plan.dir {
+            Dir::Read => {
+                let st = &mut self.bufst[slot as usize];
+                st.read = st.read.max(plan.len);
+                OpKind::Read
+            }
+            Dir::Write => {
+                self.prepare_write(slot, &plan);
+                OpKind::Write
+            }
+        };
+        self.slots[slot as usize] = Slot {
+            op: (op == OpKind::Write) as u8,
+            target: plan.target,
+            len: plan.len,
+            offset: plan.offset,
+            submit_ns: self.now,
+            due_ns: due,
+        };
+        let buf = self.pool.ptr(slot as usize);
+        let sqe = Sqe {
+            slot,
+            op,
+            file: plan.target,
+            offset: plan.offset,
+            len: plan.len,
+            buf,
+        };
+        if let Err(e) = self.queue(sqe) {
+            return self.fatal(format!("queueing I/O: {e}"));
+        }
+        self.went_busy();
+        self.inflight_bytes += plan.len as u64;
+        Flow::Go
+    }
+
+    /// Fill a write's buffer (data pattern or verification stamps) and
+    /// note what the write makes due (an fsync).
+    #[inline(always)]
+    fn prepare_write(&mut self, slot: u32, plan: &IoPlan) {
+        self.write_seq += 1;
+        let buf = self.pool.slot_mut(slot as usize);
+        if V::ON {
+            self.hooks.stamp(buf, plan, self.now);
+        } else {
+            self.c.data.prepare_write(
+                buf,
+                plan.len as usize,
+                plan.offset,
+                self.write_seq,
+                self.c.gen.rng(),
+                &mut self.bufst[slot as usize],
+                &self.c.base,
+            );
+        }
+        self.batch_writes = true;
+        self.writes_since_fsync += 1;
+        self.dirty |= 1 << plan.target.min(63);
+        if self.c.fsync_every > 0 && self.writes_since_fsync >= self.c.fsync_every {
+            self.fsync_due = true;
+        }
+    }
+
+    /// With --verify: sync the journal if needed, then queue the batch.
+    #[inline]
+    fn flush_batch(&mut self) -> std::io::Result<()> {
+        if !V::ON || self.batch.is_empty() {
+            return Ok(());
+        }
+        self.hooks.before_submit(self.batch_writes);
+        self.batch_writes = false;
+        for i in 0..self.batch.len() {
+            if let Err(e) = self.eng.queue(&self.batch[i]) {
+                // What the engine never got is not in flight.
+                self.inflight -= (self.batch.len() - i) as u32;
+                self.batch.clear();
+                return Err(e);
+            }
+        }
+        self.batch.clear();
+        Ok(())
+    }
+
+    /// Nothing in flight and nothing issued: wait for the next scheduled
+    /// I/O (--rate) or boundary, or for another worker's locks.
+    #[cold]
+    fn idle(&mut self) {
+        if self.held.is_some() {
+            // Another worker's I/O holds the blocks of our next one.
+            std::thread::yield_now();
+        }
+        if self.c.rate_period_ns.is_some() {
+            let target = (self.next_due as u64).min(self.next_b);
+            sleep_until(self.t0, target);
+        }
+        self.now = self.clock.now();
+        if self.now >= self.next_b {
+            self.end_intervals();
+        }
+    }
+
+    /// Wait for --batch-complete completions (at least one; no more than
+    /// are in flight), waking at the next interval boundary (and the next
+    /// scheduled I/O with --rate) regardless; then complete them.
+    #[inline]
+    fn reap(&mut self) -> std::io::Result<()> {
+        let mut wake = self.next_b;
+        if self.c.rate_period_ns.is_some() && !self.free.is_empty() && !self.stopping {
+            wake = wake.min(self.next_due as u64);
+        }
+        let timeout = Some(wake.saturating_sub(self.now).max(1000));
+        self.cqes.clear();
+        let want = self.c.batch_complete.min(self.inflight).max(1);
+        self.eng.submit_and_reap(want, timeout, &mut self.cqes)?;
+        self.now = self.clock.now();
+        if self.now >= self.next_b {
+            self.end_intervals();
+        }
+        if self.cqes.is_empty() {
+            return Ok(());
+        }
+        self.gaps.completed(self.now, self.tl.warmup_ns);
+        // Taken out of `self` for the loop, so its length and items stay
+        // in registers while `complete` changes the worker.
+        let cqes = std::mem::take(&mut self.cqes);
+        for &cq in cqes.iter() {
+            self.complete(cq);
+        }
+        self.cqes = cqes;
+        Ok(())
+    }
+
+    /// One completion: free its slot (or re-read it), count it or record
+    /// its error.
+    #[inline(always)]
+    fn complete(&mut self, cq: Cqe) {
+        let s = self.slots[cq.slot as usize];
+        let ok = cq.res == s.len as i32;
+        if V::ON && s.op == OP_READ_AFTER {
+            return self.complete_read_after(cq, s, ok);
+        }
+        // A verified write that completed is re-read in the same slot
+        // with --verify-after; its blocks stay locked meanwhile.
+        let reread = V::ON && ok && s.op == OP_WRITE && self.hooks.wants_after();
+        if !reread {
+            self.free.push(cq.slot);
+            self.inflight -= 1;
+        }
+        let failed = if s.op == OP_FSYNC {
+            self.complete_fsync(cq, s)
+        } else {
+            self.inflight_bytes -= s.len as u64;
+            if V::ON {
+                self.verify_done(cq, s, ok, reread);
+            }
+            if ok {
+                // OP_READ is 0, OP_WRITE 1: the slot's op indexes the pair.
+                let d = &mut self.dirs[(s.op & 1) as usize];
+                d.ops += 1;
+                d.bytes += s.len as u64;
+                d.lat.record(self.now.saturating_sub(s.due_ns));
+                if let Some(h) = d.svc.as_mut() {
+                    h.record(self.now.saturating_sub(s.submit_ns));
+                }
+                None
+            } else {
+                // A negative result is -errno; a short transfer is errno 0.
+                Some(if cq.res < 0 { -cq.res } else { 0 })
+            }
+        };
+        if let Some(errno) = failed {
+            self.failed(&s, errno);
+        }
+    }
+
+    #[cold]
+    fn complete_fsync(&mut self, cq: Cqe, s: Slot) -> Option<i32> {
+        self.iv_fsyncs += 1;
+        if V::ON && cq.res >= 0 {
+            self.hooks.fsync_done(s.target);
+        }
+        (cq.res < 0).then_some(-cq.res)
+    }
+
+    /// --verify: a write's or read's completion for the hooks, and the
+    /// --verify-after re-read of a completed write.
+    fn verify_done(&mut self, cq: Cqe, s: Slot, ok: bool, reread: bool) {
+        if s.op == OP_WRITE {
+            self.hooks.write_done(s.target, s.offset, s.len, ok, reread);
+        } else if self.finish_read(&s, &cq, false) {
+            self.stop_workload();
+        }
+        if reread {
+            self.slots[cq.slot as usize].op = OP_READ_AFTER;
+            self.batch.push(Sqe {
+                slot: cq.slot,
+                op: OpKind::Read,
+                file: s.target,
+                offset: s.offset,
+                len: s.len,
+                buf: self.pool.ptr(cq.slot as usize),
+            });
+        }
+    }
+
+    fn complete_read_after(&mut self, cq: Cqe, s: Slot, ok: bool) {
+        self.free.push(cq.slot);
+        self.inflight -= 1;
+        if self.finish_read(&s, &cq, true) {
+            self.stop_workload();
+        }
+        if !ok {
+            self.failed_record(&s, if cq.res < 0 { -cq.res } else { 0 });
+        }
+    }
+
+    fn stop_workload(&mut self) {
+        self.stopping = true;
+        self.port.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// A verified read (or `--verify-after` re-read) completed: check its
+    /// data when it succeeded, release its blocks either way. True when
+    /// the workload should stop (`--max-errors`).
+    fn finish_read(&mut self, s: &Slot, cq: &Cqe, after: bool) -> bool {
+        if cq.res != s.len as i32 {
+            self.hooks.unlock(s.target, s.offset, s.len);
+            return false;
+        }
+        let data = &self.pool.slot_mut(cq.slot as usize)[..s.len as usize];
+        let path = &self.c.target_paths[s.target as usize];
+        self.hooks
+            .check_read(data, (s.target, s.offset, s.len), path, after, self.now)
+    }
+
+    #[cold]
+    fn failed(&mut self, s: &Slot, errno: i32) {
+        self.failed_record(s, errno);
+        if self.c.on_error == OnError::Stop {
+            self.stop_workload();
+        }
+    }
+
+    #[cold]
+    fn failed_record(&mut self, s: &Slot, errno: i32) {
+        self.iv_errors += 1;
+        let (now, worker) = (self.now, self.port.worker());
+        let paths = &self.c.target_paths;
+        self.errors.add(errno, || IoErrorRec {
+            target: paths.get(s.target as usize).cloned().unwrap_or_default(),
             offset: s.offset,
             len: s.len,
             op: match s.op {
-                OP_READ | OP_READ_AFTER => "read",
-                OP_WRITE => "write",
-                _ => "fsync",
+                OP_READ | OP_READ_AFTER => ErrOp::Read,
+                OP_WRITE => ErrOp::Write,
+                _ => ErrOp::Fsync,
             },
             errno,
             time_ns: now,
-            worker: c.index,
+            worker,
+        });
+    }
+
+    /// Send the snapshot of every interval that ended by now, then
+    /// re-anchor the worker's clock (once per interval, off the per-I/O
+    /// path).
+    #[cold]
+    fn end_intervals(&mut self) {
+        while self.now >= self.next_b {
+            let end = self.next_b;
+            self.send_snapshot(end);
+            self.next_b = self.tl.end(self.iv_idx);
+        }
+        self.clock.resync();
+    }
+
+    /// Fold this interval's figures into a snapshot and send it.
+    fn send_snapshot(&mut self, end_ns: u64) {
+        let svc = self.c.rate_period_ns.is_some();
+        let mut ops = OpStats::default();
+        ops.set(
+            Op::Read,
+            std::mem::replace(&mut self.dirs[0], DirStats::new(svc)),
+        );
+        ops.set(
+            Op::Write,
+            std::mem::replace(&mut self.dirs[1], DirStats::new(svc)),
+        );
+        let mut snap = Box::new(Snapshot::new(self.iv_idx, ops));
+        snap.end_ns = end_ns;
+        snap.errors = std::mem::take(&mut self.iv_errors);
+        snap.fsyncs = std::mem::take(&mut self.iv_fsyncs);
+        self.port.interval(snap);
+        self.iv_idx += 1;
+    }
+
+    /// Wait for every outstanding I/O (after a fatal engine error the
+    /// loop leaves some in flight). True when none is left.
+    fn drain(&mut self) -> bool {
+        let give_up = Instant::now() + DRAIN_LIMIT;
+        while self.inflight > 0 && Instant::now() < give_up {
+            self.cqes.clear();
+            match self
+                .eng
+                .submit_and_reap(self.inflight, Some(100_000_000), &mut self.cqes)
+            {
+                Ok(()) => self.inflight -= (self.cqes.len() as u32).min(self.inflight),
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
+                Err(_) => return false,
+            }
+        }
+        self.inflight == 0
+    }
+
+    /// Send the last (partial) snapshot and the worker's end; drain the
+    /// engine and drop it before the buffers it may write into.
+    fn finish(mut self) {
+        let drained = self.inflight == 0 || self.drain();
+        // A worker stopped before its workload's start has no interval.
+        if self.now >= self.tl.start(self.iv_idx) {
+            self.send_snapshot(self.now);
+        }
+        // The worker's end: its last completion, or the end of its
+        // schedule with --rate (the idle tail is part of a paced run, so
+        // a rate over the measured time stays the rate asked for).
+        let end = self.now;
+        let Worker {
+            eng,
+            pool,
+            hooks,
+            port,
+            gaps,
+            errors,
+            fatal,
+            ..
+        } = self;
+        drop(eng);
+        if drained {
+            drop(pool);
+        } else {
+            // The kernel may still write into these buffers: never unmap
+            // them (a bounded leak on an already failed run).
+            std::mem::forget(pool);
+        }
+        port.done(WorkerEnd {
+            errors,
+            gaps,
+            end_ns: end,
+            fatal,
+            extra: hooks
+                .into_raw()
+                .map(|v| Box::new(v) as Box<dyn std::any::Any + Send>),
         });
     }
 }
@@ -715,21 +808,154 @@ fn record_error(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engines::UringEngine;
+    use crate::gen::{GenConfig, Region};
+    use crate::verify::NoVerify;
+    use iolab_core::Window;
+    use std::io::Write;
+    use std::sync::{Arc, Mutex};
+
+    /// An io_uring engine that fails once, fatally, with I/O really in
+    /// flight (submitted to the kernel, not yet handed back), and on its
+    /// drop records how much was still outstanding and whether the
+    /// buffer pool was still mapped.
+    struct FaultEngine {
+        inner: UringEngine,
+        queued: u64,
+        delivered: u64,
+        fail_at: u64,
+        failed: bool,
+        /// Completions reaped while failing, handed out later.
+        stash: Vec<Cqe>,
+        pool: (usize, usize),
+        log: Arc<Mutex<Vec<(u64, bool)>>>,
+    }
+
+    impl Engine for FaultEngine {
+        const CAPS: crate::engines::EngineCaps = UringEngine::CAPS;
+        fn queue(&mut self, sqe: &Sqe) -> std::io::Result<()> {
+            self.inner.queue(sqe)?;
+            self.queued += 1;
+            Ok(())
+        }
+        fn submit_and_reap(
+            &mut self,
+            wait: u32,
+            timeout_ns: Option<u64>,
+            out: &mut Vec<Cqe>,
+        ) -> std::io::Result<()> {
+            let outstanding = self.queued - self.delivered;
+            if !self.failed && self.queued >= self.fail_at && outstanding > 1 {
+                self.failed = true;
+                // Submit (no wait) so the I/O is in the kernel's hands.
+                self.inner
+                    .submit_and_reap(0, Some(1_000), &mut self.stash)?;
+                return Err(std::io::Error::from_raw_os_error(libc::EBADFD));
+            }
+            let n = self.stash.len();
+            out.append(&mut self.stash);
+            self.inner
+                .submit_and_reap(wait.saturating_sub(n as u32), timeout_ns, out)?;
+            self.delivered += out.len() as u64;
+            Ok(())
+        }
+    }
+
+    impl Drop for FaultEngine {
+        fn drop(&mut self) {
+            // SAFETY: msync only inspects the range; ENOMEM means the
+            // pool's mapping is gone.
+            let mapped = unsafe {
+                libc::msync(
+                    self.pool.0 as *mut libc::c_void,
+                    self.pool.1,
+                    libc::MS_ASYNC,
+                ) == 0
+            };
+            // Queued and not handed back to the worker: not drained.
+            let outstanding = self.queued - self.delivered;
+            self.log.lock().unwrap().push((outstanding, mapped));
+        }
+    }
 
     #[test]
-    fn timeline_boundaries() {
-        let t = Timeline {
-            warmup_ns: 2_500,
-            interval_ns: 1_000,
+    fn a_fatal_engine_error_with_io_in_flight_drains_before_the_buffers_go() {
+        if !crate::io_uring_available() {
+            eprintln!("SKIP a_fatal_engine_error_with_io_in_flight_drains_before_the_buffers_go: no io_uring");
+            return;
+        }
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        f.write_all(&vec![7u8; 1 << 20]).unwrap();
+        f.flush().unwrap();
+        let fd = std::os::unix::io::AsRawFd::as_raw_fd(f.as_file());
+        let qd = 8u32;
+        let pool = BufferPool::new(qd as usize, 4096).unwrap();
+        let (inner, _) = UringEngine::new(qd * 2, vec![fd], &pool.iovecs()).unwrap();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let eng = FaultEngine {
+            inner,
+            queued: 0,
+            delivered: 0,
+            fail_at: 64,
+            failed: false,
+            stash: Vec::new(),
+            pool: (pool.ptr(0) as usize, qd as usize * 4096),
+            log: log.clone(),
         };
-        let ends: Vec<u64> = (0..6).map(|k| t.end(k)).collect();
-        assert_eq!(ends, vec![1000, 2000, 2500, 3500, 4500, 5500]);
-        assert!(t.is_warmup(2) && !t.is_warmup(3));
-        let t = Timeline {
-            warmup_ns: 0,
-            interval_ns: 1_000,
+        let cfg = GenConfig {
+            read_pct: 100,
+            random_pct: 100,
+            read_hit_pct: 0,
+            write_hit_pct: 0,
+            bs: vec![(4096, 1)],
+            align: 4096,
+            distribution: iolab_spec::Distribution::Uniform,
         };
-        assert_eq!(t.end(0), 1000);
-        assert!(!t.is_warmup(0));
+        let region = Region {
+            target: 0,
+            start: 0,
+            len: 1 << 20,
+            hit_len: 0,
+            stream_start: 0,
+        };
+        let ctx = WorkerCtx {
+            clock: None,
+            qd,
+            batch_complete: 1,
+            gen: IoGen::new(&cfg, vec![region], 1),
+            data: DataGen::new(iolab_spec::DataPattern::Random, 0),
+            base: Vec::new(),
+            target_paths: vec![f.path().display().to_string()],
+            budget_ops: None,
+            budget_bytes: None,
+            rate_period_ns: None,
+            rate_phase_ns: 0.0,
+            fsync_every: 0,
+            on_error: OnError::Continue,
+            verify: None,
+        };
+        let window = Window {
+            timeline: Timeline {
+                warmup_ns: 0,
+                interval_ns: 1_000_000_000,
+            },
+            start_ns: 0,
+            end_ns: Some(5_000_000_000),
+        };
+        let (port, rx) = Port::detached(window);
+        run(ctx, eng, pool, NoVerify, port, Instant::now());
+        let (_, end) = rx.end();
+        let end = end.expect("the worker reported its end");
+        assert!(
+            end.fatal
+                .as_deref()
+                .is_some_and(|f| f.contains("waiting for completions")),
+            "{:?}",
+            end.fatal
+        );
+        // The engine went first, with nothing outstanding, while the pool
+        // was still mapped (the old order unmapped the pool first, with
+        // the failed batch still in flight).
+        assert_eq!(*log.lock().unwrap(), vec![(0, true)]);
     }
 }

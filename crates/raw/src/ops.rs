@@ -3,11 +3,14 @@
 //! allocation) and a new operation is one more enum variant.
 
 use crate::raw::DirStats;
+use serde::{Deserialize, Serialize, Serializer};
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 /// An operation a workload issues. Block workloads issue reads and
 /// writes; file-system workloads add the metadata operations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Op {
     Read,
     Write,
@@ -76,9 +79,29 @@ impl Op {
 /// Counts and latencies per operation. Only the operations a workload
 /// can issue have a slot (set when it is made, or on first merge), so an
 /// interval of a block workload holds two histograms, not thirteen.
-#[derive(Debug, Clone, Default)]
+///
+/// Serialised as a map from the operation's name to its figures, with the
+/// operations that have a slot only.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(from = "BTreeMap<Op, DirStats>")]
 pub struct OpStats {
     slots: [Option<DirStats>; Op::COUNT],
+}
+
+impl Serialize for OpStats {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.iter())
+    }
+}
+
+impl From<BTreeMap<Op, DirStats>> for OpStats {
+    fn from(m: BTreeMap<Op, DirStats>) -> Self {
+        let mut s = OpStats::default();
+        for (op, d) in m {
+            s.slots[op as usize] = Some(d);
+        }
+        s
+    }
 }
 
 fn empty() -> &'static DirStats {
@@ -116,6 +139,13 @@ impl OpStats {
     /// the first time: not for the per-I/O path.
     pub fn entry(&mut self, op: Op, svc: bool) -> &mut DirStats {
         self.slots[op as usize].get_or_insert_with(|| DirStats::new(svc))
+    }
+
+    /// Put `d` in the slot of `op` (replacing what was there): how a
+    /// driver that keeps its own per-operation figures on the per-I/O
+    /// path folds them into a table at an interval boundary.
+    pub fn set(&mut self, op: Op, d: DirStats) {
+        self.slots[op as usize] = Some(d);
     }
 
     /// Reads (empty when the table has none).

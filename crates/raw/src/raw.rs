@@ -4,10 +4,78 @@
 use crate::ops::OpStats;
 use iolab_spec::WorkloadSpec;
 use iolab_stats::LatHist;
+use serde::{Deserialize, Serialize};
 use std::time::SystemTime;
 
+/// A small closed set of names (formerly `&'static str` fields): an enum
+/// that serialises as its name, converts into a `String` and compares
+/// with a `&str`, so readers keep writing `x.kind.into()` and
+/// `x.kind == "file"`.
+macro_rules! name_enum {
+    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $v:ident => $s:literal),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum $name {
+            $($(#[$vm])* #[serde(rename = $s)] $v),+
+        }
+        impl $name {
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$v => $s),+ }
+            }
+        }
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+        impl From<$name> for String {
+            fn from(v: $name) -> String {
+                v.as_str().to_string()
+            }
+        }
+        impl PartialEq<&str> for $name {
+            fn eq(&self, o: &&str) -> bool {
+                self.as_str() == *o
+            }
+        }
+    };
+}
+
+name_enum!(
+    /// What kind of target a run used.
+    TargetKind {
+        BlockDevice => "block_device",
+        File => "file",
+    }
+);
+
+name_enum!(
+    /// The operation an error record is about.
+    ErrOp {
+        Read => "read",
+        Write => "write",
+        Fsync => "fsync",
+        Prefill => "prefill",
+    }
+);
+
+name_enum!(
+    /// The clock the workers read.
+    ClockKind {
+        Tsc => "tsc",
+        ClockGettime => "clock_gettime",
+    }
+);
+
+#[allow(clippy::derivable_impls)] // the macro fixes the derives
+impl Default for ClockKind {
+    fn default() -> Self {
+        ClockKind::ClockGettime
+    }
+}
+
 /// Counts and latencies of one direction (read or write).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct DirStats {
     pub ops: u64,
     pub bytes: u64,
@@ -40,7 +108,7 @@ impl DirStats {
 }
 
 /// Process CPU time consumed, microseconds.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct CpuTime {
     pub user_us: u64,
     pub sys_us: u64,
@@ -53,10 +121,16 @@ impl CpuTime {
             sys_us: self.sys_us.saturating_sub(earlier.sys_us),
         }
     }
+
+    /// CPU of two processes (or hosts) together.
+    pub fn merge(&mut self, o: CpuTime) {
+        self.user_us += o.user_us;
+        self.sys_us += o.sys_us;
+    }
 }
 
 /// One interval of the time series, all workers merged.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IntervalRaw {
     pub index: u32,
     /// Start and end, nanoseconds since the run started.
@@ -74,13 +148,69 @@ pub struct IntervalRaw {
     pub workers_late: u32,
 }
 
+impl IntervalRaw {
+    /// An interval with nothing in it yet.
+    pub fn empty(index: u32, start_ns: u64, end_ns: u64, warmup: bool) -> IntervalRaw {
+        IntervalRaw {
+            index,
+            start_ns,
+            end_ns,
+            warmup,
+            ops: OpStats::default(),
+            errors: 0,
+            fsyncs: 0,
+            cpu: None,
+            workers_late: 0,
+        }
+    }
+
+    /// Add `o` (the same interval of another worker, workload or host)
+    /// into this one: counts and histograms add (exact, associative,
+    /// commutative), the span covers both, CPU adds when both have it
+    /// (two processes), late workers add.
+    pub fn merge(&mut self, o: &IntervalRaw) {
+        self.ops.merge(&o.ops);
+        self.errors += o.errors;
+        self.fsyncs += o.fsyncs;
+        self.start_ns = self.start_ns.min(o.start_ns);
+        self.end_ns = self.end_ns.max(o.end_ns);
+        self.warmup &= o.warmup;
+        self.cpu = match (self.cpu, o.cpu) {
+            (Some(mut a), Some(b)) => {
+                a.merge(b);
+                Some(a)
+            }
+            (a, b) => a.or(b),
+        };
+        self.workers_late += o.workers_late;
+    }
+}
+
+/// Merge series of intervals by index (workloads of one run, or the same
+/// run on several hosts): interval k of the result is the merge of every
+/// series' interval k; the result is in index order.
+pub fn merge_by_index<'a>(series: impl IntoIterator<Item = &'a [IntervalRaw]>) -> Vec<IntervalRaw> {
+    let mut out: std::collections::BTreeMap<u32, IntervalRaw> = Default::default();
+    for s in series {
+        for iv in s {
+            match out.get_mut(&iv.index) {
+                Some(m) => m.merge(iv),
+                None => {
+                    out.insert(iv.index, iv.clone());
+                }
+            }
+        }
+    }
+    out.into_values().collect()
+}
+
 /// A device error during the run.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IoErrorRec {
     pub target: String,
     pub offset: u64,
     pub len: u32,
-    pub op: &'static str,
+    pub op: ErrOp,
     /// errno; 0 for a short transfer.
     pub errno: i32,
     /// Nanoseconds since the run started.
@@ -89,7 +219,7 @@ pub struct IoErrorRec {
 }
 
 /// A time with I/O outstanding and no completion.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Gap {
     pub start_ns: u64,
     pub end_ns: u64,
@@ -105,7 +235,7 @@ impl Gap {
     }
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct StallsRaw {
     /// The longest time no worker completed an I/O while I/O was
     /// outstanding.
@@ -121,10 +251,10 @@ pub struct StallsRaw {
 }
 
 /// A target as the run used it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TargetRaw {
     pub path: String,
-    pub kind: &'static str,
+    pub kind: TargetKind,
     pub size: u64,
     pub region_start: u64,
     pub region_len: u64,
@@ -139,14 +269,14 @@ pub struct TargetRaw {
 
 /// The settings that really took effect (pain point: "why is it slower
 /// than dd?" starts with what actually ran).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Effective {
     pub engine: String,
     pub registered_buffers: bool,
     pub registered_files: bool,
     pub ring_flags: String,
     /// The clock the workers read: "tsc" or "clock_gettime".
-    pub clock: &'static str,
+    pub clock: ClockKind,
     pub direct: bool,
     pub qd: u32,
     pub jobs: u32,
@@ -154,7 +284,7 @@ pub struct Effective {
 
 /// Everything one workload of a run measured. (The name `RawRun` is kept
 /// as an alias while callers move to [`RunRaw`], the whole run.)
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorkloadRaw {
     pub spec: WorkloadSpec,
     /// When the workload issued its first and completed its last I/O,
@@ -186,7 +316,7 @@ pub struct WorkloadRaw {
 pub type RawRun = WorkloadRaw;
 
 /// An event marked during a run or a monitor (`iolab mark`, SIGUSR1).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EventRaw {
     /// Nanoseconds since the run started.
     pub time_ns: u64,
@@ -197,7 +327,7 @@ pub struct EventRaw {
 
 /// Everything one run measured: each workload that ran in it, and the
 /// whole (every workload merged, on the run's one clock).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunRaw {
     pub name: String,
     pub started_at: SystemTime,
@@ -246,7 +376,7 @@ impl RunRaw {
 }
 
 /// One worker's verification results.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct VerifyRaw {
     pub totals: iolab_verify::VerifyTotals,
     /// Re-reads of completed writes (`--verify-after`).
@@ -266,7 +396,7 @@ impl VerifyRaw {
 }
 
 /// What `--verify` found in a run, all workers merged.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct VerifyRunRaw {
     /// Block size of the generation map.
     pub block_size: u64,

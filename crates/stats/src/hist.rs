@@ -22,7 +22,13 @@ pub const SIGFIG: u8 = 2;
 pub const MAX_TRACKABLE_NS: u64 = 3_600_000_000_000;
 
 /// A latency histogram in nanoseconds with exact min, max and mean.
-#[derive(Clone)]
+///
+/// Serialised exactly (see [`LatHistWire`]): the recorded buckets as
+/// (value, count) pairs plus the exact min, max and sum, so a histogram
+/// read back merges and reports the same percentiles, counts, min, max
+/// and mean as the original.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(into = "LatHistWire", from = "LatHistWire")]
 pub struct LatHist {
     h: Histogram<u64>,
     min: u64,
@@ -39,6 +45,48 @@ impl std::fmt::Debug for LatHist {
             self.min(),
             self.max
         )
+    }
+}
+
+/// The serialised form of a [`LatHist`]: exact, and small (only the
+/// non-empty buckets).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LatHistWire {
+    pub count: u64,
+    pub min: u64,
+    pub max: u64,
+    pub sum: u128,
+    /// (highest equivalent value in ns, count), ascending.
+    pub buckets: Vec<(u64, u64)>,
+}
+
+impl From<LatHist> for LatHistWire {
+    fn from(h: LatHist) -> Self {
+        LatHistWire {
+            count: h.count(),
+            min: h.min(),
+            max: h.max(),
+            sum: h.sum(),
+            buckets: h.buckets(),
+        }
+    }
+}
+
+impl From<LatHistWire> for LatHist {
+    fn from(w: LatHistWire) -> Self {
+        LatHist::from_buckets(&w.buckets, w.min, w.max, w.sum)
+    }
+}
+
+/// Equal when they hold the same buckets and the same exact min, max and
+/// sum: every figure they report is then the same.
+impl PartialEq for LatHist {
+    fn eq(&self, o: &Self) -> bool {
+        self.count() == o.count()
+            && self.min() == o.min()
+            && self.max() == o.max()
+            && self.sum() == o.sum()
+            && self.buckets() == o.buckets()
     }
 }
 
@@ -277,6 +325,15 @@ mod tests {
             prop_assert_eq!(left.min(), single.min());
             prop_assert_eq!(left.max(), single.max());
             prop_assert_eq!(left.sum(), single.sum());
+        }
+
+        #[test]
+        fn serde_round_trip_is_exact(values in prop::collection::vec(1u64..10_000_000_000, 0..500)) {
+            let mut h = LatHist::new();
+            for &v in &values { h.record(v); }
+            let back: LatHist = serde_json::from_str(&serde_json::to_string(&h).unwrap()).unwrap();
+            prop_assert!(back == h);
+            prop_assert_eq!(back.summary_us(), h.summary_us());
         }
 
         #[test]

@@ -40,7 +40,27 @@ pub struct Cqe {
     pub res: i32,
 }
 
+/// What an engine's I/O does, so that code decides by capability, never
+/// by the engine's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EngineCaps {
+    /// Its I/O reaches the target (the null engine's does not): alignment
+    /// rules, prefill and device statistics apply.
+    pub moves_data: bool,
+}
+
+/// The capabilities of the engine `kind` names (the one place a name maps
+/// to an engine).
+pub fn caps(kind: iolab_spec::EngineKind) -> EngineCaps {
+    match kind {
+        iolab_spec::EngineKind::IoUring => UringEngine::CAPS,
+        iolab_spec::EngineKind::Psync => PsyncEngine::CAPS,
+        iolab_spec::EngineKind::Null => NullEngine::CAPS,
+    }
+}
+
 pub trait Engine {
+    const CAPS: EngineCaps;
     /// Queue one I/O. The buffer stays valid until its completion.
     fn queue(&mut self, sqe: &Sqe) -> io::Result<()>;
     /// Submit queued I/O and wait until at least `wait` completions are

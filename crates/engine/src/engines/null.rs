@@ -18,6 +18,8 @@ impl NullEngine {
 }
 
 impl Engine for NullEngine {
+    const CAPS: super::EngineCaps = super::EngineCaps { moves_data: false };
+
     #[inline]
     fn queue(&mut self, sqe: &Sqe) -> io::Result<()> {
         let res = if sqe.op == OpKind::Fsync {

@@ -20,6 +20,8 @@ impl PsyncEngine {
 }
 
 impl Engine for PsyncEngine {
+    const CAPS: super::EngineCaps = super::EngineCaps { moves_data: true };
+
     #[inline]
     fn queue(&mut self, sqe: &Sqe) -> io::Result<()> {
         let fd = self.fds[sqe.file as usize];

@@ -134,6 +134,8 @@ impl UringEngine {
 }
 
 impl Engine for UringEngine {
+    const CAPS: super::EngineCaps = super::EngineCaps { moves_data: true };
+
     #[inline]
     fn queue(&mut self, sqe: &Sqe) -> io::Result<()> {
         let e = self.build(sqe);

@@ -1,0 +1,438 @@
+//! The block driver: today's block workload behind the run core's
+//! [`Driver`] trait. It checks and opens the targets, sets up `--verify`,
+//! prefills, makes one [`BlockTask`] per worker (pinned, buffers filled,
+//! engine created on the worker's own thread before the gate), and adds
+//! its own results (verification, per-target totals) at the end.
+
+use crate::buffers::BufferPool;
+use crate::clock::TscRate;
+use crate::data::DataGen;
+use crate::engines::{Engine, NullEngine, PsyncEngine, UringEngine, UringSetup};
+use crate::gen::{GenConfig, IoGen};
+use crate::prepare::{self, Prepared};
+use crate::runner::{io_uring_available, RunError};
+use crate::verify::{NoVerify, WorkerVerify};
+use crate::verify_setup::VerifyRun;
+use crate::worker::{self, WorkerCtx};
+use iolab_core::{Caps, Driver, Observer, Port, Setup, Task, Window};
+use iolab_raw::*;
+use iolab_spec::{EngineKind, WorkloadSpec};
+use iolab_target::Kind;
+use std::any::Any;
+use std::os::unix::io::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::SystemTime;
+
+/// One block workload of a run.
+pub(crate) struct BlockDriver {
+    spec: WorkloadSpec,
+    clock_rate: Option<TscRate>,
+    notes: Vec<String>,
+    targets: Vec<Prepared>,
+    vrun: Option<VerifyRun>,
+    effective: Effective,
+    /// The prefill failed: its error and what verification had by then.
+    early: Option<(Option<IoErrorRec>, Option<VerifyRunRaw>)>,
+}
+
+impl BlockDriver {
+    /// The workload `spec` at `rate` (its share of the run's rate).
+    pub fn new(spec: &WorkloadSpec, rate: Option<f64>) -> BlockDriver {
+        let mut spec = spec.clone();
+        spec.rate_iops = rate;
+        BlockDriver {
+            spec,
+            clock_rate: None,
+            notes: Vec::new(),
+            targets: Vec::new(),
+            vrun: None,
+            effective: Effective::default(),
+            early: None,
+        }
+    }
+
+    fn target_raw(&self) -> Vec<TargetRaw> {
+        self.targets
+            .iter()
+            .map(|p| TargetRaw {
+                path: p.info.path.to_string_lossy().into_owned(),
+                kind: if p.info.kind == Kind::BlockDevice {
+                    TargetKind::BlockDevice
+                } else {
+                    TargetKind::File
+                },
+                size: p.info.size,
+                region_start: p.region_start,
+                region_len: p.region_len,
+                logical_block_size: p.info.logical_block_size,
+                created: p.info.created,
+                prefilled_bytes: if p.prefill_secs > 0.0 {
+                    p.region_len
+                } else {
+                    0
+                },
+                prefill_secs: p.prefill_secs,
+                measured: None,
+            })
+            .collect()
+    }
+
+    /// The prefill of a target failed: the workload cannot run.
+    fn prefill_failed(
+        &mut self,
+        e: IoErrorRec,
+        obs: &mut dyn Observer,
+        stop: &AtomicBool,
+    ) -> String {
+        let interrupted = stop.load(Ordering::Relaxed) && e.errno == libc::EINTR;
+        let reason = if interrupted {
+            "interrupted".to_string()
+        } else {
+            format!(
+                "prefill of {} failed at offset {}: {}",
+                e.target,
+                e.offset,
+                errno_name(e.errno)
+            )
+        };
+        if matches!(e.errno, libc::ENOSPC | libc::EDQUOT) {
+            // A file this run created is of no use half written, and it
+            // holds the space that ran out: remove it.
+            for p in self.targets.iter().filter(|p| p.info.created) {
+                if iolab_target::remove_created(&p.info).is_ok() {
+                    let n = format!(
+                        "removed {}, which this run created, after the prefill ran out of space",
+                        p.info.path.display()
+                    );
+                    obs.note(&n);
+                    self.notes.push(n);
+                }
+            }
+        }
+        let verify = self.vrun.take().map(|v| v.finish(Vec::new(), false).0);
+        self.early = Some(((!interrupted).then_some(e), verify));
+        reason
+    }
+
+    fn task(&self, w: u32, mine: &[(usize, u64, u64)], window: Window) -> BlockTask {
+        let spec = &self.spec;
+        let spans: Vec<(u64, u64)> = self
+            .targets
+            .iter()
+            .map(|p| (p.region_start, p.region_len))
+            .collect();
+        let gen_cfg = GenConfig {
+            read_pct: spec.read_pct,
+            random_pct: spec.random_pct,
+            read_hit_pct: spec.read_hit_pct,
+            write_hit_pct: spec.write_hit_pct,
+            bs: spec.bs.iter().map(|b| (b.bytes, b.weight)).collect(),
+            align: spec.align,
+            distribution: spec.distribution,
+        };
+        let regions = prepare::worker_regions(mine, &spans, spec.hit_area);
+        let seed = spec.seed ^ (w as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let verify = self.vrun.as_ref().map(|v| {
+            WorkerVerify::new(
+                v.shared.clone(),
+                mine.iter().map(|&(ti, _, _)| ti).collect(),
+                spec.fsync_every,
+                spec.qd,
+            )
+        });
+        let _ = window;
+        BlockTask {
+            ctx: WorkerCtx {
+                clock: self.clock_rate,
+                qd: spec.qd,
+                batch_complete: spec.batch_complete,
+                gen: IoGen::new(&gen_cfg, regions, seed),
+                data: DataGen::new(spec.data, spec.dedupe_pct),
+                base: Vec::new(),
+                target_paths: mine
+                    .iter()
+                    .map(|&(ti, _, _)| self.targets[ti].info.path.to_string_lossy().into_owned())
+                    .collect(),
+                budget_ops: prepare::split(spec.ops, spec.jobs, w),
+                budget_bytes: prepare::split(spec.io_size, spec.jobs, w),
+                rate_period_ns: spec.rate_iops.map(|r| 1e9 * spec.jobs as f64 / r),
+                rate_phase_ns: spec.rate_iops.map(|r| 1e9 * w as f64 / r).unwrap_or(0.0),
+                fsync_every: spec.fsync_every,
+                on_error: spec.on_error,
+                verify,
+            },
+            engine: spec.engine,
+            fds: mine
+                .iter()
+                .map(|&(ti, _, _)| self.targets[ti].file.as_raw_fd())
+                .collect(),
+            // Reads and writes share the slots (the base content is kept to
+            // put back after a read; --verify writes whole sectors itself).
+            mixed: spec.read_pct > 0 && spec.writes() && !spec.verify,
+            max_bs: spec.max_bs() as usize,
+            cpu: match spec.cpus.len() {
+                0 => None,
+                n => Some(spec.cpus[w as usize % n]),
+            },
+        }
+    }
+}
+
+impl Driver for BlockDriver {
+    type Error = RunError;
+
+    fn caps(&self) -> Caps {
+        Caps {
+            ops: vec![Op::Read, Op::Write],
+            svc: self.spec.rate_iops.is_some(),
+            moves_data: crate::engines::caps(self.spec.engine).moves_data,
+        }
+    }
+
+    fn check(&mut self, notes: &mut Vec<String>) -> Result<(), RunError> {
+        self.spec.validate()?;
+        crate::affinity::check_cpus(&self.spec.cpus).map_err(RunError::Setup)?;
+        self.clock_rate = crate::clock::resolve(self.spec.clock)
+            .map_err(|why| RunError::Setup(format!("--clock tsc: {why}; use --clock auto")))?;
+        let spec = &mut self.spec;
+        if spec.engine == EngineKind::IoUring && !io_uring_available() {
+            self.notes.push(format!(
+                "io_uring is not available here; falling back to psync with {} jobs of 1 outstanding I/O",
+                spec.jobs * spec.qd
+            ));
+            spec.engine = EngineKind::Psync;
+            spec.jobs *= spec.qd;
+            spec.qd = 1;
+        }
+        self.targets = prepare::prepare_targets(&self.spec, &mut self.notes)?;
+        if self.spec.verify {
+            match prepare::setup_verify(&self.spec, &mut self.targets, &mut self.notes) {
+                Ok(v) => self.vrun = Some(v),
+                Err(e) => {
+                    self.abandon();
+                    return Err(e);
+                }
+            }
+        }
+        self.effective = Effective {
+            clock: crate::clock::name(&self.clock_rate),
+            engine: self.spec.engine.name().into(),
+            direct: self.spec.direct,
+            qd: self.spec.qd,
+            jobs: self.spec.jobs,
+            ..Default::default()
+        };
+        notes.extend(self.notes.iter().cloned());
+        Ok(())
+    }
+
+    fn prepare(&mut self, obs: &mut dyn Observer, stop: &AtomicBool) -> Option<String> {
+        for ti in 0..self.targets.len() {
+            if !self.targets[ti].prefill {
+                continue;
+            }
+            let p = &mut self.targets[ti];
+            obs.note(&format!(
+                "prefilling {} ({} bytes) so reads do not hit never-written blocks{}",
+                p.info.path.display(),
+                p.region_len,
+                if self.vrun.is_some() {
+                    ", every block stamped"
+                } else {
+                    ""
+                }
+            ));
+            if let Some(v) = self.vrun.as_ref() {
+                v.prefill_begin(ti, p.region_start, p.region_len);
+            }
+            let r = prepare::prefill_one(
+                p,
+                &self.spec,
+                obs,
+                stop,
+                self.vrun.as_ref().map(|v| (v, ti)),
+            );
+            if let Some(v) = self.vrun.as_mut() {
+                v.prefill_end(ti, p.region_start, p.region_len, r.is_ok());
+            }
+            if let Err((off, errno)) = r {
+                let e = IoErrorRec {
+                    target: p.info.path.to_string_lossy().into_owned(),
+                    offset: off,
+                    len: 0,
+                    op: ErrOp::Prefill,
+                    errno,
+                    time_ns: 0,
+                    worker: 0,
+                };
+                return Some(self.prefill_failed(e, obs, stop));
+            }
+        }
+        None
+    }
+
+    fn abandon(&mut self) {
+        for p in &self.targets {
+            if p.info.created {
+                let _ = iolab_target::remove_created(&p.info);
+            }
+        }
+    }
+
+    fn describe(&self) -> WorkloadRaw {
+        let (errors, verify) = match &self.early {
+            Some((e, v)) => (e.iter().cloned().collect::<Vec<_>>(), v.clone()),
+            None => (Vec::new(), None),
+        };
+        WorkloadRaw {
+            spec: self.spec.clone(),
+            start_ns: 0,
+            end_ns: 0,
+            effective: self.effective.clone(),
+            targets: self.target_raw(),
+            started_at: SystemTime::now(),
+            warmup_ns: 0,
+            measured_ns: 0,
+            intervals: Vec::new(),
+            ops: OpStats::rw(self.spec.rate_iops.is_some()),
+            fsyncs: 0,
+            cpu: CpuTime::default(),
+            errno_counts: errors.iter().map(|e| (e.errno, 1)).collect(),
+            errors_total: errors.len() as u64,
+            errors,
+            stalls: StallsRaw::default(),
+            complete: false,
+            incomplete_reason: None,
+            notes: self.notes.clone(),
+            verify,
+        }
+    }
+
+    fn tasks(&mut self, window: Window) -> Result<Vec<Box<dyn Task>>, RunError> {
+        let assignment = prepare::assign(self.spec.jobs, self.targets.len());
+        Ok(assignment
+            .iter()
+            .enumerate()
+            .map(|(w, mine)| Box::new(self.task(w as u32, mine, window)) as Box<dyn Task>)
+            .collect())
+    }
+
+    fn setup_done(&mut self, setup: Setup) {
+        for n in setup.notes {
+            if !self.notes.contains(&n) {
+                self.notes.push(n);
+            }
+        }
+        if let Some(s) = setup.info.and_then(|i| i.downcast::<UringSetup>().ok()) {
+            self.effective.registered_buffers = s.registered_buffers;
+            self.effective.registered_files = s.registered_files;
+            self.effective.ring_flags = s.flags;
+        }
+    }
+
+    fn finish(
+        &mut self,
+        raw: &mut WorkloadRaw,
+        extras: Vec<Box<dyn Any + Send>>,
+        per_worker: &[(u64, u64)],
+        obs: &mut dyn Observer,
+    ) {
+        raw.effective = self.effective.clone();
+        raw.notes = self.notes.clone();
+        if let Some(v) = self.vrun.take() {
+            let workers: Vec<VerifyRaw> = extras
+                .into_iter()
+                .filter_map(|x| x.downcast::<VerifyRaw>().ok().map(|b| *b))
+                .collect();
+            // Completed writes become durable here, so the journal can be
+            // closed cleanly.
+            let synced =
+                !self.spec.writes() || self.targets.iter().all(|p| p.file.sync_all().is_ok());
+            let (vr, note) = v.finish(workers, synced);
+            if let Some(n) = note {
+                obs.note(&n);
+                raw.notes.push(n);
+            }
+            if raw.incomplete_reason.is_none() && vr.stopped_on_max_errors {
+                raw.incomplete_reason = Some(format!(
+                    "stopped after {} data validation findings (--max-errors)",
+                    self.spec.max_errors
+                ));
+            }
+            raw.verify = Some(vr);
+        }
+        prepare::per_target(&mut raw.targets, per_worker);
+    }
+}
+
+/// One worker of a block workload, run on its own thread by the core.
+pub(crate) struct BlockTask {
+    ctx: WorkerCtx,
+    engine: EngineKind,
+    fds: Vec<i32>,
+    mixed: bool,
+    max_bs: usize,
+    cpu: Option<u32>,
+}
+
+impl Task for BlockTask {
+    fn run(self: Box<Self>, mut port: Port) {
+        let mut t = *self;
+        if let Some(cpu) = t.cpu {
+            if let Err(e) = crate::affinity::pin_current_thread(cpu) {
+                port.ready(Err(format!(
+                    "pinning worker {} to CPU {cpu}: {e}",
+                    port.worker()
+                )));
+                return;
+            }
+        }
+        let qd = t.ctx.qd as usize;
+        let mut pool = match BufferPool::new(qd, t.max_bs) {
+            Ok(p) => p,
+            Err(e) => return port.ready(Err(format!("allocating I/O buffers: {e}"))),
+        };
+        t.ctx.base = worker::fill_buffers(&mut pool, &t.ctx.data, port.worker(), t.mixed);
+        let fds = std::mem::take(&mut t.fds);
+        match t.engine {
+            EngineKind::IoUring => match UringEngine::new(qd as u32 * 2, fds, &pool.iovecs()) {
+                Ok((eng, setup)) => {
+                    let notes = setup.notes.clone();
+                    let info: Box<dyn Any + Send> = Box::new(setup);
+                    t.go(
+                        eng,
+                        pool,
+                        port,
+                        Setup {
+                            notes,
+                            info: Some(info),
+                        },
+                    )
+                }
+                Err(e) => port.ready(Err(format!("setting up io_uring: {e}"))),
+            },
+            EngineKind::Psync => t.go(PsyncEngine::new(fds, qd), pool, port, Setup::default()),
+            EngineKind::Null => t.go(NullEngine::new(qd), pool, port, Setup::default()),
+        }
+    }
+}
+
+impl BlockTask {
+    /// Set up: wait at the gate and for the workload's start, then run.
+    fn go<E: Engine>(mut self, eng: E, pool: BufferPool, mut port: Port, setup: Setup) {
+        port.ready(Ok(setup));
+        let Some(t0) = port.wait_gate() else {
+            // Abandoned before the clock: nothing in flight; the engine
+            // still goes before the buffers it registered.
+            drop(eng);
+            drop(pool);
+            return;
+        };
+        // A stop during the delay leaves the worker to end at once.
+        port.wait_start(t0);
+        match self.ctx.verify.take() {
+            Some(v) => worker::run(self.ctx, eng, pool, v, port, t0),
+            None => worker::run(self.ctx, eng, pool, NoVerify, port, t0),
+        }
+    }
+}
