@@ -467,17 +467,29 @@ fn unmatched(entry: &Entry, candidates: &[Entry]) -> Unmatched {
 /// counterpart in `other`, by name first, then by position among those
 /// left.
 fn pair_workloads(base: &[String], other: &[String]) -> Vec<Option<usize>> {
+    use std::collections::{HashMap, HashSet, VecDeque};
+    // Names to their unpaired positions in `other` (a damaged document may
+    // repeat a name): one pass each way, no search per workload.
+    let mut by_name: HashMap<&str, VecDeque<usize>> = HashMap::new();
+    for (i, o) in other.iter().enumerate() {
+        by_name.entry(o.as_str()).or_default().push_back(i);
+    }
+    let base_set: HashSet<&str> = base.iter().map(String::as_str).collect();
     let mut taken = vec![false; other.len()];
     let mut out: Vec<Option<usize>> = base
         .iter()
         .map(|b| {
-            let i = other.iter().position(|o| o == b)?;
+            let i = by_name.get_mut(b.as_str())?.pop_front()?;
             taken[i] = true;
             Some(i)
         })
         .collect();
     for (bi, slot) in out.iter_mut().enumerate() {
-        if slot.is_none() && bi < other.len() && !taken[bi] && !base.contains(&other[bi]) {
+        if slot.is_none()
+            && bi < other.len()
+            && !taken[bi]
+            && !base_set.contains(other[bi].as_str())
+        {
             taken[bi] = true;
             *slot = Some(bi);
         }
@@ -517,16 +529,24 @@ fn workload_rows(
         return Vec::new();
     }
     let base_names = names(base_views);
+    // Per document, the pairing of its workloads with the baseline's.
+    let pairs: Vec<Vec<Option<usize>>> = all
+        .iter()
+        .map(|v| {
+            v.as_ref()
+                .map_or_else(Vec::new, |v| pair_workloads(&base_names, &names(v)))
+        })
+        .collect();
     let mut rows = Vec::new();
     for (wi, wname) in base_names.iter().enumerate() {
         let label = format!("{}/{wname}", base_entry.label);
         let mut wentries: Vec<Option<Entry>> = Vec::new();
-        for (e, v) in entries.iter().zip(&all) {
+        for ((e, v), pair) in entries.iter().zip(&all).zip(&pairs) {
             let (Some(e), Some(v)) = (e, v) else {
                 wentries.push(None);
                 continue;
             };
-            let Some(oi) = pair_workloads(&base_names, &names(v))[wi] else {
+            let Some(oi) = pair.get(wi).copied().flatten() else {
                 wentries.push(None);
                 continue;
             };
