@@ -381,7 +381,13 @@ pub fn execute(
         term.clear_progress();
         let mut run = build_run(&raw);
         if let Some(d) = term.dev.take() {
-            d.finish(&spec, &mut run);
+            // The workloads as they ran (an io_uring fallback to psync
+            // changes engine, jobs and qd).
+            let ran = RunSpec {
+                workloads: raw.workloads.iter().map(|w| w.spec.clone()).collect(),
+                ..spec.clone()
+            };
+            d.finish(&ran, &mut run);
         }
         if sweep {
             run.point = Some(planned.point);
