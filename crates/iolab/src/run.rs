@@ -113,12 +113,7 @@ impl Observer for Term {
             l.event(ev);
         }
         self.clear_progress();
-        let e = iolab_report::model::Event {
-            time_s: ev.time_ns as f64 / 1e9,
-            label: ev.label.clone(),
-            source: ev.source.clone(),
-        };
-        println!("{}", terminal::event_line(&e));
+        println!("{}", terminal::event_line(&iolab_report::event_record(ev)));
         let _ = std::io::stdout().flush();
     }
 

@@ -206,6 +206,15 @@ fn histograms(ops: &OpStats) -> Histograms {
     }
 }
 
+/// An event as the document records it (seconds of run time).
+pub fn event_record(e: &iolab_raw::EventRaw) -> Event {
+    Event {
+        time_s: e.time_ns as f64 / 1e9,
+        label: e.label.clone(),
+        source: e.source.clone(),
+    }
+}
+
 /// One workload's entry in `runs[].workloads[]`.
 pub fn build_workload(w: &WorkloadRaw) -> WorkloadResult {
     let secs = w.measured_ns as f64 / 1e9;
@@ -308,15 +317,7 @@ pub fn build_run(raw: &RunRaw) -> RunResult {
         repeat: None,
         params: Default::default(),
         workloads,
-        events: raw
-            .events
-            .iter()
-            .map(|e| Event {
-                time_s: e.time_ns as f64 / 1e9,
-                label: e.label.clone(),
-                source: e.source.clone(),
-            })
-            .collect(),
+        events: raw.events.iter().map(event_record).collect(),
     }
 }
 
