@@ -385,9 +385,9 @@ mod tests {
         assert_eq!(b.intervals.len(), 1);
         assert_eq!(b.intervals[0].index, 1);
         assert_eq!(r.intervals[1].total.ops, 150);
-        // The run's spec is the first workload's; targets are every one's.
+        // The run's spec and settings are the first workload's.
         assert_eq!(r.spec.as_ref().unwrap().name, "reader");
-        assert_eq!(r.targets.len(), 2);
+        assert_eq!(r.effective.as_ref().unwrap().engine, "io_uring");
         assert_eq!(
             r.events,
             vec![Event {
