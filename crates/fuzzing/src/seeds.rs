@@ -72,6 +72,10 @@ pub fn seeds(family: &str) -> &'static [(&'static str, &'static [u8])] {
                 "verify-run.json",
                 include_bytes!("../seeds/result_doc/verify-run.json"),
             ),
+            (
+                "workloads-events.json",
+                include_bytes!("../seeds/result_doc/workloads-events.json"),
+            ),
         ],
         "journal" => &[
             ("closed.bin", include_bytes!("../seeds/journal/closed.bin")),

@@ -107,12 +107,24 @@ pub fn result_doc(data: &[u8]) {
     let _ = tables::document_csv(&doc);
     let _ = terminal::points_table(&doc);
     for r in &doc.runs {
-        if let Some(spec) = &r.spec {
-            let _ = terminal::run_heading(spec);
+        for w in &r.workloads {
+            let _ = terminal::run_heading(&w.spec);
         }
         let _ = terminal::summary(r);
-        for iv in r.intervals.iter().take(MAX_LINES) {
+        let names: Vec<&str> = r.workloads.iter().map(|w| w.name.as_str()).collect();
+        let _ = terminal::interval_header_for(&names);
+        for (i, iv) in r.intervals.iter().enumerate().take(MAX_LINES) {
             let _ = terminal::interval_line(iv);
+            let ws: Vec<(&str, Option<&iolab_report::model::Interval>)> = r
+                .workloads
+                .iter()
+                .take(MAX_LINES)
+                .map(|w| (w.name.as_str(), w.intervals.get(i)))
+                .collect();
+            let _ = terminal::interval_lines(iv, &ws);
+        }
+        for e in r.events.iter().take(MAX_LINES) {
+            let _ = terminal::event_line(e);
         }
         if let Some(d) = &r.devices {
             let _ = terminal::device_summary(d);

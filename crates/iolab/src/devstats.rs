@@ -12,7 +12,7 @@ use iolab_devices::{
 };
 use iolab_engine::IntervalRaw;
 use iolab_report::model::{DeviceInterval, DeviceStats, DeviceTarget, RunResult, Summary};
-use iolab_spec::{DataPattern, EngineKind, RunSpec, SyncMode, WorkloadSpec};
+use iolab_spec::{DataPattern, EngineKind, RunSpec, SyncMode};
 
 pub struct DevRun {
     root: Sysroot,
@@ -161,57 +161,25 @@ impl DevRun {
             return;
         }
         let views = run.workload_views();
-        let mut skipped = Vec::new();
-        let tops: Vec<String> = self
-            .stats
-            .targets
-            .iter()
-            .flat_map(|t| t.top.clone())
-            .collect();
-        let mut done: Vec<String> = Vec::new();
-        for top in tops {
-            if done.contains(&top) {
-                continue;
-            }
-            done.push(top.clone());
-            let on: Vec<&str> = self
-                .stats
-                .targets
-                .iter()
-                .filter(|t| t.top.contains(&top))
-                .map(|t| t.target.as_str())
-                .collect();
-            let alone = self
-                .stats
-                .targets
-                .iter()
-                .filter(|t| on.contains(&t.target.as_str()))
-                .all(|t| t.top.len() == 1);
-            let users: Vec<&WorkloadSpec> = spec
-                .workloads
-                .iter()
-                .filter(|w| w.targets.iter().any(|x| on.contains(&x.path.as_str())))
-                .collect();
-            let only_here = users
-                .iter()
-                .all(|w| w.targets.iter().all(|x| on.contains(&x.path.as_str())));
-            let sums: Option<Vec<&Summary>> = users
-                .iter()
-                .map(|w| views.iter().find(|v| v.name == w.name).map(|v| &v.summary))
-                .collect();
-            match sums {
-                Some(sums) if alone && only_here && !users.is_empty() => {
-                    let mut total = Summary::default();
-                    for s in sums {
-                        total.read.ops += s.read.ops;
-                        total.read.bytes += s.read.bytes;
-                        total.write.ops += s.write.ops;
-                        total.write.bytes += s.write.bytes;
+        let (groups, skipped) = device_groups(&self.stats.targets, spec);
+        for (top, users) in groups {
+            let mut total = Summary::default();
+            let mut found = true;
+            for &wi in &users {
+                let name = &spec.workloads[wi].name;
+                match views.iter().find(|v| &v.name == name) {
+                    Some(v) => {
+                        total.read.ops += v.summary.read.ops;
+                        total.read.bytes += v.summary.read.bytes;
+                        total.write.ops += v.summary.write.ops;
+                        total.write.bytes += v.summary.write.bytes;
                     }
-                    let direct = users.iter().all(|w| w.direct);
-                    self.compare_one(&top, &total, direct);
+                    None => found = false,
                 }
-                _ => skipped.push(top),
+            }
+            if found {
+                let direct = users.iter().all(|&wi| spec.workloads[wi].direct);
+                self.compare_one(&top, &total, direct);
             }
         }
         if !skipped.is_empty() {
@@ -235,5 +203,97 @@ impl DevRun {
                 .count_notes
                 .extend(compare(&app, top, &row.stats.counts));
         }
+    }
+}
+
+/// Per top device whose counts can be told apart, the workloads (indexes
+/// into `spec.workloads`) whose I/O all lands there: every target on it
+/// has it as its only top device, and every workload driving one of those
+/// targets drives none elsewhere. The other top devices come second.
+fn device_groups(
+    targets: &[DeviceTarget],
+    spec: &RunSpec,
+) -> (Vec<(String, Vec<usize>)>, Vec<String>) {
+    let mut groups = Vec::new();
+    let mut skipped = Vec::new();
+    let mut done: Vec<&String> = Vec::new();
+    for top in targets.iter().flat_map(|t| &t.top) {
+        if done.contains(&top) {
+            continue;
+        }
+        done.push(top);
+        let on: Vec<&DeviceTarget> = targets.iter().filter(|t| t.top.contains(top)).collect();
+        let is_on = |path: &str| on.iter().any(|t| t.target == path);
+        let alone = on.iter().all(|t| t.top.len() == 1);
+        let users: Vec<usize> = (0..spec.workloads.len())
+            .filter(|&i| spec.workloads[i].targets.iter().any(|x| is_on(&x.path)))
+            .collect();
+        let only_here = users
+            .iter()
+            .all(|&i| spec.workloads[i].targets.iter().all(|x| is_on(&x.path)));
+        if alone && only_here && !users.is_empty() {
+            groups.push((top.clone(), users));
+        } else {
+            skipped.push(top.clone());
+        }
+    }
+    (groups, skipped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iolab_spec::WorkloadSpec;
+
+    fn target(path: &str, top: &[&str]) -> DeviceTarget {
+        DeviceTarget {
+            target: path.into(),
+            top: top.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        }
+    }
+
+    fn run(workloads: &[&[&str]]) -> RunSpec {
+        let mut r = RunSpec::single(WorkloadSpec::example("w0", "/x", "read"));
+        r.workloads = workloads
+            .iter()
+            .enumerate()
+            .map(|(i, paths)| {
+                let mut w = WorkloadSpec::example(&format!("w{i}"), paths[0], "read");
+                w.targets = paths
+                    .iter()
+                    .map(|p| WorkloadSpec::example("", p, "read").targets[0].clone())
+                    .collect();
+                w
+            })
+            .collect();
+        r
+    }
+
+    #[test]
+    fn each_device_is_compared_with_the_workloads_whose_io_lands_only_there() {
+        let targets = [
+            target("/dev/loop1", &["loop1"]),
+            target("/dev/loop2", &["loop2"]),
+            target("/mnt/a/f", &["loop3"]),
+            target("/dev/md0", &["sda", "sdb"]),
+        ];
+        // w0 and w1 on loop1 and loop2 each; w2 on loop3 and md0; w3 on
+        // loop1 too.
+        let spec = run(&[
+            &["/dev/loop1"],
+            &["/dev/loop2"],
+            &["/mnt/a/f", "/dev/md0"],
+            &["/dev/loop1"],
+        ]);
+        let (groups, skipped) = device_groups(&targets, &spec);
+        assert_eq!(
+            groups,
+            [
+                ("loop1".to_string(), vec![0, 3]),
+                ("loop2".to_string(), vec![1])
+            ]
+        );
+        assert_eq!(skipped, ["loop3", "sda", "sdb"]);
     }
 }

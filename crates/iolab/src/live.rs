@@ -409,7 +409,39 @@ fn write_loop(sh: &Shared, path: &OutputPath) {
 
 #[cfg(test)]
 mod tests {
-    use super::update_due;
+    use super::{update_due, Tally};
+    use iolab_report::interval_record;
+
+    #[test]
+    fn a_workload_that_starts_late_is_measured_from_its_start() {
+        let s = 1_000_000_000;
+        let iv = |i: u64, ops: u64| {
+            let mut o = iolab_engine::OpStats::rw(false);
+            o.get_mut(iolab_engine::Op::Read).unwrap().ops = ops;
+            iolab_engine::IntervalRaw {
+                index: i as u32,
+                start_ns: i * s,
+                end_ns: (i + 1) * s,
+                warmup: i == 0,
+                ops: o,
+                errors: 0,
+                fsyncs: 0,
+                cpu: None,
+                workers_late: 0,
+            }
+        };
+        let mut t = Tally::new(false);
+        // Warm-up 1 s; the workload's first interval is 2 (a start delay),
+        // and interval 3 saw nothing.
+        for (i, ops) in [(2, 10), (3, 0), (4, 5)] {
+            let raw = iv(i, ops);
+            t.add(&raw, &interval_record(&raw));
+        }
+        assert_eq!(t.measured_ns(s), 3 * s);
+        assert_eq!(t.ops.read().ops, 15);
+        assert_eq!(t.stalls().zero_intervals, [3]);
+        assert_eq!(Tally::new(false).measured_ns(s), 0);
+    }
 
     /// Run times (s) of the updates after the one at 0 s, up to `until`.
     fn updates(interval_s: u64, every_s: u64, until: u64) -> Vec<u64> {

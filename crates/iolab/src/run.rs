@@ -114,12 +114,7 @@ impl Observer for Term {
             l.event(ev);
         }
         self.clear_progress();
-        let e = iolab_report::model::Event {
-            time_s: ev.time_ns as f64 / 1e9,
-            label: ev.label.clone(),
-            source: ev.source.clone(),
-        };
-        println!("{}", terminal::event_line(&e));
+        println!("{}", terminal::event_line(&iolab_report::event_record(ev)));
         let _ = std::io::stdout().flush();
     }
 
@@ -376,7 +371,13 @@ pub fn execute(
         term.clear_progress();
         let mut run = build_run(&raw);
         if let Some(d) = term.dev.take() {
-            d.finish(&spec, &mut run);
+            // The workloads as they ran (an io_uring fallback to psync
+            // changes engine, jobs and qd).
+            let ran = RunSpec {
+                workloads: raw.workloads.iter().map(|w| w.spec.clone()).collect(),
+                ..spec.clone()
+            };
+            d.finish(&ran, &mut run);
         }
         if sweep {
             run.point = Some(planned.point);

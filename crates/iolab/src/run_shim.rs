@@ -90,3 +90,85 @@ impl iolab_engine::Observer for Adapter<'_> {
         self.inner.prefill(path, done, total);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iolab_spec::{EngineKind, Prefill};
+    use std::time::Duration;
+
+    /// What the run loop's observer would see.
+    #[derive(Default)]
+    struct Seen {
+        started: Vec<String>,
+        intervals: Vec<(u64, usize)>,
+        events: Vec<EventRaw>,
+    }
+
+    impl Observer for Seen {
+        fn started(&mut self, run: &RunSpec) {
+            self.started.push(run.name.clone());
+        }
+        fn interval(&mut self, _r: &RunSpec, t: &IntervalRaw, w: &[Option<IntervalRaw>]) {
+            self.intervals.push((t.end_ns, w.len()));
+        }
+        fn event(&mut self, ev: &EventRaw) {
+            self.events.push(ev.clone());
+        }
+    }
+
+    fn null_spec(dir: &std::path::Path, name: &str) -> WorkloadSpec {
+        let mut w = WorkloadSpec::example(name, dir.join("t.dat").to_str().unwrap(), "read");
+        w.engine = EngineKind::Null;
+        w.direct = false;
+        w.prefill = Prefill::Never;
+        w.targets[0].size = Some(1 << 20);
+        w.duration_s = Some(0.4);
+        w.interval_s = 0.1;
+        w
+    }
+
+    #[test]
+    fn a_mark_during_a_run_reaches_the_observer_and_the_result_on_the_run_clock() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = RunSpec::single(null_spec(dir.path(), "r"));
+        let events = Arc::new(EventLog::new());
+        let marker = {
+            let events = events.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(200));
+                events.push("controller A failed", "mark");
+            })
+        };
+        let mut seen = Seen::default();
+        let raw = execute(&spec, &mut seen, Arc::new(AtomicBool::new(false)), events).unwrap();
+        marker.join().unwrap();
+        assert_eq!(seen.started, ["r"]);
+        assert!(seen.intervals.len() >= 3, "{:?}", seen.intervals);
+        assert!(seen.intervals.iter().all(|&(_, n)| n == 1));
+        assert_eq!(seen.events.len(), 1);
+        assert_eq!(raw.events, seen.events);
+        let t = raw.events[0].time_ns as f64 / 1e9;
+        // Pushed 0.2 s after the call; the clock starts after set-up.
+        assert!((0.05..0.25).contains(&t), "{t}");
+        assert_eq!(raw.events[0].source, "mark");
+        assert_eq!(raw.workloads.len(), 1);
+        assert!(raw.workloads[0].end_ns > 0);
+    }
+
+    #[test]
+    fn several_workloads_are_refused_with_one_line_until_the_run_core_lands() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spec = RunSpec::single(null_spec(dir.path(), "a"));
+        spec.workloads.push(null_spec(dir.path(), "b"));
+        let e = execute(
+            &spec,
+            &mut Seen::default(),
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(EventLog::new()),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("has 2 workloads") && !e.contains('\n'), "{e}");
+    }
+}

@@ -710,3 +710,102 @@ fn the_browser_checks_catch_errors_and_blank_pages() {
     let (_, colours) = pixel_census(&o.png);
     assert!(colours.iter().sum::<usize>() < 100, "{colours:?}");
 }
+
+/// A document of one run of two workloads with a mark: a real run's
+/// record (null engine, 10 intervals) whose one workload, "reader", gives
+/// half its figures in the second half to a second workload, "writer",
+/// active then (so the total stays the sum), and a mark at the middle. (Until the run core runs workloads together, the
+/// binary cannot write such a run itself.)
+fn two_workload_doc(dir: &Path) -> PathBuf {
+    let json = dir.join("pair.json");
+    let out = iolab()
+        .args(["run", "--engine", "null", "--no-prefill", "--target"])
+        .arg(dir.join("pair.dat"))
+        .args([
+            "--size",
+            "16m",
+            "--duration",
+            "500ms",
+            "--interval",
+            "50ms",
+            "-q",
+            "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut doc = iolab_report::load_document(&json).unwrap();
+    let r = &mut doc.runs[0];
+    let mut w = r.workloads[0].clone();
+    w.name = "writer".into();
+    w.spec.name = "writer".into();
+    w.start_s = r.measured_s / 2.0;
+    w.intervals.retain(|iv| iv.start_s >= w.start_s - 1e-9);
+    for iv in &mut w.intervals {
+        iv.total.iops /= 2.0;
+        iv.total.mbps /= 2.0;
+        iv.total.lat_us.p99 *= 3.0;
+    }
+    let reader = &mut r.workloads[0];
+    reader.name = "reader".into();
+    for iv in reader
+        .intervals
+        .iter_mut()
+        .filter(|iv| iv.start_s >= w.start_s - 1e-9)
+    {
+        iv.total.iops /= 2.0;
+        iv.total.mbps /= 2.0;
+    }
+    r.workloads.push(w);
+    r.events.push(iolab_report::model::Event {
+        time_s: r.measured_s / 2.0,
+        label: "controller A failed".into(),
+        source: "mark".into(),
+    });
+    iolab_report::write_document(&json, &doc).unwrap();
+    json
+}
+
+/// Per chart over time of the first run: its title, the drawn series lines
+/// (with a real size on screen), the legend's words, and the dashed mark
+/// lines with their labels as laid out.
+const TIME_CHART_FACTS: &str = r#"JSON.stringify([...document.querySelectorAll('svg.chart')]
+  .filter(s => (s.getAttribute('aria-label') || '').includes('per workload'))
+  .map(s => ({
+    title: s.getAttribute('aria-label'),
+    lines: [...s.querySelectorAll('path.series')].filter(p => { const b = p.getBoundingClientRect(); return b.width > 20 && p.getTotalLength() > 20; }).length,
+    words: [...s.querySelectorAll('text')].map(t => t.textContent),
+    marks: [...s.querySelectorAll('line.mark')].filter(l => l.getBoundingClientRect().height > 50).length,
+    markLabels: [...s.querySelectorAll('text')].filter(t => t.textContent.includes('controller A failed') && t.getBoundingClientRect().width > 20).length
+  })))"#;
+
+/// The report of a run of two workloads draws each workload's line and the
+/// total's on every chart over time, and the mark as a labelled vertical
+/// line on each.
+#[test]
+fn a_run_of_two_workloads_draws_a_line_each_and_its_mark() {
+    let Some(exe) = chromium_or_skip() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let html = report_html(&two_workload_doc(dir.path()));
+    let mut b = Browser::launch(&exe);
+    check_report(&mut b, "workloads", &html, 9);
+    let charts: Value = serde_json::from_str(b.eval(TIME_CHART_FACTS).as_str().unwrap()).unwrap();
+    let charts = charts.as_array().unwrap();
+    assert_eq!(charts.len(), 3, "{charts:#?}");
+    for c in charts {
+        assert!(c["title"].as_str().unwrap().contains("per workload"), "{c}");
+        assert_eq!(c["lines"], 3, "reader, writer and total: {c}");
+        let words = c["words"].to_string();
+        for w in ["reader", "writer", "total"] {
+            assert!(
+                words.contains(&format!("\"{w}\"")),
+                "{w} not in the legend: {c}"
+            );
+        }
+        assert_eq!(c["marks"], 1, "{c}");
+        assert_eq!(c["markLabels"], 1, "{c}");
+    }
+}

@@ -739,3 +739,40 @@ fn bad_input_is_one_line_and_exit_2() {
     );
     assert_eq!(std::fs::read_to_string(d.join("good.json")).unwrap(), text);
 }
+
+/// A document of schema version 1 (written by iolab before workloads[]
+/// and events[], committed in crates/report/tests/data) still reports and
+/// compares: against a current document of the same workload it matches
+/// as one workload.
+#[test]
+fn a_version_1_document_still_reports_and_compares() {
+    let d = tempfile::tempdir().unwrap();
+    let v1 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../report/tests/data/schema1-run.json");
+    std::fs::copy(&v1, d.path().join("v1.json")).unwrap();
+    let out = iolab()
+        .arg("report")
+        .arg(d.path().join("v1.json"))
+        .args(["--format", "md"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("randrw-1"), "{}", stdout(&out));
+    // The same document as version 2: what the upgrade gives, written out.
+    let mut v2: Value = serde_json::from_str(&std::fs::read_to_string(&v1).unwrap()).unwrap();
+    v2["schema_version"] = json!(2);
+    let run = v2["runs"][0].clone();
+    let mut w = run.clone();
+    w["start_s"] = json!(0.0);
+    w["end_s"] = run["measured_s"].clone();
+    v2["runs"][0]["workloads"] = json!([w]);
+    v2["runs"][0]["events"] = json!([]);
+    write(d.path(), "v2.json", &v2);
+    let (out, c) = compare_json(d.path(), &["v1.json", "v2.json"]);
+    assert!(
+        stdout(&out).contains("Every workload matched"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(c["rows"].as_array().unwrap().len(), 1);
+    assert!(c["rows"][0].get("workloads").is_none(), "{}", c["rows"][0]);
+}

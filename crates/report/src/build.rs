@@ -206,6 +206,15 @@ fn histograms(ops: &OpStats) -> Histograms {
     }
 }
 
+/// An event as the document records it (seconds of run time).
+pub fn event_record(e: &iolab_raw::EventRaw) -> Event {
+    Event {
+        time_s: e.time_ns as f64 / 1e9,
+        label: e.label.clone(),
+        source: e.source.clone(),
+    }
+}
+
 /// One workload's entry in `runs[].workloads[]`.
 pub fn build_workload(w: &WorkloadRaw) -> WorkloadResult {
     let secs = w.measured_ns as f64 / 1e9;
@@ -308,15 +317,7 @@ pub fn build_run(raw: &RunRaw) -> RunResult {
         repeat: None,
         params: Default::default(),
         workloads,
-        events: raw
-            .events
-            .iter()
-            .map(|e| Event {
-                time_s: e.time_ns as f64 / 1e9,
-                label: e.label.clone(),
-                source: e.source.clone(),
-            })
-            .collect(),
+        events: raw.events.iter().map(event_record).collect(),
     }
 }
 
@@ -384,9 +385,9 @@ mod tests {
         assert_eq!(b.intervals.len(), 1);
         assert_eq!(b.intervals[0].index, 1);
         assert_eq!(r.intervals[1].total.ops, 150);
-        // The run's spec is the first workload's; targets are every one's.
+        // The run's spec and settings are the first workload's.
         assert_eq!(r.spec.as_ref().unwrap().name, "reader");
-        assert_eq!(r.targets.len(), 2);
+        assert_eq!(r.effective.as_ref().unwrap().engine, "io_uring");
         assert_eq!(
             r.events,
             vec![Event {

@@ -86,13 +86,17 @@ impl Figure {
     }
 
     pub fn of_run(self, r: &RunResult) -> f64 {
-        let t = &r.summary.total;
+        self.of_summary(&r.summary)
+    }
+
+    pub fn of_summary(self, s: &crate::model::Summary) -> f64 {
+        let t = &s.total;
         match self {
             Figure::Iops => t.iops,
             Figure::Mbps => t.mbps,
             Figure::LatMeanUs => t.lat_us.mean,
             Figure::LatP99Us => t.lat_us.p99,
-            Figure::CpuUsPerIo => r.summary.cpu.usec_per_io,
+            Figure::CpuUsPerIo => s.cpu.usec_per_io,
         }
     }
 }
@@ -121,8 +125,20 @@ impl Figures {
     /// Spreads over the runs that measured something (a run interrupted
     /// before its measured time began has no figures).
     pub fn of_runs(runs: &[&RunResult]) -> Figures {
-        let measured: Vec<&&RunResult> = runs.iter().filter(|r| r.measured_s > 0.0).collect();
-        let s = |f: Figure| spread(&measured.iter().map(|r| f.of_run(r)).collect::<Vec<_>>());
+        let sums: Vec<(f64, &crate::model::Summary)> =
+            runs.iter().map(|r| (r.measured_s, &r.summary)).collect();
+        Figures::of_summaries(&sums)
+    }
+
+    /// Spreads over (measured seconds, summary) pairs: runs, or one
+    /// workload of each run.
+    pub fn of_summaries(sums: &[(f64, &crate::model::Summary)]) -> Figures {
+        let measured: Vec<&crate::model::Summary> = sums
+            .iter()
+            .filter(|(secs, _)| *secs > 0.0)
+            .map(|(_, s)| *s)
+            .collect();
+        let s = |f: Figure| spread(&measured.iter().map(|r| f.of_summary(r)).collect::<Vec<_>>());
         Figures {
             iops: s(Figure::Iops),
             mbps: s(Figure::Mbps),
@@ -271,9 +287,19 @@ pub struct Row {
     pub entries: Vec<Option<Entry>>,
     /// Per other document that has an entry, per figure.
     pub changes: Vec<Change>,
+    /// For runs of several workloads: a row per workload of the baseline's
+    /// run (label `run/workload`), its counterparts matched by name, else
+    /// by position, in the matched runs. Empty for runs of one workload.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workloads: Vec<Row>,
 }
 
 impl Row {
+    /// This row, then its workload rows.
+    pub fn with_workloads(&self) -> impl Iterator<Item = &Row> {
+        std::iter::once(self).chain(self.workloads.iter())
+    }
+
     pub fn change(&self, doc: usize, f: Figure) -> Option<&Change> {
         self.changes.iter().find(|c| c.doc == doc && c.figure == f)
     }
@@ -437,6 +463,138 @@ fn unmatched(entry: &Entry, candidates: &[Entry]) -> Unmatched {
     }
 }
 
+/// Pair workload names: per baseline workload, the index of its
+/// counterpart in `other`, by name first, then by position among those
+/// left.
+fn pair_workloads(base: &[String], other: &[String]) -> Vec<Option<usize>> {
+    use std::collections::{HashMap, HashSet, VecDeque};
+    // Names to their unpaired positions in `other` (a damaged document may
+    // repeat a name): one pass each way, no search per workload.
+    let mut by_name: HashMap<&str, VecDeque<usize>> = HashMap::new();
+    for (i, o) in other.iter().enumerate() {
+        by_name.entry(o.as_str()).or_default().push_back(i);
+    }
+    let base_set: HashSet<&str> = base.iter().map(String::as_str).collect();
+    let mut taken = vec![false; other.len()];
+    let mut out: Vec<Option<usize>> = base
+        .iter()
+        .map(|b| {
+            let i = by_name.get_mut(b.as_str())?.pop_front()?;
+            taken[i] = true;
+            Some(i)
+        })
+        .collect();
+    for (bi, slot) in out.iter_mut().enumerate() {
+        if slot.is_none()
+            && bi < other.len()
+            && !taken[bi]
+            && !base_set.contains(other[bi].as_str())
+        {
+            taken[bi] = true;
+            *slot = Some(bi);
+        }
+    }
+    out
+}
+
+/// The workload rows of a matched row: only when a run of it has several
+/// workloads (a run of one workload is its row already).
+fn workload_rows(
+    docs: &[(String, String, &ResultDoc)],
+    entries: &[Option<Entry>],
+    ignore: &[String],
+    notes: &mut Vec<String>,
+) -> Vec<Row> {
+    let views = |e: &Entry| -> Vec<Vec<crate::model::WorkloadResult>> {
+        e.runs
+            .iter()
+            .map(|&i| docs[e.doc].2.runs[i as usize].workload_views())
+            .collect()
+    };
+    let all: Vec<Option<Vec<Vec<crate::model::WorkloadResult>>>> =
+        entries.iter().map(|e| e.as_ref().map(views)).collect();
+    let names = |v: &Vec<Vec<crate::model::WorkloadResult>>| -> Vec<String> {
+        v.first()
+            .map(|ws| ws.iter().map(|w| w.name.clone()).collect())
+            .unwrap_or_default()
+    };
+    let several = all
+        .iter()
+        .flatten()
+        .any(|v| v.iter().any(|ws| ws.len() > 1));
+    let (Some(Some(base_views)), Some(Some(base_entry))) = (all.first(), entries.first()) else {
+        return Vec::new();
+    };
+    if !several {
+        return Vec::new();
+    }
+    let base_names = names(base_views);
+    // Per document, the pairing of its workloads with the baseline's.
+    let pairs: Vec<Vec<Option<usize>>> = all
+        .iter()
+        .map(|v| {
+            v.as_ref()
+                .map_or_else(Vec::new, |v| pair_workloads(&base_names, &names(v)))
+        })
+        .collect();
+    let mut rows = Vec::new();
+    for (wi, wname) in base_names.iter().enumerate() {
+        let label = format!("{}/{wname}", base_entry.label);
+        let mut wentries: Vec<Option<Entry>> = Vec::new();
+        for ((e, v), pair) in entries.iter().zip(&all).zip(&pairs) {
+            let (Some(e), Some(v)) = (e, v) else {
+                wentries.push(None);
+                continue;
+            };
+            let Some(oi) = pair.get(wi).copied().flatten() else {
+                wentries.push(None);
+                continue;
+            };
+            let picked: Vec<&crate::model::WorkloadResult> =
+                v.iter().filter_map(|ws| ws.get(oi)).collect();
+            let sums: Vec<(f64, &crate::model::Summary)> =
+                picked.iter().map(|w| (w.measured_s, &w.summary)).collect();
+            let first = picked[0];
+            wentries.push(Some(Entry {
+                doc: e.doc,
+                label: format!("{}/{}", e.label, first.name),
+                name: first.name.clone(),
+                params: e.params.clone(),
+                key: key::workload_key(&first.spec, &first.effective, ignore),
+                runs: e.runs.clone(),
+                incomplete_runs: picked.iter().filter(|w| !w.complete).count() as u32,
+                figures: Figures::of_summaries(&sums),
+            }));
+        }
+        let b = wentries[0].clone().expect("the baseline's workload");
+        let mut changes = Vec::new();
+        for (d, e) in wentries.iter().enumerate().skip(1) {
+            let Some(e) = e else { continue };
+            for f in FIGURES {
+                changes.push(judge(f, d, b.figures.get(f), e.figures.get(f)));
+            }
+            let diff = differences(e, &b);
+            if !diff.is_empty() {
+                notes.push(format!(
+                    "{}: workload {} differs from {} in {}",
+                    docs[d].0,
+                    e.label,
+                    b.label,
+                    differs_text(&diff)
+                ));
+            }
+        }
+        rows.push(Row {
+            label,
+            key: b.key.clone(),
+            entries: wentries,
+            changes,
+            workloads: Vec::new(),
+        });
+    }
+    rows
+}
+
 /// Compare documents; the first is the baseline. `labels` name them in
 /// tables (one per document); `ignore` leaves key parameters out.
 pub fn compare(docs: &[(String, String, &ResultDoc)], ignore: &[String]) -> CompareResult {
@@ -493,11 +651,13 @@ pub fn compare(docs: &[(String, String, &ResultDoc)], ignore: &[String]) -> Comp
                 changes.push(judge(f, d, b.figures.get(f), e.figures.get(f)));
             }
         }
+        let workloads = workload_rows(docs, &row_entries, ignore, &mut res.notes);
         rows.push(Row {
             label: b.label.clone(),
             key: b.key.clone(),
             entries: row_entries,
             changes,
+            workloads,
         });
     }
     let others: Vec<Entry> = all.iter().skip(1).flatten().cloned().collect();
@@ -550,6 +710,82 @@ pub fn compare(docs: &[(String, String, &ResultDoc)], ignore: &[String]) -> Comp
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testraw;
+
+    fn doc_of(raw: &iolab_raw::RunRaw) -> ResultDoc {
+        ResultDoc {
+            runs: vec![crate::build_run(raw)],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn runs_of_two_workloads_match_and_each_workload_gets_its_deltas() {
+        let before = doc_of(&testraw::two_workloads());
+        // After: the writer did twice as many writes, and the job file
+        // lists it first; it still pairs by name.
+        let mut raw = testraw::two_workloads();
+        raw.workloads.reverse();
+        raw.workloads[0] = testraw::workload(
+            "writer",
+            "write",
+            vec![(1, testraw::ops(iolab_raw::Op::Write, 100, 400_000))],
+        );
+        let after = doc_of(&raw);
+        let docs = [
+            ("before".to_string(), "b.json".to_string(), &before),
+            ("after".to_string(), "a.json".to_string(), &after),
+        ];
+        let res = compare(&docs, &[]);
+        assert!(res.unmatched.is_empty(), "{:?}", res.unmatched);
+        assert_eq!(res.rows.len(), 1);
+        let r = &res.rows[0];
+        let labels: Vec<&str> = r.workloads.iter().map(|w| w.label.as_str()).collect();
+        assert_eq!(labels, ["pair/reader", "pair/writer"]);
+        let iops = |row: &Row| row.change(1, Figure::Iops).unwrap().change_pct.unwrap();
+        assert!(iops(&r.workloads[0]).abs() < 1e-9);
+        assert!((iops(&r.workloads[1]) - 100.0).abs() < 1e-9);
+        // The workload rows are in the tables and the text too.
+        let t = &res.tables[0];
+        assert!(t.rows.iter().any(|row| row[0] == "pair/writer"));
+        assert!(render::text(&res).contains("pair/writer"));
+    }
+
+    #[test]
+    fn workloads_pair_by_name_then_by_position() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            pair_workloads(&s(&["a", "b"]), &s(&["b", "a"])),
+            [Some(1), Some(0)]
+        );
+        assert_eq!(
+            pair_workloads(&s(&["a", "b"]), &s(&["x", "y"])),
+            [Some(0), Some(1)]
+        );
+        // "b" is taken by name; "a" does not pair with a name of the base.
+        assert_eq!(
+            pair_workloads(&s(&["a", "b", "c"]), &s(&["b", "z"])),
+            [None, Some(0), None]
+        );
+    }
+
+    #[test]
+    fn a_version_1_document_compares_as_one_workload() {
+        let p = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/schema1-run.json");
+        let old = crate::parse_document(&std::fs::read_to_string(p).unwrap(), p).unwrap();
+        let mut new = old.clone();
+        new.runs[0].workloads.clear();
+        new.runs[0].summary.total.iops *= 2.0;
+        let docs = [
+            ("v1".to_string(), "v1.json".to_string(), &old),
+            ("v2".to_string(), "v2.json".to_string(), &new),
+        ];
+        let res = compare(&docs, &[]);
+        assert_eq!(res.rows.len(), 1, "{:?}", res.unmatched);
+        assert!(res.rows[0].workloads.is_empty());
+        let c = res.rows[0].change(1, Figure::Iops).unwrap();
+        assert!((c.change_pct.unwrap() - 100.0).abs() < 1e-6);
+    }
 
     fn s(xs: &[f64]) -> Spread {
         spread(xs)

@@ -15,7 +15,7 @@ pub mod terminal;
 #[cfg(test)]
 pub(crate) mod testraw;
 
-pub use build::{build_run, build_workload, interval_record};
+pub use build::{build_run, build_workload, event_record, interval_record};
 pub use host::host_info;
 pub use iolab_raw::errno_name;
 pub use json::{load_document, parse_document, save_document, write_document, LoadError};

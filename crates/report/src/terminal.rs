@@ -227,24 +227,36 @@ pub fn event_line(e: &Event) -> String {
     format!("{:>9.3} s  {}: {}", e.time_s, e.source, e.label)
 }
 
-/// The last event at or before `t` (seconds of run time).
-pub fn event_before(events: &[Event], t: f64) -> Option<&Event> {
-    events
-        .iter()
-        .filter(|e| e.time_s <= t)
-        .max_by(|a, b| a.time_s.total_cmp(&b.time_s))
+/// A run's events in time order, to find the last one before a time by
+/// binary search (a stall list against many marks stays linear).
+pub struct EventIndex<'a> {
+    sorted: Vec<&'a Event>,
+}
+
+impl<'a> EventIndex<'a> {
+    pub fn new(events: &'a [Event]) -> EventIndex<'a> {
+        let mut sorted: Vec<&Event> = events.iter().collect();
+        sorted.sort_by(|a, b| a.time_s.total_cmp(&b.time_s));
+        EventIndex { sorted }
+    }
+
+    /// The last event at or before `t` (seconds of run time).
+    pub fn before(&self, t: f64) -> Option<&'a Event> {
+        let n = self.sorted.partition_point(|e| e.time_s <= t);
+        n.checked_sub(1).map(|i| self.sorted[i])
+    }
 }
 
 /// One stall of the stall list, with the nearest mark before it:
 /// `I/O paused 1.23 s, 0.4 s after mark 'controller A failed'`.
-pub fn stall_line(st: &crate::model::StallEvent, events: &[Event]) -> String {
+pub fn stall_line(st: &crate::model::StallEvent, events: &EventIndex) -> String {
     let mut s = format!(
         "I/O paused {:.2} s (no completion from {:.3} s to {:.3} s)",
         st.duration_ms / 1e3,
         st.start_s,
         st.end_s
     );
-    if let Some(e) = event_before(events, st.start_s) {
+    if let Some(e) = events.before(st.start_s) {
         write!(
             s,
             ", {:.1} s after {} '{}'",
@@ -415,8 +427,9 @@ pub fn summary(run: &RunResult) -> String {
             write!(stall, "; intervals with no completion: {}", list.join(", ")).unwrap();
         }
         writeln!(s, "{stall}").unwrap();
+        let marks = EventIndex::new(&run.events);
         for e in &st.events {
-            writeln!(s, "  stall: {}", stall_line(e, &run.events)).unwrap();
+            writeln!(s, "  stall: {}", stall_line(e, &marks)).unwrap();
         }
     }
     if !run.events.is_empty() {
@@ -804,7 +817,9 @@ mod tests {
             end_s: 2.0,
             duration_ms: 1000.0,
         };
-        assert!(!stall_line(&st, &r.events).contains("after"));
+        let marks = EventIndex::new(&r.events);
+        assert!(!stall_line(&st, &marks).contains("after"));
+        assert!(marks.before(1.5).is_some() && marks.before(1.49).is_none());
         // A table per workload, then the total.
         let a = s.find("pair/reader:").unwrap();
         let b = s

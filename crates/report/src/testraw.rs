@@ -1,10 +1,11 @@
 //! Hand-made raw runs for the report crate's tests: a run of two
 //! workloads (one starting a second late) with a mark and a stall, and a
-//! run with no workload (a monitor). Test-only.
+//! run with no workload (a monitor). Test-only. The workloads have no
+//! targets and take the default clock name, so these builders compile
+//! whether the raw types name kinds with strings or with enums.
 
 use iolab_raw::{
-    CpuTime, Effective, EventRaw, Gap, IntervalRaw, Op, OpStats, RunRaw, StallsRaw, TargetRaw,
-    WorkloadRaw,
+    CpuTime, Effective, EventRaw, Gap, IntervalRaw, Op, OpStats, RunRaw, StallsRaw, WorkloadRaw,
 };
 use iolab_spec::WorkloadSpec;
 use std::time::{Duration, SystemTime};
@@ -51,18 +52,7 @@ pub fn workload(name: &str, rw: &str, ivs: Vec<(u32, OpStats)>) -> WorkloadRaw {
     let end_ns = intervals.last().map_or(0, |i| i.end_ns);
     spec.start_delay_s = start_ns as f64 / 1e9;
     WorkloadRaw {
-        targets: vec![TargetRaw {
-            path: format!("/tmp/{name}"),
-            kind: "file",
-            size: 1 << 20,
-            region_start: 0,
-            region_len: 1 << 20,
-            logical_block_size: 512,
-            created: true,
-            prefilled_bytes: 0,
-            prefill_secs: 0.0,
-            measured: None,
-        }],
+        targets: vec![],
         spec,
         start_ns,
         end_ns,
@@ -70,7 +60,6 @@ pub fn workload(name: &str, rw: &str, ivs: Vec<(u32, OpStats)>) -> WorkloadRaw {
             engine: "io_uring".into(),
             qd: 1,
             jobs: 1,
-            clock: "tsc",
             ..Default::default()
         },
         started_at: SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000),

@@ -18,9 +18,16 @@ fn covered(param: &str) -> bool {
 
 /// The match key of a run: its workload's defining parameters, as resolved
 /// (the effective engine, direct, qd and jobs), plus the document's other
-/// swept parameters, minus `ignore`.
+/// swept parameters, minus `ignore`. A run of several workloads: the
+/// number of workloads (`workloads`) plus the swept parameters. A run with
+/// no workload (a monitor): `-` for every workload parameter.
 pub fn run_key(r: &RunResult, ignore: &[String]) -> BTreeMap<String, String> {
     let mut key = match (&r.spec, &r.effective) {
+        // A run of several workloads is defined by how many it runs
+        // together; their parameters are compared workload by workload.
+        _ if r.workloads.len() > 1 => {
+            BTreeMap::from([("workloads".to_string(), r.workloads.len().to_string())])
+        }
         (Some(s), Some(e)) => workload_key(s, e, ignore),
         // A run with no workload (a monitor): nothing defines it but its
         // swept parameters.

@@ -114,7 +114,7 @@ fn figure_text(res: &CompareResult, f: Figure) -> String {
         right.extend([true, true, false]);
     }
     let mut rows = vec![head];
-    for r in &res.rows {
+    for r in res.rows.iter().flat_map(|r| r.with_workloads()) {
         let mut cells = vec![r.label.clone()];
         for (d, e) in r.entries.iter().enumerate() {
             cells.push(value_cell(e.as_ref().map(|e| e.figures.get(f))));

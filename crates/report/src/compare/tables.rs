@@ -46,6 +46,7 @@ pub(super) fn tables(res: &CompareResult) -> Vec<Table> {
         let rows = res
             .rows
             .iter()
+            .flat_map(|r| r.with_workloads())
             .map(|r| {
                 let mut cells: Vec<Value> = vec![json!(r.label)];
                 for (d, e) in r.entries.iter().enumerate() {

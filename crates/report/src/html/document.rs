@@ -419,11 +419,13 @@ fn stall_text(r: &RunResult) -> String {
             fmt_num(st.threshold_ms)
         ));
     } else {
+        let marks = crate::terminal::EventIndex::new(&r.events);
         let ev: Vec<String> = st
             .events
             .iter()
             .map(|e| {
-                let after = crate::terminal::event_before(&r.events, e.start_s)
+                let after = marks
+                    .before(e.start_s)
                     .map(|m| {
                         format!(
                             ", {:.1} s after {} '{}'",
