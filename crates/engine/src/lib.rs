@@ -3,7 +3,7 @@
 //! [`run`] takes a [`iolab_spec::RunSpec`] (workloads that run together),
 //! runs it on [`iolab_core`] with one block driver per workload
 //! ([`block`]) and returns a [`RunRaw`]: histograms, counters, errors and
-//! gaps, not text. [`run_workload`] is a run of one workload. Engines
+//! gaps, not text. Engines
 //! follow fio's queue/submit/reap model (see [`engines`]) and say what
 //! they do through [`engines::EngineCaps`].
 
@@ -25,4 +25,4 @@ pub use iolab_core::{EventLog, Timeline, GAP_RECORD_NS};
 pub use iolab_raw::*;
 pub use iolab_target::TargetError;
 pub use precheck::{check_workload, PlanCheck};
-pub use runner::{io_uring_available, run, run_workload, Observer, Quiet, RunError};
+pub use runner::{io_uring_available, run, RunError};

@@ -80,7 +80,7 @@ impl PlanCheck {
         Self::default()
     }
 
-    /// Every check `run_workload` makes before its first I/O that needs no
+    /// Every check a run makes before its first I/O that needs no
     /// I/O: the spec, `--cpus`, and for each target the checks of
     /// `iolab_target::check` (existence, type, ownership, the write-safety
     /// checks of devices, `--size` against the device or the free space)

@@ -1,12 +1,12 @@
 //! The engine's entry points: [`run`] runs every workload of a
 //! [`RunSpec`] together on the run core ([`iolab_core`]) with the block
-//! driver ([`crate::block`]); [`run_workload`] is a run of one workload,
-//! kept for callers of the one-workload API and its [`Observer`].
+//! driver ([`crate::block`]). A run of one workload is
+//! [`RunSpec::single`].
 
 use crate::block::BlockDriver;
 use iolab_core::{CoreError, Driver, EventLog};
 use iolab_raw::*;
-use iolab_spec::{RunSpec, WorkloadSpec};
+use iolab_spec::RunSpec;
 use iolab_target::TargetError;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -28,33 +28,6 @@ impl From<CoreError> for RunError {
         RunError::Setup(e.0)
     }
 }
-
-/// Receives progress while a single workload runs ([`run_workload`]);
-/// [`run`] takes the run core's [`iolab_core::Observer`].
-pub trait Observer {
-    /// The targets passed their checks and the run begins (prefill first,
-    /// if any).
-    fn started(&mut self, _spec: &WorkloadSpec) {}
-    /// The run clock started (after prefill and set-up): time 0 of the
-    /// intervals.
-    fn clock_started(&mut self) {}
-    /// Right after [`Observer::clock_started`]: the run as known before
-    /// its first I/O (spec, settings that took effect, targets, start
-    /// time, notes) with no figures yet, `complete` false. A front end
-    /// that keeps a provisional record of the run while it is in progress
-    /// (so a killed process leaves what it measured) builds on it.
-    fn measuring(&mut self, _run: &RawRun) {}
-    /// A note about the run before it starts (fallbacks, prefill, ...).
-    fn note(&mut self, _msg: &str) {}
-    /// An interval finished (all workers merged, or some late).
-    fn interval(&mut self, _spec: &WorkloadSpec, _iv: &IntervalRaw) {}
-    /// Prefill progress: bytes done of total for one target.
-    fn prefill(&mut self, _path: &str, _done: u64, _total: u64) {}
-}
-
-/// An observer that ignores everything.
-pub struct Quiet;
-impl Observer for Quiet {}
 
 /// True when this kernel lets the process create an io_uring.
 /// `IOLAB_NO_IO_URING=1` makes it answer false, so the fallback can be
@@ -115,57 +88,4 @@ fn run_checked(
         .map(|(w, r)| Box::new(BlockDriver::new(w, r)) as Box<dyn Driver<Error = RunError>>)
         .collect();
     iolab_core::run(spec, drivers, obs, stop, events)
-}
-
-/// Run one workload to its end (or until `stop` is set) and return what
-/// it measured: [`run`] of [`RunSpec::single`], its first workload.
-pub fn run_workload(
-    spec: &WorkloadSpec,
-    obs: &mut dyn Observer,
-    stop: Arc<AtomicBool>,
-) -> Result<RawRun, RunError> {
-    spec.validate()?;
-    let mut a = Adapter { inner: obs };
-    let run = run_checked(
-        &RunSpec::single(spec.clone()),
-        &mut a,
-        stop,
-        Arc::new(EventLog::new()),
-    )?;
-    run.workloads
-        .into_iter()
-        .next()
-        .ok_or_else(|| RunError::Setup("the run returned no workload".into()))
-}
-
-/// Shows a one-workload run to a one-workload [`Observer`].
-struct Adapter<'a> {
-    inner: &'a mut dyn Observer,
-}
-
-impl iolab_core::Observer for Adapter<'_> {
-    fn started(&mut self, run: &RunSpec) {
-        if let Some(w) = run.workloads.first() {
-            self.inner.started(w);
-        }
-    }
-    fn clock_started(&mut self) {
-        self.inner.clock_started();
-    }
-    fn measuring(&mut self, run: &RunRaw) {
-        if let Some(w) = run.workloads.first() {
-            self.inner.measuring(w);
-        }
-    }
-    fn note(&mut self, msg: &str) {
-        self.inner.note(msg);
-    }
-    fn interval(&mut self, run: &RunSpec, total: &IntervalRaw, _w: &[Option<IntervalRaw>]) {
-        if let Some(w) = run.workloads.first() {
-            self.inner.interval(w, total);
-        }
-    }
-    fn prefill(&mut self, path: &str, done: u64, total: u64) {
-        self.inner.prefill(path, done, total);
-    }
 }

@@ -12,7 +12,7 @@ use iolab_devices::{
 };
 use iolab_engine::IntervalRaw;
 use iolab_report::model::{DeviceInterval, DeviceStats, DeviceTarget, RunResult, Summary};
-use iolab_spec::{DataPattern, EngineKind, RunSpec, SyncMode};
+use iolab_spec::{DataPattern, RunSpec, SyncMode};
 
 pub struct DevRun {
     root: Sysroot,
@@ -92,9 +92,14 @@ impl DevRun {
     pub fn finish(mut self, spec: &RunSpec, run: &mut RunResult) {
         self.stats.summary = self.sampler.summary();
         self.stats.missing = self.sampler.missing().to_vec();
-        if spec.workloads.iter().all(|w| w.engine == EngineKind::Null) {
-            // The null engine does no I/O: comparing its counts with the
-            // devices', or advising on them, would be about nothing.
+        if !spec
+            .workloads
+            .iter()
+            .any(|w| iolab_engine::engines::caps(w.engine).moves_data)
+        {
+            // An engine that moves no data (null) does no I/O: comparing
+            // its counts with the devices', or advising on them, would be
+            // about nothing.
             run.devices = Some(self.stats);
             return;
         }

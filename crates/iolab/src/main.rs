@@ -17,7 +17,6 @@ mod outputs;
 mod qdepth;
 mod report_cmd;
 mod run;
-mod run_shim;
 mod study;
 mod targets;
 mod verify_cmd;

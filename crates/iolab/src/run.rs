@@ -338,7 +338,7 @@ pub fn execute(
             l.begin(&doc, tags);
         }
         let run_once = |spec: &RunSpec, term: &mut Term| {
-            crate::run_shim::execute(spec, term, stop.clone(), events.clone())
+            iolab_engine::run(spec, term, stop.clone(), events.clone())
         };
         let raw = match run_once(&spec, &mut term) {
             Err(iolab_engine::RunError::Target(terr))
