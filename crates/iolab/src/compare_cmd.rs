@@ -3,7 +3,7 @@
 //! whether it is beyond the run-to-run spread (docs/compare.md). The work
 //! is in iolab_report::compare; this loads the documents and writes output.
 
-use crate::exit::EXIT_BAD_INPUT;
+use crate::exit::bad_input;
 use iolab_report::compare::{self, render};
 use iolab_report::{load_document, LoadError, ResultDoc};
 use iolab_target::OutputKind;
@@ -35,11 +35,6 @@ pub struct Args {
     /// Let --html or --json replace an existing file that iolab did not write (never a block device or a document compared; see docs/results.md)
     #[arg(long)]
     pub force: bool,
-}
-
-fn bad_input(msg: &str) -> ExitCode {
-    eprintln!("iolab: {msg}");
-    ExitCode::from(EXIT_BAD_INPUT)
 }
 
 /// One line saying what is wrong with a document and what to do.

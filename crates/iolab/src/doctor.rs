@@ -2,7 +2,7 @@
 //! devices when none is named), with findings that cite their reasons.
 //! The work is in iolab-devices; this parses flags and writes output.
 
-use crate::exit::EXIT_BAD_INPUT;
+use crate::exit::bad_input;
 use iolab_devices::{doctor, render_text, runner_for, Sysroot};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -24,11 +24,6 @@ pub struct Args {
     /// Let --json replace an existing file that iolab did not write (never a block device; see docs/results.md)
     #[arg(long)]
     pub force: bool,
-}
-
-fn bad_input(msg: &str) -> ExitCode {
-    eprintln!("iolab: {msg}");
-    ExitCode::from(EXIT_BAD_INPUT)
 }
 
 pub fn run(args: Args) -> ExitCode {

@@ -5,3 +5,9 @@
 
 /// Bad input (flags, job files, results files) or could not start.
 pub const EXIT_BAD_INPUT: u8 = 2;
+
+/// Say what is wrong on one stderr line and give the bad-input exit code.
+pub fn bad_input(msg: &str) -> std::process::ExitCode {
+    eprintln!("iolab: {msg}");
+    std::process::ExitCode::from(EXIT_BAD_INPUT)
+}

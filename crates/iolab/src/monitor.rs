@@ -4,7 +4,7 @@
 //! the lines at their time, and with `--json` a result document of one run
 //! with no workloads that `report` and `compare` read (docs/monitor.md).
 
-use crate::exit::EXIT_BAD_INPUT;
+use crate::exit::bad_input;
 use crate::monitor_loop::{self, Clock, Sink, Tick};
 use iolab_core::EventLog;
 use iolab_devices::blockdev::BlockIndex;
@@ -57,11 +57,6 @@ pub struct Args {
     /// Let --json replace an existing file that iolab did not write (never a block device)
     #[arg(long)]
     pub force: bool,
-}
-
-fn bad_input(msg: &str) -> ExitCode {
-    eprintln!("iolab: {msg}");
-    ExitCode::from(EXIT_BAD_INPUT)
 }
 
 /// What to sample: kernel names, and per named target what is under it.

@@ -5,7 +5,7 @@
 
 use crate::cli::RunArgs;
 use crate::default_job::default_job;
-use crate::exit::EXIT_BAD_INPUT;
+use crate::exit::{bad_input, EXIT_BAD_INPUT};
 use iolab_core::{EventLog, Observer};
 use iolab_engine::{IntervalRaw, RunRaw};
 use iolab_jobfile::{load_job_file, RunOptions};
@@ -126,11 +126,6 @@ impl Observer for Term {
             );
         }
     }
-}
-
-fn bad_input(msg: &str) -> ExitCode {
-    eprintln!("iolab: {msg}");
-    ExitCode::from(EXIT_BAD_INPUT)
 }
 
 pub fn run_command(args: RunArgs) -> ExitCode {

@@ -6,18 +6,13 @@
 //! recomputed into the result document (`iolab_report::study`), and the
 //! tables and conclusions are printed at the end.
 
-use crate::exit::EXIT_BAD_INPUT;
+use crate::exit::bad_input;
 use iolab_report::study::{compute, study_text, Study};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 pub use iolab_plan::study::Args;
 use iolab_plan::study::Scratch;
-
-fn bad_input(msg: &str) -> ExitCode {
-    eprintln!("iolab: {msg}");
-    ExitCode::from(EXIT_BAD_INPUT)
-}
 
 pub fn run(args: Args) -> ExitCode {
     let planned = match iolab_plan::study::plan(&args) {
