@@ -429,3 +429,75 @@ fn run_help_documents_the_workload_syntax() {
     assert!(text.contains("--workload <NAME>"), "{text}");
     assert!(text.contains("--start-delay"), "{text}");
 }
+
+/// Two workloads given on the command line really run together: the
+/// document keeps them in order, the run's total is their sum, the second
+/// starts at its start delay, and each has its own span and intervals.
+#[test]
+fn two_workloads_run_together_and_the_document_has_each_and_the_total() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.dat");
+    let b = dir.path().join("b.dat");
+    let (out, doc) = run_json(
+        &[
+            "--engine",
+            "null",
+            "--size",
+            "1m",
+            "--duration",
+            "1s",
+            "--interval",
+            "200ms",
+            "--workload",
+            "a",
+            "--target",
+            a.to_str().unwrap(),
+            "--rate",
+            "3000",
+            "--workload",
+            "b",
+            "--target",
+            b.to_str().unwrap(),
+            "--rw",
+            "randwrite",
+            "--rate",
+            "2000",
+            "--start-delay",
+            "400ms",
+            "--duration",
+            "400ms",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = &ptr(&doc, "runs")[0];
+    let ws = ptr(r, "workloads").as_array().unwrap();
+    let names: Vec<&str> = ws.iter().map(|w| w["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["a", "b"]);
+    let (wa, wb) = (&ws[0], &ws[1]);
+    assert_eq!(
+        u(r, "summary/total/ops"),
+        u(wa, "summary/total/ops") + u(wb, "summary/total/ops")
+    );
+    assert_eq!(u(wa, "summary/write/ops"), 0);
+    assert_eq!(u(wb, "summary/read/ops"), 0);
+    // Paced, so the counts say how long each ran: a 1 s at 3000/s, b
+    // 0.4 s at 2000/s from 0.4 s on.
+    let (na, nb) = (
+        u(wa, "summary/total/ops") as f64,
+        u(wb, "summary/total/ops") as f64,
+    );
+    assert!((na - 3000.0).abs() < 90.0, "a: {na} I/Os");
+    assert!((nb - 800.0).abs() < 40.0, "b: {nb} I/Os");
+    let (sb, eb) = (f(wb, "start_s"), f(wb, "end_s"));
+    assert!((sb - 0.4).abs() < 0.02, "b started at {sb} s");
+    assert!((eb - 0.8).abs() < 0.05, "b ended at {eb} s");
+    assert!(f(wa, "start_s") < 0.02, "a started at {}", f(wa, "start_s"));
+    let iv_b = ptr(wb, "intervals").as_array().unwrap();
+    assert!(
+        iv_b.iter().all(|iv| iv["end_s"].as_f64().unwrap() > 0.39),
+        "b has intervals before it started: {iv_b:?}"
+    );
+    let text = stdout(&out);
+    assert!(text.contains("(total of 2 workloads)"), "{text}");
+}
