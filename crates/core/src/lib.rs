@@ -1,6 +1,6 @@
 //! The run core: what every run has whatever its workloads do. It owns
 //! the threads, the start gate, the clock, interval boundaries, stall
-//! detection, error accounting, observers and events, and drives
+//! detection, error accounting, observers, samplers and events, and drives
 //! workload drivers (the block driver lives in the engine crate) behind
 //! one trait ([`Driver`]). It knows nothing about blocks.
 
@@ -12,6 +12,7 @@ pub mod mark_protocol;
 pub mod observer;
 pub mod port;
 mod run;
+pub mod sampler;
 mod stalls;
 pub mod timeline;
 
@@ -22,5 +23,6 @@ pub use port::{
     Detached, ErrorTally, GapTracker, Port, Setup, Snapshot, Window, WorkerEnd, GAP_RECORD_NS,
     MAX_ERROR_RECORDS,
 };
-pub use run::{run, timeline, window, CoreError};
+pub use run::{run, run_with, timeline, window, CoreError};
+pub use sampler::{Sampler, Tick};
 pub use timeline::Timeline;

@@ -1,14 +1,15 @@
 //! The run core's main line: check and prepare every workload, start
 //! every worker on a thread of its own behind one gate, start the clock,
 //! collect snapshots into each workload's intervals and the whole run's,
-//! take events at interval boundaries, and assemble the raw results.
+//! take events at interval boundaries, tick the samplers when intervals
+//! close, and assemble the raw results.
 
 use crate::collect::{interval_cpu, Collector};
 use crate::driver::Driver;
 use crate::port::{Gate, Msg, Port, Setup, Window, WorkerEnd};
 use crate::stalls::{analyse, Span};
 use crate::timeline::Timeline;
-use crate::{cpu::process_cpu, EventLog, Observer};
+use crate::{cpu::process_cpu, EventLog, Observer, Sampler, Tick};
 use iolab_raw::*;
 use iolab_spec::{RunSpec, WorkloadSpec};
 use std::collections::BTreeMap;
@@ -66,10 +67,25 @@ type Drivers<'a, E> = Vec<Box<dyn Driver<Error = E> + 'a>>;
 /// intervals and events until `stop` or the run's duration.
 pub fn run<'a, E: From<CoreError>>(
     spec: &RunSpec,
+    drivers: Drivers<'a, E>,
+    obs: &mut dyn Observer,
+    stop: Arc<AtomicBool>,
+    events: Arc<EventLog>,
+) -> Result<RunRaw, E> {
+    run_with(spec, drivers, obs, stop, events, &mut [])
+}
+
+/// [`run`] with `samplers` ticked on the run's clock: prepared beside
+/// the observers' `started`, started at t0, sampled whenever an interval
+/// closes (right before the observers see it), finished when the clock
+/// stops.
+pub fn run_with<'a, E: From<CoreError>>(
+    spec: &RunSpec,
     mut drivers: Drivers<'a, E>,
     obs: &mut dyn Observer,
     stop: Arc<AtomicBool>,
     events: Arc<EventLog>,
+    samplers: &mut [&mut dyn Sampler],
 ) -> Result<RunRaw, E> {
     let started_at = SystemTime::now();
     let mut notes: Vec<String> = Vec::new();
@@ -86,6 +102,7 @@ pub fn run<'a, E: From<CoreError>>(
         ..spec.clone()
     };
     obs.started(spec);
+    samplers.iter_mut().for_each(|s| s.prepare(spec));
     notes.iter().for_each(|n| obs.note(n));
     for i in 0..drivers.len() {
         if let Some(reason) = drivers[i].prepare(obs, &stop) {
@@ -106,15 +123,18 @@ pub fn run<'a, E: From<CoreError>>(
     let t0 = Instant::now();
     set.gate.open(Some(t0));
     events.start(t0);
+    samplers.iter_mut().for_each(|s| s.start());
     obs.clock_started();
     let mut skel = skeleton(spec, &drivers, started_at, &notes);
     obs.measuring(&skel);
     let mut lp = Loop::new(spec, &drivers, &set, cpu_start, t0);
-    lp.main(&set, obs, &stop, &events);
+    lp.main(&set, obs, samplers, &stop, &events);
     set.join();
     let cpu_end = lp.cpu_end.unwrap_or_else(process_cpu);
     let now = lp.now();
-    lp.finish_intervals(now, obs, &events);
+    lp.finish_intervals(now, obs, samplers, &events);
+    let end_ns = lp.now();
+    samplers.iter_mut().for_each(|s| s.finish(end_ns));
     let cpu = cpu_end.since(lp.cpu_warm.unwrap_or(cpu_start));
     let interrupted = stop.load(Ordering::Relaxed);
     let mut wls = Vec::new();
@@ -390,7 +410,14 @@ impl Loop {
         }
     }
 
-    fn main(&mut self, set: &Started, obs: &mut dyn Observer, stop: &AtomicBool, log: &EventLog) {
+    fn main(
+        &mut self,
+        set: &Started,
+        obs: &mut dyn Observer,
+        samplers: &mut [&mut dyn Sampler],
+        stop: &AtomicBool,
+        log: &EventLog,
+    ) {
         let workers: u32 = set.jobs.iter().sum();
         loop {
             if stop.load(Ordering::Relaxed) {
@@ -437,22 +464,35 @@ impl Loop {
             for c in &mut self.cols {
                 c.finalize_ready(now, &self.cpu_marks, self.cpu_start, false);
             }
-            self.show(now, false, obs);
+            self.show(now, false, obs, samplers);
         }
     }
 
-    fn finish_intervals(&mut self, now: u64, obs: &mut dyn Observer, log: &EventLog) {
+    fn finish_intervals(
+        &mut self,
+        now: u64,
+        obs: &mut dyn Observer,
+        samplers: &mut [&mut dyn Sampler],
+        log: &EventLog,
+    ) {
         self.mark();
         for c in &mut self.cols {
             c.finalize_ready(now, &self.cpu_marks, self.cpu_start, true);
         }
-        self.show(now, true, obs);
+        self.show(now, true, obs, samplers);
         self.take_events(log, obs);
     }
 
     /// Show every whole-run interval that is complete: each workload has
     /// finalized it, or will never have it (not started yet, ended).
-    fn show(&mut self, now: u64, at_end: bool, obs: &mut dyn Observer) {
+    /// The samplers sample it first, so the observers see both.
+    fn show(
+        &mut self,
+        now: u64,
+        at_end: bool,
+        obs: &mut dyn Observer,
+        samplers: &mut [&mut dyn Sampler],
+    ) {
         loop {
             let k = self.shown.len() as u32;
             let mut per = Vec::with_capacity(self.cols.len());
@@ -498,6 +538,13 @@ impl Loop {
                 total.warmup = self.tl.is_warmup(k);
             }
             total.cpu = interval_cpu(&self.cpu_marks, self.cpu_start, k);
+            let tick = Tick {
+                index: k,
+                start_ns: total.start_ns,
+                end_ns: total.end_ns,
+                warmup: total.warmup,
+            };
+            samplers.iter_mut().for_each(|s| s.sample(&tick));
             obs.interval(&self.spec, &total, &per);
             self.shown.push(total);
             if self.cols.is_empty() && at_end {

@@ -255,3 +255,60 @@ fn a_stall_after_another_workload_ended_is_the_runs_stall() {
         r.events
     );
 }
+
+/// A sampler sees every interval the run shows, with a staggered
+/// workload and a warm-up, at the interval's index and bounds.
+#[test]
+fn samplers_tick_with_the_workloads_intervals() {
+    #[derive(Default)]
+    struct Rec(Vec<Tick>, usize);
+    impl Sampler for Rec {
+        fn start(&mut self) {
+            self.1 += 1;
+        }
+        fn sample(&mut self, t: &Tick) {
+            self.0.push(*t);
+        }
+    }
+    let mut a = WorkloadSpec::example("a", "/dev/null", "read");
+    a.duration_s = Some(0.25);
+    a.start_delay_s = 0.1;
+    let mut spec = RunSpec::single(a.clone());
+    spec.interval_s = 0.1;
+    spec.warmup_s = 0.05;
+    spec.duration_s = None;
+    let drivers: Vec<Box<dyn Driver<Error = CoreError>>> = vec![Box::new(Fake {
+        spec: a,
+        jobs: 1,
+        hang: None,
+    })];
+    let mut rec = Rec::default();
+    let r = run_with(
+        &spec,
+        drivers,
+        &mut Quiet,
+        Arc::new(AtomicBool::new(false)),
+        Arc::new(EventLog::new()),
+        &mut [&mut rec],
+    )
+    .unwrap();
+    assert_eq!(rec.1, 1);
+    let ticks: Vec<(u32, u64, bool)> = rec
+        .0
+        .iter()
+        .map(|t| (t.index, t.end_ns, t.warmup))
+        .collect();
+    let ivs: Vec<(u32, u64, bool)> = r
+        .intervals
+        .iter()
+        .map(|iv| (iv.index, iv.end_ns, iv.warmup))
+        .collect();
+    // The same intervals; the stored last one ends where the workload
+    // did, the one shown live where the core closed it.
+    assert_eq!(ticks.len(), ivs.len(), "{ticks:?} {ivs:?}");
+    for (t, iv) in ticks.iter().zip(&ivs) {
+        assert_eq!((t.0, t.2), (iv.0, iv.2));
+        assert!(t.1.abs_diff(iv.1) < 10_000_000, "{ticks:?} {ivs:?}");
+    }
+    assert!(ticks[0].2 && !ticks[1].2, "{ticks:?}");
+}

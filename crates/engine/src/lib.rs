@@ -25,4 +25,4 @@ pub use iolab_core::{EventLog, Timeline, GAP_RECORD_NS};
 pub use iolab_raw::*;
 pub use iolab_target::TargetError;
 pub use precheck::{check_workload, PlanCheck};
-pub use runner::{io_uring_available, run, RunError};
+pub use runner::{io_uring_available, run, run_with, RunError};

@@ -4,7 +4,7 @@
 //! [`RunSpec::single`].
 
 use crate::block::BlockDriver;
-use iolab_core::{CoreError, Driver, EventLog};
+use iolab_core::{CoreError, Driver, EventLog, Sampler};
 use iolab_raw::*;
 use iolab_spec::RunSpec;
 use iolab_target::TargetError;
@@ -52,12 +52,26 @@ pub fn run(
     stop: Arc<AtomicBool>,
     events: Arc<EventLog>,
 ) -> Result<RunRaw, RunError> {
+    run_with(spec, obs, stop, events, &mut [])
+}
+
+/// [`run`] with `samplers` (device statistics, ...) ticked by the run
+/// core on the run's clock: at t0 and whenever an interval closes, so
+/// their intervals line up with the workloads' (see
+/// [`iolab_core::Sampler`]).
+pub fn run_with(
+    spec: &RunSpec,
+    obs: &mut dyn iolab_core::Observer,
+    stop: Arc<AtomicBool>,
+    events: Arc<EventLog>,
+    samplers: &mut [&mut dyn Sampler],
+) -> Result<RunRaw, RunError> {
     if spec.workloads.is_empty() {
         check_clock(spec)?;
     } else {
         spec.validate()?;
     }
-    run_checked(spec, obs, stop, events)
+    run_checked(spec, obs, stop, events, samplers)
 }
 
 /// A run without workloads still needs a clock that makes sense.
@@ -80,6 +94,7 @@ fn run_checked(
     obs: &mut dyn iolab_core::Observer,
     stop: Arc<AtomicBool>,
     events: Arc<EventLog>,
+    samplers: &mut [&mut dyn Sampler],
 ) -> Result<RunRaw, RunError> {
     let drivers: Vec<Box<dyn Driver<Error = RunError>>> = spec
         .workloads
@@ -87,5 +102,5 @@ fn run_checked(
         .zip(spec.workload_rates())
         .map(|(w, r)| Box::new(BlockDriver::new(w, r)) as Box<dyn Driver<Error = RunError>>)
         .collect();
-    iolab_core::run(spec, drivers, obs, stop, events)
+    iolab_core::run_with(spec, drivers, obs, stop, events, samplers)
 }
