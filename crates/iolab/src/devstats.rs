@@ -3,14 +3,16 @@
 //! -x` would, compare iolab's counts with theirs per device where the
 //! counts can be told apart, and give the advice that applies
 //! (docs/doctor.md).
-//! Sampling happens on the collector thread, once per interval, never on
-//! an I/O path.
+//! The run core ticks it ([`DevSampler`], an `iolab_core::Sampler`): on
+//! its collector thread, at t0 and whenever it closes an interval, never
+//! on an I/O path. `iolab monitor` samples its devices the same way, in
+//! a run with no workloads ([`DevRun::for_devices`]).
 
+use iolab_core::Tick;
 use iolab_devices::{
     compare, inventory, run_findings, runner_for, target_context, AppCounts, DeviceRow, Sampler,
     Sysroot, TargetContext, WorkloadFacts,
 };
-use iolab_engine::IntervalRaw;
 use iolab_report::model::{DeviceInterval, DeviceStats, DeviceTarget, RunResult, Summary};
 use iolab_spec::{DataPattern, RunSpec, SyncMode};
 
@@ -55,16 +57,27 @@ impl DevRun {
             });
             contexts.push(ctx);
         }
-        let sampler = Sampler::new(&root, &set);
+        let mut d = DevRun::for_devices(root, &set, targets);
+        d.contexts = contexts;
+        d.warmup_ns = (run.warmup_s * 1e9) as u64;
+        d
+    }
+
+    /// Sample `devices` (kernel names), found for `targets`, with no
+    /// workload to compare with (`iolab monitor`).
+    pub fn for_devices(root: Sysroot, devices: &[String], targets: Vec<DeviceTarget>) -> DevRun {
+        let sampler = Sampler::new(&root, devices);
+        let missing = sampler.missing().to_vec();
         DevRun {
             root,
-            contexts,
+            contexts: Vec::new(),
             sampler,
             stats: DeviceStats {
                 targets,
+                missing,
                 ..Default::default()
             },
-            warmup_ns: (run.warmup_s * 1e9) as u64,
+            warmup_ns: 0,
         }
     }
 
@@ -74,7 +87,7 @@ impl DevRun {
     }
 
     /// An interval ended: one row per device.
-    pub fn interval(&mut self, iv: &IntervalRaw) {
+    pub fn interval(&mut self, iv: &Tick) {
         // The sampler's own clock: the time between two samples.
         let rows = self.sampler.sample();
         if iv.warmup && iv.end_ns >= self.warmup_ns {
@@ -207,6 +220,30 @@ impl DevRun {
             self.stats
                 .count_notes
                 .extend(compare(&app, top, &row.stats.counts));
+        }
+    }
+}
+
+/// [`DevRun`] on the run core's clock: found when the run passed its
+/// checks (the run as it will run), started at t0, sampled whenever the
+/// core closes an interval. What it found stays in `dev` for the end.
+#[derive(Default)]
+pub struct DevSampler {
+    pub dev: Option<DevRun>,
+}
+
+impl iolab_core::Sampler for DevSampler {
+    fn prepare(&mut self, run: &RunSpec) {
+        self.dev = Some(DevRun::new(run));
+    }
+    fn start(&mut self) {
+        if let Some(d) = self.dev.as_mut() {
+            d.start();
+        }
+    }
+    fn sample(&mut self, tick: &Tick) {
+        if let Some(d) = self.dev.as_mut() {
+            d.interval(tick);
         }
     }
 }

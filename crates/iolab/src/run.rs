@@ -26,7 +26,6 @@ struct Term {
     run_no: usize,
     runs: usize,
     planned_s: Option<f64>,
-    dev: Option<crate::devstats::DevRun>,
     /// The document kept up to date while a run is in progress.
     live: Option<crate::live::LiveDoc>,
 }
@@ -48,13 +47,6 @@ impl Observer for Term {
         for w in &run.workloads {
             println!("{}", terminal::run_heading(w));
         }
-        self.dev = Some(crate::devstats::DevRun::new(run));
-    }
-
-    fn clock_started(&mut self) {
-        if let Some(d) = self.dev.as_mut() {
-            d.start();
-        }
     }
 
     fn measuring(&mut self, run: &RunRaw) {
@@ -69,9 +61,6 @@ impl Observer for Term {
     }
 
     fn interval(&mut self, run: &RunSpec, iv: &IntervalRaw, workloads: &[Option<IntervalRaw>]) {
-        if let Some(d) = self.dev.as_mut() {
-            d.interval(iv);
-        }
         let rec = interval_record(iv);
         let recs: Vec<Option<Interval>> = workloads
             .iter()
@@ -292,7 +281,6 @@ pub fn execute(
         run_no: 0,
         runs: n,
         planned_s: None,
-        dev: None,
         live,
     };
     if sweep {
@@ -332,10 +320,12 @@ pub fn execute(
             let tags = sweep.then(|| (planned.point, planned.repeat, planned.params_map()));
             l.begin(&doc, tags);
         }
-        let run_once = |spec: &RunSpec, term: &mut Term| {
-            iolab_engine::run(spec, term, stop.clone(), events.clone())
+        // The devices under the targets, sampled on the run's clock.
+        let mut dev = crate::devstats::DevSampler::default();
+        let run_once = |spec: &RunSpec, term: &mut Term, dev: &mut crate::devstats::DevSampler| {
+            iolab_engine::run_with(spec, term, stop.clone(), events.clone(), &mut [dev])
         };
-        let raw = match run_once(&spec, &mut term) {
+        let raw = match run_once(&spec, &mut term, &mut dev) {
             Err(iolab_engine::RunError::Target(terr))
                 if temp_file.is_some() && is_direct_unsupported(&terr) =>
             {
@@ -345,7 +335,7 @@ pub fn execute(
                 for w in &mut spec.workloads {
                     w.direct = false;
                 }
-                run_once(&spec, &mut term)
+                run_once(&spec, &mut term, &mut dev)
             }
             r => r,
         };
@@ -365,7 +355,7 @@ pub fn execute(
         };
         term.clear_progress();
         let mut run = build_run(&raw);
-        if let Some(d) = term.dev.take() {
+        if let Some(d) = dev.dev.take() {
             // The workloads as they ran (an io_uring fallback to psync
             // changes engine, jobs and qd).
             let ran = RunSpec {
