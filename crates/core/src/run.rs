@@ -60,6 +60,10 @@ pub fn window(spec: &RunSpec, w: &WorkloadSpec) -> Window {
     }
 }
 
+/// A run with no workloads looks at the stop flag and the event log at
+/// least this often (nanoseconds): the delay before a mark shows.
+const IDLE_SLICE_NS: u64 = 20_000_000;
+
 type Drivers<'a, E> = Vec<Box<dyn Driver<Error = E> + 'a>>;
 
 /// Run `drivers` (the workloads of `spec`, in its order) together and
@@ -434,9 +438,12 @@ impl Loop {
                 if stop.load(Ordering::Relaxed) || self.run_end.is_some_and(|e| now >= e) {
                     break;
                 }
+                // Nothing to collect: events show as they come (a
+                // monitor's terminal lines), not only at boundaries.
+                self.take_events(log, obs);
                 let until_end = self.run_end.map_or(u64::MAX, |e| e - now);
                 std::thread::sleep(Duration::from_nanos(
-                    wait.min(until_end).clamp(100_000, 50_000_000),
+                    wait.min(until_end).clamp(100_000, IDLE_SLICE_NS),
                 ));
             } else {
                 match set

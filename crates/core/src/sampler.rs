@@ -113,4 +113,45 @@ mod tests {
             assert_eq!(w[0].end_ns, w[1].start_ns, "intervals tile");
         }
     }
+
+    /// Records when each event reached the observer.
+    struct Events(std::time::Instant, Vec<(String, std::time::Duration)>);
+    impl Observer for Events {
+        fn event(&mut self, ev: &iolab_raw::EventRaw) {
+            self.1.push((ev.label.clone(), self.0.elapsed()));
+        }
+    }
+
+    #[test]
+    fn a_run_without_workloads_shows_events_as_they_come() {
+        let mut spec = RunSpec::single(iolab_spec::WorkloadSpec::example("w", "/x", "read"));
+        spec.workloads.clear();
+        spec.interval_s = 1.0;
+        spec.duration_s = Some(0.4);
+        let log = Arc::new(EventLog::new());
+        let l2 = log.clone();
+        let t0 = std::time::Instant::now();
+        let pusher = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(150));
+            l2.push("pulled a cable", "mark");
+            t0.elapsed()
+        });
+        let mut seen = Events(t0, Vec::new());
+        let drivers: Vec<Box<dyn Driver<Error = CoreError>>> = Vec::new();
+        let r = run_with(
+            &spec,
+            drivers,
+            &mut seen,
+            Arc::new(AtomicBool::new(false)),
+            log,
+            &mut [],
+        )
+        .unwrap();
+        let pushed = pusher.join().unwrap();
+        assert_eq!(r.events.len(), 1);
+        assert_eq!(seen.1.len(), 1);
+        // Shown within the idle slice, long before the interval's end.
+        let late = seen.1[0].1.saturating_sub(pushed);
+        assert!(late < std::time::Duration::from_millis(60), "{late:?}");
+    }
 }
