@@ -81,6 +81,19 @@ impl DevRun {
         }
     }
 
+    /// The statistics so far (no summary until [`DevRun::into_stats`]).
+    pub fn stats(&self) -> &DeviceStats {
+        &self.stats
+    }
+
+    /// The statistics with the summary over the measured time (after
+    /// the last interval).
+    pub fn final_stats(&mut self) -> DeviceStats {
+        self.stats.summary = self.sampler.summary();
+        self.stats.missing = self.sampler.missing().to_vec();
+        self.stats.clone()
+    }
+
     /// Time 0 of the run: the first sample.
     pub fn start(&mut self) {
         self.sampler.restart();

@@ -12,7 +12,6 @@ mod manual;
 mod mark_cmd;
 mod marks;
 mod monitor;
-mod monitor_loop;
 mod outputs;
 mod qdepth;
 mod report_cmd;

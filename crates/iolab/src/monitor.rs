@@ -1,24 +1,28 @@
 //! `iolab monitor [DEVICE|PATH ...]`: sample block devices as `iostat -x`
-//! does (the run's device sampler, iolab_devices::Sampler), one line per
-//! device per interval, events marked meanwhile (`iolab mark`, SIGUSR1) in
+//! does, one line per device per interval: a run with no workloads on the
+//! run core (iolab_engine::run_with), its devices sampled by the run's
+//! device sampler (crate::devstats) on the core's clock, events marked meanwhile (`iolab mark`, SIGUSR1) in
 //! the lines at their time, and with `--json` a result document of one run
 //! with no workloads that `report` and `compare` read (docs/monitor.md).
 
+use crate::devstats::DevRun;
 use crate::exit::bad_input;
-use crate::monitor_loop::{self, Clock, Sink, Tick};
-use iolab_core::EventLog;
+use iolab_core::{EventLog, Observer};
 use iolab_devices::blockdev::BlockIndex;
-use iolab_devices::{discover, diskstats, runner_for, Sampler, Sysroot};
+use iolab_devices::{discover, diskstats, runner_for, Sysroot};
 use iolab_raw::{EventRaw, IntervalRaw, RunRaw};
-use iolab_report::model::{DeviceInterval, DeviceStats, DeviceTarget};
+use iolab_report::model::{DeviceStats, DeviceTarget};
 use iolab_report::{save_document, ResultDoc};
 use iolab_spec::units::parse_duration;
+use iolab_spec::RunSpec;
 use iolab_target::{check_output, OutputKind, OutputPath, OutputRules};
+use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -197,22 +201,51 @@ pub fn run(args: Args) -> ExitCode {
     if let Some(n) = marks.note() {
         eprintln!("iolab: {n}");
     }
-    let clock = Clock { interval, duration };
-    eprintln!("{}", start_line(&sel, &clock, marks.socket()));
-    let mut sampler = Sampler::new(&root, &sel.devices);
-    let mut out = Out::new(args.skip_idle, json, &sel, &sampler, interval);
-    out.quiet = args.quiet;
-    let ended = monitor_loop::run(&mut sampler, &events, &clock, &stop, &mut out);
+    eprintln!("{}", start_line(&sel, interval, duration, marks.socket()));
+    // A run with no workloads: the run core's clock, intervals and events,
+    // with the devices sampled on it.
+    let spec = RunSpec {
+        name: "monitor".into(),
+        duration_s: duration.map(|d| d.as_secs_f64()),
+        warmup_s: 0.0,
+        interval_s: interval.as_secs_f64(),
+        rate_iops: None,
+        workloads: Vec::new(),
+    };
+    let dev = Rc::new(RefCell::new(DevRun::for_devices(
+        root,
+        &sel.devices,
+        sel.targets.clone(),
+    )));
+    let mut out = Out::new(args.skip_idle, args.quiet, json, dev.clone(), &spec);
+    let mut sampler = Shared(dev.clone());
+    let ran = iolab_engine::run_with(
+        &spec,
+        &mut out,
+        stop.clone(),
+        events.clone(),
+        &mut [&mut sampler],
+    );
+    let mut raw = match ran {
+        Ok(r) => r,
+        Err(e) => return bad_input(&e.to_string()),
+    };
     // No more marks after this; the last ones pushed are still kept.
     drop(marks);
     for ev in events.take() {
         out.event(&ev);
+        raw.events.push(ev);
     }
-    out.stats.summary = sampler.summary();
-    let raw = out.raw(&ended, duration.is_some() && ended.interrupted);
+    // Stopped before the requested duration: incomplete, as `iolab run`.
+    let last_end = raw.intervals.last().map_or(0, |iv| iv.end_ns);
+    let interrupted = stop.load(Ordering::Relaxed)
+        && duration.is_some_and(|d| u128::from(last_end) < d.as_nanos());
+    raw.complete = !interrupted;
+    raw.incomplete_reason = interrupted.then(|| "interrupted".to_string());
+    let stats = dev.borrow_mut().final_stats();
     let mut exit = 0u8;
     if let Some(j) = &out.json {
-        match save_document(j, &document(&raw, out.stats.clone())) {
+        match save_document(j, &document(&raw, stats)) {
             Ok(()) => eprintln!("iolab: results written to {}", j.path().display()),
             Err(e) => {
                 eprintln!("iolab: {e}");
@@ -220,20 +253,24 @@ pub fn run(args: Args) -> ExitCode {
             }
         }
     }
-    if ended.interrupted && duration.is_some() {
-        // Stopped before the requested duration: as `iolab run` does.
+    if interrupted {
         exit = exit.max(130);
     }
     ExitCode::from(exit)
 }
 
-fn start_line(sel: &Selection, clock: &Clock, socket: Option<&std::path::Path>) -> String {
+fn start_line(
+    sel: &Selection,
+    interval: Duration,
+    duration: Option<Duration>,
+    socket: Option<&std::path::Path>,
+) -> String {
     let mut s = format!(
         "iolab: monitoring {} every {} s",
         sel.devices.join(", "),
-        clock.interval.as_secs_f64()
+        interval.as_secs_f64()
     );
-    match clock.duration {
+    match duration {
         Some(d) => write!(s, " for {} s", d.as_secs_f64()).unwrap(),
         None => s.push_str(" until Ctrl-C"),
     }
@@ -243,6 +280,19 @@ fn start_line(sel: &Selection, clock: &Clock, socket: Option<&std::path::Path>) 
     s
 }
 
+/// The monitor's device sampler on the run core's clock, shared with
+/// [`Out`], which prints each interval's rows when the core shows it.
+struct Shared(Rc<RefCell<DevRun>>);
+
+impl iolab_core::Sampler for Shared {
+    fn start(&mut self) {
+        self.0.borrow_mut().start();
+    }
+    fn sample(&mut self, tick: &iolab_core::Tick) {
+        self.0.borrow_mut().interval(tick);
+    }
+}
+
 /// The monitor's outputs while it goes: terminal lines, the document.
 struct Out {
     skip_idle: bool,
@@ -250,86 +300,63 @@ struct Out {
     header_done: bool,
     json: Option<OutputPath>,
     last_save: Instant,
-    interval_ns: u64,
-    stats: DeviceStats,
-    intervals: Vec<IntervalRaw>,
-    events: Vec<EventRaw>,
-    t0_wall: std::time::SystemTime,
+    dev: Rc<RefCell<DevRun>>,
+    /// The run so far (no workloads): its intervals and events.
+    raw: RunRaw,
 }
 
 impl Out {
     fn new(
         skip_idle: bool,
+        quiet: bool,
         json: Option<OutputPath>,
-        sel: &Selection,
-        sampler: &Sampler,
-        interval: Duration,
+        dev: Rc<RefCell<DevRun>>,
+        spec: &RunSpec,
     ) -> Out {
         Out {
             skip_idle,
-            quiet: false,
+            quiet,
             header_done: false,
             json,
             last_save: Instant::now(),
-            interval_ns: interval.as_nanos() as u64,
-            stats: DeviceStats {
-                targets: sel.targets.clone(),
-                missing: sampler.missing().to_vec(),
-                ..Default::default()
+            dev,
+            raw: RunRaw {
+                name: spec.name.clone(),
+                started_at: std::time::SystemTime::now(),
+                warmup_ns: 0,
+                interval_ns: (spec.interval_s * 1e9) as u64,
+                measured_ns: 0,
+                workloads: Vec::new(),
+                intervals: Vec::new(),
+                ops: Default::default(),
+                fsyncs: 0,
+                cpu: Default::default(),
+                stalls: Default::default(),
+                events: Vec::new(),
+                complete: false,
+                incomplete_reason: None,
+                notes: Vec::new(),
             },
-            intervals: Vec::new(),
-            events: Vec::new(),
-            t0_wall: std::time::SystemTime::now(),
-        }
-    }
-
-    /// The raw run so far: no workloads, the monitor's intervals, events.
-    fn raw(&self, ended: &monitor_loop::Ended, interrupted: bool) -> RunRaw {
-        let mut raw = self.raw_now(ended.end_ns);
-        raw.complete = !interrupted;
-        raw.incomplete_reason = interrupted.then(|| "interrupted".to_string());
-        raw
-    }
-
-    fn raw_now(&self, end_ns: u64) -> RunRaw {
-        RunRaw {
-            name: "monitor".into(),
-            started_at: self.t0_wall,
-            warmup_ns: 0,
-            interval_ns: self.interval_ns,
-            measured_ns: end_ns,
-            workloads: Vec::new(),
-            intervals: self.intervals.clone(),
-            ops: Default::default(),
-            fsyncs: 0,
-            cpu: Default::default(),
-            stalls: Default::default(),
-            events: self.events.clone(),
-            complete: false,
-            incomplete_reason: None,
-            notes: Vec::new(),
         }
     }
 
     /// Rewrite the document every [`SAVE_EVERY`], so a monitor that is
     /// killed keeps most of what it saw.
-    fn save_now(&mut self, end_ns: u64) {
+    fn save_now(&mut self) {
         let Some(j) = &self.json else { return };
         if j.is_stream() || self.last_save.elapsed() < SAVE_EVERY {
             return;
         }
         self.last_save = Instant::now();
-        let mut stats = self.stats.clone();
+        let mut stats = self.dev.borrow().stats().clone();
         stats
             .notes
             .push("provisional: the monitor was still going".into());
-        if let Err(e) = save_document(j, &document(&self.raw_now(end_ns), stats)) {
+        if let Err(e) = save_document(j, &document(&self.raw, stats)) {
             eprintln!("iolab: {e}");
         }
     }
-}
 
-impl Out {
     /// The column heads, once, before the first line of any kind.
     fn header_once(&mut self) -> bool {
         let first = !self.header_done;
@@ -341,13 +368,13 @@ impl Out {
     }
 }
 
-impl Sink for Out {
-    fn started(&mut self, _t0: Instant, wall: std::time::SystemTime) {
-        self.t0_wall = wall;
+impl Observer for Out {
+    fn measuring(&mut self, run: &RunRaw) {
+        self.raw.started_at = run.started_at;
     }
 
     fn event(&mut self, ev: &EventRaw) {
-        self.events.push(ev.clone());
+        self.raw.events.push(ev.clone());
         if self.quiet {
             return;
         }
@@ -356,43 +383,34 @@ impl Sink for Out {
         let _ = std::io::stdout().flush();
     }
 
-    fn interval(&mut self, t: &Tick) {
-        self.record(t);
+    /// The core closed an interval; the sampler has just sampled it.
+    fn interval(&mut self, _run: &RunSpec, iv: &IntervalRaw, _: &[Option<IntervalRaw>]) {
+        self.raw.intervals.push(iv.clone());
+        self.raw.measured_ns = iv.end_ns;
+        self.save_now();
         if self.quiet {
             return;
         }
-        if !self.header_once() && t.index > 0 && t.rows.len() > 1 && !self.skip_idle {
+        let dev = self.dev.clone();
+        let dev = dev.borrow();
+        let Some(rows) = dev
+            .stats()
+            .intervals
+            .last()
+            .filter(|d| d.index == iv.index)
+            .map(|d| &d.rows)
+        else {
+            return;
+        };
+        if !self.header_once() && iv.index > 0 && rows.len() > 1 && !self.skip_idle {
             println!(); // as iostat: one block per interval
         }
-        for r in &t.rows {
+        for r in rows {
             if !(self.skip_idle && idle(r)) {
-                println!("{}", device_line(t.end_ns, r));
+                println!("{}", device_line(iv.end_ns, r));
             }
         }
         let _ = std::io::stdout().flush();
-    }
-}
-
-impl Out {
-    /// Keep an interval for the document, and save it now and then.
-    fn record(&mut self, t: &Tick) {
-        self.intervals.push(IntervalRaw {
-            index: t.index,
-            start_ns: t.start_ns,
-            end_ns: t.end_ns,
-            warmup: false,
-            ops: Default::default(),
-            errors: 0,
-            fsyncs: 0,
-            cpu: None,
-            workers_late: 0,
-        });
-        self.stats.intervals.push(DeviceInterval {
-            index: t.index,
-            warmup: false,
-            rows: t.rows.clone(),
-        });
-        self.save_now(t.end_ns);
     }
 }
 

@@ -470,6 +470,13 @@ fn the_monitor_document_loads_in_report_and_compare() {
         let doc = load(&json);
         assert_eq!(ptr(&doc, "runs/0/name"), "monitor");
         assert_eq!(ptr(&doc, "runs/0/intervals").as_array().unwrap().len(), 3);
+        // The whole monitor's summary: a row per device it sampled.
+        let rows = ptr(&doc, "runs/0/devices/intervals/0/rows")
+            .as_array()
+            .unwrap();
+        let summary = ptr(&doc, "runs/0/devices/summary").as_array().unwrap();
+        assert!(!rows.is_empty());
+        assert_eq!(summary.len(), rows.len(), "{summary:?}");
         docs.push(json);
     }
     let html = d.path().join("m.html");
