@@ -103,6 +103,58 @@ fn register_ring_fd(ring_fd: RawFd) -> Option<RawFd> {
     (r == 1).then_some(up.offset as RawFd)
 }
 
+/// The ring with the best set-up flags this kernel accepts: single issuer
+/// with deferred task work (what fio 3.42 uses), else cooperative task
+/// work, else none; `setup.flags` says which.
+fn build_ring(entries: u32, setup: &mut UringSetup) -> io::Result<IoUring> {
+    if let Ok(r) = IoUring::builder()
+        .setup_single_issuer()
+        .setup_defer_taskrun()
+        .setup_cqsize(entries)
+        .build(entries)
+    {
+        setup.flags = "single_issuer+defer_taskrun".into();
+        return Ok(r);
+    }
+    if let Ok(r) = IoUring::builder().setup_coop_taskrun().build(entries) {
+        setup.flags = "coop_taskrun".into();
+        return Ok(r);
+    }
+    IoUring::new(entries)
+}
+
+/// Register the buffer pool and the files with the ring; each that fails
+/// falls back to the unregistered form with a note. (registered buffers,
+/// registered files).
+fn register(
+    ring: &IoUring,
+    bufs: &[libc::iovec],
+    fds: &[RawFd],
+    setup: &mut UringSetup,
+) -> (bool, bool) {
+    // SAFETY: the iovecs describe the worker's buffer pool, which
+    // outlives the ring (the worker drops the engine first).
+    let fixed_bufs = match unsafe { ring.submitter().register_buffers(bufs) } {
+        Ok(()) => true,
+        Err(e) => {
+            setup.notes.push(format!(
+                "io_uring buffer registration failed ({e}); using unregistered buffers"
+            ));
+            false
+        }
+    };
+    let fixed_files = match ring.submitter().register_files(fds) {
+        Ok(()) => true,
+        Err(e) => {
+            setup.notes.push(format!(
+                "io_uring file registration failed ({e}); using plain descriptors"
+            ));
+            false
+        }
+    };
+    (fixed_bufs, fixed_files)
+}
+
 impl UringEngine {
     /// Create the ring on the calling thread. `bufs` are the slot iovecs.
     pub fn new(
@@ -112,44 +164,8 @@ impl UringEngine {
     ) -> io::Result<(UringEngine, UringSetup)> {
         let entries = entries.next_power_of_two().clamp(1, 32768);
         let mut setup = UringSetup::default();
-        let ring = match IoUring::builder()
-            .setup_single_issuer()
-            .setup_defer_taskrun()
-            .setup_cqsize(entries)
-            .build(entries)
-        {
-            Ok(r) => {
-                setup.flags = "single_issuer+defer_taskrun".into();
-                r
-            }
-            Err(_) => match IoUring::builder().setup_coop_taskrun().build(entries) {
-                Ok(r) => {
-                    setup.flags = "coop_taskrun".into();
-                    r
-                }
-                Err(_) => IoUring::new(entries)?,
-            },
-        };
-        // SAFETY: the iovecs describe the worker's buffer pool, which
-        // outlives the ring (the worker drops the engine first).
-        let fixed_bufs = match unsafe { ring.submitter().register_buffers(bufs) } {
-            Ok(()) => true,
-            Err(e) => {
-                setup.notes.push(format!(
-                    "io_uring buffer registration failed ({e}); using unregistered buffers"
-                ));
-                false
-            }
-        };
-        let fixed_files = match ring.submitter().register_files(&fds) {
-            Ok(()) => true,
-            Err(e) => {
-                setup.notes.push(format!(
-                    "io_uring file registration failed ({e}); using plain descriptors"
-                ));
-                false
-            }
-        };
+        let ring = build_ring(entries, &mut setup)?;
+        let (fixed_bufs, fixed_files) = register(&ring, bufs, &fds, &mut setup);
         // A registered ring holds a reference to itself until it is
         // unregistered (Drop) or the thread exits; the ring is used and
         // dropped on this thread (the worker's), as registration requires.
