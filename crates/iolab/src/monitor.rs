@@ -421,30 +421,15 @@ fn idle(r: &iolab_devices::DeviceRow) -> bool {
 
 /// The column heads: the time, then `iostat -x`'s columns with units.
 pub fn header() -> String {
-    let c = &iolab_report::tables::DEVICE_COLUMNS;
-    format!(
-        "{:>9} {:<10} {:>9} {:>9} {:>10} {:>10} {:>11} {:>11} {:>10} {:>10} {:>7} {:>6}",
-        "time s", c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]
-    )
+    format!("{:>9} {}", "time s", iolab_report::terminal::device_head())
 }
 
 /// One device over one interval ending `end_ns` after the start.
 pub fn device_line(end_ns: u64, r: &iolab_devices::DeviceRow) -> String {
-    let t = &r.stats;
     format!(
-        "{:>9.1} {:<10} {:>9.1} {:>9.1} {:>10.1} {:>10.1} {:>11.1} {:>11.1} {:>10.2} {:>10.2} {:>7.2} {:>6.1}",
+        "{:>9.1} {}",
         end_ns as f64 / 1e9,
-        r.device,
-        t.r_s,
-        t.w_s,
-        t.rkb_s,
-        t.wkb_s,
-        t.rareq_sz,
-        t.wareq_sz,
-        t.r_await,
-        t.w_await,
-        t.aqu_sz,
-        t.util_pct
+        iolab_report::terminal::device_cells(r)
     )
 }
 

@@ -488,6 +488,35 @@ pub fn summary(run: &RunResult) -> String {
     s
 }
 
+/// The heads of the device columns (`iostat -x`'s, with units): the
+/// device summary's and `iolab monitor`'s lines share them.
+pub fn device_head() -> String {
+    let c = &crate::tables::DEVICE_COLUMNS;
+    format!(
+        "{:<10} {:>9} {:>9} {:>10} {:>10} {:>11} {:>11} {:>10} {:>10} {:>7} {:>6}",
+        c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]
+    )
+}
+
+/// One device's row under [`device_head`].
+pub fn device_cells(r: &iolab_devices::DeviceRow) -> String {
+    let t = &r.stats;
+    format!(
+        "{:<10} {:>9.1} {:>9.1} {:>10.1} {:>10.1} {:>11.1} {:>11.1} {:>10.2} {:>10.2} {:>7.2} {:>6.1}",
+        r.device,
+        t.r_s,
+        t.w_s,
+        t.rkb_s,
+        t.wkb_s,
+        t.rareq_sz,
+        t.wareq_sz,
+        t.r_await,
+        t.w_await,
+        t.aqu_sz,
+        t.util_pct
+    )
+}
+
 /// The devices under the targets over the measured time, as `iostat -x`
 /// shows them, and what iolab's counts against theirs mean.
 pub fn device_summary(d: &crate::model::DeviceStats) -> String {
@@ -495,31 +524,9 @@ pub fn device_summary(d: &crate::model::DeviceStats) -> String {
     if d.summary.is_empty() {
         return s;
     }
-    let c = &crate::tables::DEVICE_COLUMNS;
-    writeln!(
-        s,
-        "{:<10} {:>9} {:>9} {:>10} {:>10} {:>11} {:>11} {:>10} {:>10} {:>7} {:>6}",
-        c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]
-    )
-    .unwrap();
+    writeln!(s, "{}", device_head()).unwrap();
     for r in &d.summary {
-        let t = &r.stats;
-        writeln!(
-            s,
-            "{:<10} {:>9.1} {:>9.1} {:>10.1} {:>10.1} {:>11.1} {:>11.1} {:>10.2} {:>10.2} {:>7.2} {:>6.1}",
-            r.device,
-            t.r_s,
-            t.w_s,
-            t.rkb_s,
-            t.wkb_s,
-            t.rareq_sz,
-            t.wareq_sz,
-            t.r_await,
-            t.w_await,
-            t.aqu_sz,
-            t.util_pct
-        )
-        .unwrap();
+        writeln!(s, "{}", device_cells(r)).unwrap();
     }
     for n in &d.count_notes {
         writeln!(s, "  {} ({}): {}", n.device, n.code, n.text).unwrap();
