@@ -152,42 +152,70 @@ fn parse_time(flag: &str, v: &str) -> Result<Duration, String> {
     Ok(d)
 }
 
-pub fn run(args: Args) -> ExitCode {
+/// What the monitor's flags resolved to, checked before anything starts.
+struct Checked {
+    interval: Duration,
+    duration: Option<Duration>,
+    root: Sysroot,
+    sel: Selection,
+    json: Option<OutputPath>,
+}
+
+/// Check every flag and output before anything starts: one line, exit 2
+/// on the first that is wrong.
+fn check(args: &Args) -> Result<Checked, ExitCode> {
     let interval = match parse_time("--interval", &args.interval) {
         Ok(d) if d.as_secs_f64() < MIN_INTERVAL_S => {
-            return bad_input(&format!(
+            return Err(bad_input(&format!(
                 "--interval {}: at least 100ms (the kernel counts device time in milliseconds)",
                 args.interval
-            ))
+            )))
         }
         Ok(d) => d,
-        Err(e) => return bad_input(&e),
+        Err(e) => return Err(bad_input(&e)),
     };
     let duration = match args
         .duration
         .as_deref()
         .map(|v| parse_time("--duration", v))
     {
-        Some(Err(e)) => return bad_input(&e),
+        Some(Err(e)) => return Err(bad_input(&e)),
         Some(Ok(d)) => Some(d),
         None => None,
     };
     let root = Sysroot::new("/");
-    let sel = match select(&root, &args.targets) {
-        Ok(s) => s,
-        Err(e) => return bad_input(&e),
-    };
+    let sel = select(&root, &args.targets).map_err(|e| bad_input(&e))?;
     let json = match &args.json {
-        Some(p) => match check_output(
-            "--json",
-            p,
-            OutputKind::ResultJson,
-            &OutputRules::new(args.force),
-        ) {
-            Ok(o) => Some(o),
-            Err(e) => return crate::outputs::refused(&e),
-        },
+        Some(p) => Some(
+            check_output(
+                "--json",
+                p,
+                OutputKind::ResultJson,
+                &OutputRules::new(args.force),
+            )
+            .map_err(|e| crate::outputs::refused(&e))?,
+        ),
         None => None,
+    };
+    Ok(Checked {
+        interval,
+        duration,
+        root,
+        sel,
+        json,
+    })
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let Checked {
+        interval,
+        duration,
+        root,
+        sel,
+        json,
+    } = match check(&args) {
+        Ok(c) => c,
+        Err(code) => return code,
     };
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
