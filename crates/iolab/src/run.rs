@@ -303,15 +303,7 @@ pub fn execute(
         term.header_done = false;
         if sweep {
             term.clear_progress();
-            let mut line = format!("[run {}/{}]", i + 1, n);
-            if !planned.params.is_empty() {
-                line.push(' ');
-                line.push_str(&planned.params_text());
-            }
-            if repeats > 1 {
-                line.push_str(&format!(" (repeat {}/{})", planned.repeat, repeats));
-            }
-            println!("{line}");
+            println!("{}", sweep_line(i, n, &planned, repeats));
         }
         let mut spec = planned.spec.clone();
         marks.set_name(&spec.name);
@@ -320,25 +312,9 @@ pub fn execute(
             let tags = sweep.then(|| (planned.point, planned.repeat, planned.params_map()));
             l.begin(&doc, tags);
         }
-        // The devices under the targets, sampled on the run's clock.
         let mut dev = crate::devstats::DevSampler::default();
-        let run_once = |spec: &RunSpec, term: &mut Term, dev: &mut crate::devstats::DevSampler| {
-            iolab_engine::run_with(spec, term, stop.clone(), events.clone(), &mut [dev])
-        };
-        let raw = match run_once(&spec, &mut term, &mut dev) {
-            Err(iolab_engine::RunError::Target(terr))
-                if temp_file.is_some() && is_direct_unsupported(&terr) =>
-            {
-                term.note(
-                    "this file system does not support O_DIRECT; the default job runs buffered",
-                );
-                for w in &mut spec.workloads {
-                    w.direct = false;
-                }
-                run_once(&spec, &mut term, &mut dev)
-            }
-            r => r,
-        };
+        let default_job = temp_file.is_some();
+        let raw = run_one(&mut spec, &mut term, &mut dev, &stop, &events, default_job);
         if let Some(l) = term.live.as_mut() {
             l.settle();
         }
@@ -354,16 +330,7 @@ pub fn execute(
             }
         };
         term.clear_progress();
-        let mut run = build_run(&raw);
-        if let Some(d) = dev.dev.take() {
-            // The workloads as they ran (an io_uring fallback to psync
-            // changes engine, jobs and qd).
-            let ran = RunSpec {
-                workloads: raw.workloads.iter().map(|w| w.spec.clone()).collect(),
-                ..spec.clone()
-            };
-            d.finish(&ran, &mut run);
-        }
+        let mut run = result_of(&raw, &spec, dev);
         if sweep {
             run.point = Some(planned.point);
             run.repeat = Some(planned.repeat);
@@ -438,6 +405,67 @@ pub fn execute(
         return ExitCode::from(130);
     }
     ExitCode::from(exit)
+}
+
+/// The line that heads run `i` of `n` in a sweep: its point's parameters
+/// and its repetition.
+fn sweep_line(i: usize, n: usize, planned: &iolab_plan::PlannedRun, repeats: u32) -> String {
+    let mut line = format!("[run {}/{}]", i + 1, n);
+    if !planned.params.is_empty() {
+        line.push(' ');
+        line.push_str(&planned.params_text());
+    }
+    if repeats > 1 {
+        line.push_str(&format!(" (repeat {}/{})", planned.repeat, repeats));
+    }
+    line
+}
+
+/// Run `spec` on the run core with the devices under its targets sampled
+/// on the run's clock. The default job (`default_job`) runs buffered on a
+/// file system without O_DIRECT: `spec` then says so.
+fn run_one(
+    spec: &mut RunSpec,
+    term: &mut Term,
+    dev: &mut crate::devstats::DevSampler,
+    stop: &Arc<AtomicBool>,
+    events: &Arc<EventLog>,
+    default_job: bool,
+) -> Result<RunRaw, iolab_engine::RunError> {
+    let mut once = |spec: &RunSpec, term: &mut Term| {
+        iolab_engine::run_with(spec, term, stop.clone(), events.clone(), &mut [&mut *dev])
+    };
+    match once(spec, term) {
+        Err(iolab_engine::RunError::Target(terr))
+            if default_job && is_direct_unsupported(&terr) =>
+        {
+            term.note("this file system does not support O_DIRECT; the default job runs buffered");
+            for w in &mut spec.workloads {
+                w.direct = false;
+            }
+            once(spec, term)
+        }
+        r => r,
+    }
+}
+
+/// The result record of a run, with its devices' figures compared with
+/// the workloads as they ran (an io_uring fallback to psync changes
+/// engine, jobs and qd).
+fn result_of(
+    raw: &RunRaw,
+    spec: &RunSpec,
+    mut dev: crate::devstats::DevSampler,
+) -> iolab_report::RunResult {
+    let mut run = build_run(raw);
+    if let Some(d) = dev.dev.take() {
+        let ran = RunSpec {
+            workloads: raw.workloads.iter().map(|w| w.spec.clone()).collect(),
+            ..spec.clone()
+        };
+        d.finish(&ran, &mut run);
+    }
+    run
 }
 
 /// One stderr line for a run that ended on an I/O error or failed its
