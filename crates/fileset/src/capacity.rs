@@ -2,7 +2,7 @@
 //! free inodes of the anchor's file system (fstatvfs) against what the
 //! layout still needs, refused with the numbers.
 
-use crate::anchor::{is_kind, lstatat, Anchor, DirCache, FsError};
+use crate::anchor::{is_kind, lstatat, Anchor, AnchorState, DirCache, FsError};
 use crate::create::Format;
 use crate::layout::Layout;
 
@@ -101,7 +101,21 @@ fn exists(
 /// Refuses, with the numbers, when `needs` does not fit in what the
 /// anchor's file system has free.
 pub fn check_capacity(anchor: &Anchor, needs: &Needs) -> Result<(), FsError> {
-    let f = free(anchor)?;
+    let mut f = free(anchor)?;
+    // What preparing the anchor just took (the marker, and the anchor if
+    // iolab made it) counts as needed, and as free as it was before, so
+    // the numbers are those of the file system the user looked at.
+    let own = match anchor.state {
+        AnchorState::Created => 2,
+        AnchorState::Adopted => 1,
+        AnchorState::Marked => 0,
+    };
+    f.inodes += own;
+    f.bytes += own * f.block;
+    let needs = &Needs {
+        bytes: needs.bytes + own * f.block,
+        inodes: needs.inodes + own,
+    };
     let short_inodes = f.counts_inodes && needs.inodes > f.inodes;
     if needs.bytes <= f.bytes && !short_inodes {
         return Ok(());

@@ -230,8 +230,10 @@ fn fill_files(
     }
 }
 
+/// Fresh data on every creation: the thread-local generator is seeded
+/// from the OS, so `format=yes` never writes the bytes it deleted.
 fn seed_for(t: usize) -> u64 {
-    0x5eed_0000 ^ (t as u64) ^ std::process::id() as u64
+    fastrand::u64(..) ^ t as u64
 }
 
 fn report_progress(opts: &CreateOptions, c: &Counters, (files, bytes): (u64, u64)) {
