@@ -57,7 +57,7 @@ impl Needs {
         for d in 0..layout.dirs() {
             let rel = layout.dir_path(d);
             if !exists(&mut cache, &rel, &anchor.path)? {
-                n.bytes += block;
+                n.bytes = n.bytes.saturating_add(block);
                 n.inodes += 1;
             }
         }
@@ -72,11 +72,13 @@ impl Needs {
             match st {
                 Some(st) if is_kind(&st, libc::S_IFREG) => {
                     if format != Format::No {
-                        n.bytes += want.saturating_sub(st.st_blocks as u64 * 512);
+                        n.bytes = n
+                            .bytes
+                            .saturating_add(want.saturating_sub(st.st_blocks as u64 * 512));
                     }
                 }
                 _ => {
-                    n.bytes += want;
+                    n.bytes = n.bytes.saturating_add(want);
                     n.inodes += 1;
                 }
             }
@@ -111,9 +113,9 @@ pub fn check_capacity(anchor: &Anchor, needs: &Needs) -> Result<(), FsError> {
         AnchorState::Marked => 0,
     };
     f.inodes += own;
-    f.bytes += own * f.block;
+    f.bytes = f.bytes.saturating_add(own * f.block);
     let needs = &Needs {
-        bytes: needs.bytes + own * f.block,
+        bytes: needs.bytes.saturating_add(own * f.block),
         inodes: needs.inodes + own,
     };
     let short_inodes = f.counts_inodes && needs.inodes > f.inodes;

@@ -373,7 +373,7 @@ pub fn remove(anchor: &Path, layout: &Layout) -> Result<RemoveReport, FsError> {
         let rel = layout.file_path(i);
         let full = a.path.join(&rel);
         // A parent that is missing, or a symlink (ELOOP/ENOTDIR), is skipped.
-        let Ok((dir, name)) = cache.parent(&rel) else {
+        let Some((dir, name)) = reach(&mut cache, &rel, &a.path)? else {
             continue;
         };
         match lstatat(dir, name).map_err(|e| FsError::os(&full, "stat", &e))? {
@@ -389,7 +389,7 @@ pub fn remove(anchor: &Path, layout: &Layout) -> Result<RemoveReport, FsError> {
     let mut cache = DirCache::new(&a);
     for d in (0..layout.dirs()).rev() {
         let rel = layout.dir_path(d);
-        let Ok((dir, name)) = cache.parent(&rel) else {
+        let Some((dir, name)) = reach(&mut cache, &rel, &a.path)? else {
             continue;
         };
         match unlinkat(dir, name, libc::AT_REMOVEDIR) {
@@ -407,4 +407,25 @@ pub fn remove(anchor: &Path, layout: &Layout) -> Result<RemoveReport, FsError> {
         }
     }
     Ok(r)
+}
+
+/// The parent of `rel` for clean-up: `None` when it is missing or not a
+/// real directory (a symbolic link is not followed), an error otherwise.
+fn reach<'p>(
+    cache: &mut DirCache,
+    rel: &'p Path,
+    anchor: &Path,
+) -> Result<Option<(i32, &'p std::ffi::OsStr)>, FsError> {
+    match cache.parent(rel) {
+        Ok(p) => Ok(Some(p)),
+        Err(e)
+            if matches!(
+                e.raw_os_error(),
+                Some(libc::ENOENT | libc::ELOOP | libc::ENOTDIR)
+            ) =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(FsError::os(&anchor.join(rel), "opening the parent", &e)),
+    }
 }

@@ -117,12 +117,11 @@ impl Layout {
         self.sizes[i as usize]
     }
 
-    /// Sum of all file sizes (of the files created up front).
+    /// Sum of the sizes of the files created up front (saturating).
     pub fn total_bytes(&self) -> u64 {
         (0..self.files())
             .filter(|&i| self.prealloc(i))
-            .map(|i| self.size(i))
-            .sum()
+            .fold(0u64, |t, i| t.saturating_add(self.size(i)))
     }
 
     /// Whether file `i` is created with the fileset (filebench's prealloc;
@@ -293,6 +292,12 @@ mod tests {
         );
         let pre = (0..l.files()).filter(|&i| l.prealloc(i)).count() as f64 / 10_000.0;
         assert!((pre - 0.80).abs() < 0.02, "prealloc {pre}");
+    }
+
+    #[test]
+    fn total_bytes_saturate_instead_of_overflowing() {
+        let l = Layout::new(&tree(0, 1, 10_000, "8p"), 1).unwrap();
+        assert_eq!(l.total_bytes(), u64::MAX);
     }
 
     /// A million files: the layout must hold 8 bytes per file and a few

@@ -275,6 +275,12 @@ fn remove_leaves_foreign_files_and_symlink_targets_alone() {
     .map(PathBuf::from)
     .collect();
     assert_eq!(left, want);
+    // Creating again meets the linked leaf and refuses it, writing nothing
+    // through it.
+    let e = create(&spec, 1, &layout, &opts(Format::Yes)).unwrap_err();
+    assert_eq!(e.error.path, anchor.join("d1/d1"), "{e}");
+    assert_eq!(e.error.errno, Some(libc::EEXIST), "{e}");
+    assert_eq!(snapshot(&outside), before);
 }
 
 #[test]
