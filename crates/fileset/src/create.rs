@@ -88,6 +88,10 @@ pub struct CreateReport {
     /// Files deleted (`yes`: before being made again, or not preallocated).
     pub files_deleted: u64,
     pub bytes_written: u64,
+    /// The anchor's marker recorded another spec (or seed): the files kept
+    /// may have other sizes than this layout's; `format=yes` or `restart`
+    /// makes them match.
+    pub spec_changed: bool,
 }
 
 /// Creation stopped: the error and what had been done by then.
@@ -129,6 +133,8 @@ pub fn create(
         }
     }
     if anchor.state == AnchorState::Marked {
+        let old = crate::anchor::read_marker(&anchor.path).map_err(|e| fail(e, report))?;
+        report.spec_changed = old.spec_hash != hash;
         anchor.write_marker(&hash).map_err(|e| fail(e, report))?;
     }
     make_dirs(&anchor, layout, &mut report).map_err(|e| fail(e, report))?;

@@ -142,6 +142,27 @@ fn an_empty_directory_is_adopted_and_a_marked_one_reused() {
     let r = create(&spec, 1, &layout, &opts(Format::No)).unwrap();
     assert_eq!(r.anchor, Some(AnchorState::Marked));
     assert_eq!((r.files_created, r.files_kept, r.dirs_created), (0, 6, 0));
+    assert!(!r.spec_changed);
+    let other = Layout::new(&spec, 2).unwrap();
+    let r = create(&spec, 2, &other, &opts(Format::No)).unwrap();
+    assert!(r.spec_changed, "another seed is another fileset");
+}
+
+#[test]
+fn an_anchor_that_cannot_be_written_is_one_clear_error() {
+    require_root!();
+    let fs = iolab_testutil::TmpfsMount::new("1m").unwrap();
+    let status = std::process::Command::new("mount")
+        .args(["-o", "remount,ro"])
+        .arg(fs.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let spec = tree(&fs.path().join("fs"), 1, 2, 2, "4k");
+    let e = create(&spec, 1, &Layout::new(&spec, 1).unwrap(), &opts(Format::No)).unwrap_err();
+    assert_eq!(e.error.errno, Some(libc::EROFS), "{e}");
+    assert!(e.to_string().contains("creating the anchor") && !e.to_string().contains('\n'));
+    assert_eq!(std::fs::read_dir(fs.path()).unwrap().count(), 0);
 }
 
 #[test]
