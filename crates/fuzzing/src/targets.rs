@@ -30,7 +30,8 @@ const MAX_LINES: usize = 64;
 const MAX_EXPANSIONS: u128 = 64;
 
 /// Sizes, durations, block-size mixes, CPU lists, `--rw`, `--distribution`,
-/// `--data`, `--engine`, `--p99-bound`, the list syntax of sweepable flags,
+/// `--data`, `--engine`, a fileset's `sizes` mix, `--p99-bound`, the list
+/// syntax of sweepable flags,
 /// sysfs numbers and the lines of the mark protocol: the whole input, then each of its lines.
 pub fn units(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
@@ -48,6 +49,9 @@ pub fn units(data: &[u8]) {
         let _ = parse_distribution(s);
         let _ = parse_data(s);
         let _ = parse_engine(s);
+        if let Ok(mix) = iolab_fileset::parse_size_mix(s) {
+            assert!(mix.iter().any(|&(_, w)| w > 0), "size mix {s:?}");
+        }
         let _ = Values::parse_text(s);
         let _ = Values::parse_arg(s);
         let _ = iolab_report::study::P99Bound::parse(s);

@@ -1,0 +1,159 @@
+//! The capacity check made before anything is created: free bytes and
+//! free inodes of the anchor's file system (fstatvfs) against what the
+//! layout still needs, refused with the numbers.
+
+use crate::anchor::{is_kind, lstatat, Anchor, AnchorState, DirCache, FsError};
+use crate::create::Format;
+use crate::layout::Layout;
+
+/// What creating a layout still needs on the anchor's file system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Needs {
+    /// Bytes, each file and directory rounded up to the fragment size.
+    pub bytes: u64,
+    pub inodes: u64,
+}
+
+/// Free space of the file system holding the anchor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Free {
+    pub bytes: u64,
+    pub inodes: u64,
+    /// The file system counts inodes (btrfs reports 0 and has no limit).
+    pub counts_inodes: bool,
+    pub block: u64,
+}
+
+/// fstatvfs of the anchor.
+pub fn free(anchor: &Anchor) -> Result<Free, FsError> {
+    // SAFETY: statvfs is plain data filled in by the kernel.
+    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: the anchor's descriptor is open; s is valid for the call.
+    if unsafe { libc::fstatvfs(anchor.raw(), &mut s) } != 0 {
+        return Err(FsError::os(
+            &anchor.path,
+            "statvfs",
+            &std::io::Error::last_os_error(),
+        ));
+    }
+    let block = (s.f_frsize as u64).max(1);
+    Ok(Free {
+        bytes: (s.f_bavail as u64).saturating_mul(block),
+        inodes: s.f_favail as u64,
+        counts_inodes: s.f_files != 0,
+        block,
+    })
+}
+
+impl Needs {
+    /// What is missing in the anchor for `layout` under `format`: files and
+    /// directories absent, and the blocks existing files lack (under
+    /// `Format::No` an existing file is kept as it is and needs nothing).
+    pub fn of(anchor: &Anchor, layout: &Layout, format: Format) -> Result<Needs, FsError> {
+        let block = free(anchor)?.block;
+        let round = |b: u64| b.div_ceil(block).saturating_mul(block);
+        let mut n = Needs::default();
+        let mut cache = DirCache::new(anchor);
+        for d in 0..layout.dirs() {
+            let rel = layout.dir_path(d);
+            if !exists(&mut cache, &rel, &anchor.path)? {
+                n.bytes = n.bytes.saturating_add(block);
+                n.inodes += 1;
+            }
+        }
+        for i in (0..layout.files()).filter(|&i| layout.prealloc(i)) {
+            let rel = layout.file_path(i);
+            let want = round(layout.size(i));
+            let st = match cache.parent(&rel) {
+                Ok((dir, name)) => lstatat(dir, name)
+                    .map_err(|e| FsError::os(&anchor.path.join(&rel), "stat", &e))?,
+                Err(_) => None,
+            };
+            match st {
+                Some(st) if is_kind(&st, libc::S_IFREG) => {
+                    if format != Format::No {
+                        n.bytes = n
+                            .bytes
+                            .saturating_add(want.saturating_sub(st.st_blocks as u64 * 512));
+                    }
+                }
+                _ => {
+                    n.bytes = n.bytes.saturating_add(want);
+                    n.inodes += 1;
+                }
+            }
+        }
+        Ok(n)
+    }
+}
+
+fn exists(
+    cache: &mut DirCache,
+    rel: &std::path::Path,
+    anchor: &std::path::Path,
+) -> Result<bool, FsError> {
+    match cache.parent(rel) {
+        Ok((dir, name)) => Ok(lstatat(dir, name)
+            .map_err(|e| FsError::os(&anchor.join(rel), "stat", &e))?
+            .is_some()),
+        Err(_) => Ok(false),
+    }
+}
+
+/// Refuses, with the numbers, when `needs` does not fit in what the
+/// anchor's file system has free.
+pub fn check_capacity(anchor: &Anchor, needs: &Needs) -> Result<(), FsError> {
+    let mut f = free(anchor)?;
+    // What preparing the anchor just took (the marker, and the anchor if
+    // iolab made it) counts as needed, and as free as it was before, so
+    // the numbers are those of the file system the user looked at.
+    let own = match anchor.state {
+        AnchorState::Created => 2,
+        AnchorState::Adopted => 1,
+        AnchorState::Marked => 0,
+    };
+    f.inodes += own;
+    f.bytes = f.bytes.saturating_add(own * f.block);
+    let needs = &Needs {
+        bytes: needs.bytes.saturating_add(own * f.block),
+        inodes: needs.inodes + own,
+    };
+    let short_inodes = f.counts_inodes && needs.inodes > f.inodes;
+    if needs.bytes <= f.bytes && !short_inodes {
+        return Ok(());
+    }
+    Err(FsError::refuse(
+        &anchor.path,
+        format!(
+            "the fileset needs {} and {} inodes; the file system has {} and {} inodes free; shrink the fileset or free space",
+            iolab_spec::format_bytes(needs.bytes),
+            thousands(needs.inodes),
+            iolab_spec::format_bytes(f.bytes),
+            if f.counts_inodes { thousands(f.inodes) } else { "unlimited".into() },
+        ),
+    ))
+}
+
+/// 64200 as "64,200".
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn thousands_groups_digits() {
+        assert_eq!(super::thousands(64200), "64,200");
+        assert_eq!(super::thousands(1_000_000), "1,000,000");
+        assert_eq!(super::thousands(999), "999");
+        assert_eq!(super::thousands(0), "0");
+    }
+}

@@ -1,0 +1,437 @@
+//! Creating a fileset on disk (directories, then files filled with
+//! incompressible data by a few threads, progress through a callback) and
+//! removing it (only the names the layout gives, only in a marked anchor).
+//!
+//! `format` follows vdbench's `format=yes|no|restart`:
+//! - `yes`: every file of the layout that exists is deleted and made
+//!   again at its size (fresh data); files the layout does not create up
+//!   front (filebench prealloc) are deleted;
+//! - `no` (the default): what exists is used as it is, whatever its size;
+//!   what is missing is created;
+//! - `restart`: like `no`, but a file whose size differs from the layout's
+//!   (short after an interrupted creation, or appended to by a run) is
+//!   extended with fresh data or truncated to its size.
+//!
+//! A file existing with the right size is kept under `no` and `restart`.
+//! An existing name that is not a regular file (a directory, a symbolic
+//! link, a fifo) is never replaced: creation stops with its path. On an
+//! error (ENOSPC, EDQUOT, EACCES...) the threads stop after their current
+//! write, nothing made so far is removed (a partly written file stays
+//! short, for `restart` to finish), and the error carries the path, the
+//! errno and what was created. Computation never prints.
+
+use crate::anchor::{
+    is_kind, lstatat, openat, spec_hash, unlinkat, Anchor, AnchorState, DirCache, FsError,
+};
+use crate::capacity::{check_capacity, Needs};
+use crate::layout::Layout;
+use crate::spec::FilesetSpec;
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// vdbench's `format=`; see the module doc.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    Yes,
+    #[default]
+    No,
+    Restart,
+}
+
+/// Creation's progress, handed to the callback about ten times a second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Progress {
+    pub files_done: u64,
+    pub files_total: u64,
+    pub bytes_written: u64,
+    pub bytes_total: u64,
+}
+
+/// How to create.
+#[derive(Clone, Copy)]
+pub struct CreateOptions<'a> {
+    pub format: Format,
+    /// Filling threads (at least 1).
+    pub threads: usize,
+    /// Check free space and inodes first (always, except in tests that
+    /// need to run a file system full on purpose).
+    pub check_capacity: bool,
+    pub progress: Option<&'a (dyn Fn(&Progress) + Sync)>,
+}
+
+impl Default for CreateOptions<'_> {
+    fn default() -> Self {
+        CreateOptions {
+            format: Format::No,
+            threads: 4,
+            check_capacity: true,
+            progress: None,
+        }
+    }
+}
+
+/// What creation did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CreateReport {
+    pub anchor: Option<AnchorState>,
+    pub dirs_created: u64,
+    pub files_created: u64,
+    /// Existing files used as they were.
+    pub files_kept: u64,
+    /// Existing files extended or truncated to their size (`restart`).
+    pub files_resized: u64,
+    /// Files deleted (`yes`: before being made again, or not preallocated).
+    pub files_deleted: u64,
+    pub bytes_written: u64,
+    /// The anchor's marker recorded another spec (or seed): the files kept
+    /// may have other sizes than this layout's; `format=yes` or `restart`
+    /// makes them match.
+    pub spec_changed: bool,
+}
+
+/// Creation stopped: the error and what had been done by then.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{error} ({} directories and {} files created, {} written before stopping)", report.dirs_created, report.files_created, iolab_spec::format_bytes(report.bytes_written))]
+pub struct CreateError {
+    pub error: FsError,
+    pub report: CreateReport,
+}
+
+#[derive(Default)]
+struct Counters {
+    files_done: AtomicU64,
+    created: AtomicU64,
+    kept: AtomicU64,
+    resized: AtomicU64,
+    deleted: AtomicU64,
+    bytes: AtomicU64,
+}
+
+/// Creates (or completes) `layout` under `spec.anchor`: prepares the
+/// anchor, checks capacity, makes the directories, fills the files.
+pub fn create(
+    spec: &FilesetSpec,
+    seed: u64,
+    layout: &Layout,
+    opts: &CreateOptions,
+) -> Result<CreateReport, CreateError> {
+    let mut report = CreateReport::default();
+    let fail = |error: FsError, report: CreateReport| CreateError { error, report };
+    let hash = spec_hash(spec, seed);
+    let anchor = Anchor::prepare(&spec.anchor, &hash).map_err(|e| fail(e, report))?;
+    report.anchor = Some(anchor.state);
+    if opts.check_capacity {
+        let needs = Needs::of(&anchor, layout, opts.format).map_err(|e| fail(e, report))?;
+        if let Err(e) = check_capacity(&anchor, &needs) {
+            undo_prepare(&anchor);
+            return Err(fail(e, report));
+        }
+    }
+    if anchor.state == AnchorState::Marked {
+        let old = crate::anchor::read_marker(&anchor.path).map_err(|e| fail(e, report))?;
+        report.spec_changed = old.spec_hash != hash;
+        anchor.write_marker(&hash).map_err(|e| fail(e, report))?;
+    }
+    make_dirs(&anchor, layout, &mut report).map_err(|e| fail(e, report))?;
+    let c = Counters::default();
+    let result = fill_files(&anchor, layout, opts, &c);
+    report.files_created = c.created.load(Relaxed);
+    report.files_kept = c.kept.load(Relaxed);
+    report.files_resized = c.resized.load(Relaxed);
+    report.files_deleted = c.deleted.load(Relaxed);
+    report.bytes_written = c.bytes.load(Relaxed);
+    result.map_err(|e| fail(e, report))?;
+    // SAFETY: syncfs on the anchor's open descriptor.
+    if unsafe { libc::syncfs(anchor.raw()) } != 0 {
+        let e = io::Error::last_os_error();
+        return Err(fail(FsError::os(&anchor.path, "syncfs", &e), report));
+    }
+    Ok(report)
+}
+
+/// A refused creation leaves the anchor as it found it: the marker of an
+/// adopted directory is removed, a directory iolab made is removed again.
+fn undo_prepare(anchor: &Anchor) {
+    if anchor.state == AnchorState::Marked {
+        return;
+    }
+    let _ = unlinkat(anchor.raw(), std::ffi::OsStr::new(crate::MARKER), 0);
+    if anchor.state == AnchorState::Created {
+        let _ = std::fs::remove_dir(&anchor.path);
+    }
+}
+
+fn make_dirs(anchor: &Anchor, layout: &Layout, report: &mut CreateReport) -> Result<(), FsError> {
+    let mut cache = DirCache::new(anchor);
+    for d in 0..layout.dirs() {
+        let rel = layout.dir_path(d);
+        let full = anchor.path.join(&rel);
+        let (dir, name) = cache
+            .parent(&rel)
+            .map_err(|e| FsError::os(&full, "opening the parent", &e))?;
+        if crate::anchor::mkdirat(dir, name).map_err(|e| FsError::os(&full, "mkdir", &e))? {
+            report.dirs_created += 1;
+        }
+    }
+    Ok(())
+}
+
+/// Files handed to a thread at a time (consecutive, so mostly one leaf).
+const CHUNK: u64 = 64;
+
+fn fill_files(
+    anchor: &Anchor,
+    layout: &Layout,
+    opts: &CreateOptions,
+    c: &Counters,
+) -> Result<(), FsError> {
+    let next = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    let first_err: Mutex<Option<FsError>> = Mutex::new(None);
+    let threads = opts.threads.clamp(1, 64);
+    let finished = AtomicUsize::new(0);
+    let totals = (layout.files(), layout.total_bytes());
+    std::thread::scope(|s| {
+        for t in 0..threads {
+            let (next, stop, first_err, finished) = (&next, &stop, &first_err, &finished);
+            s.spawn(move || {
+                let mut w = Worker::new(anchor, layout, opts.format, c, seed_for(t));
+                'outer: while !stop.load(Relaxed) {
+                    let start = next.fetch_add(CHUNK, Relaxed);
+                    for i in start..(start + CHUNK).min(layout.files()) {
+                        if stop.load(Relaxed) {
+                            break 'outer;
+                        }
+                        if let Err(e) = w.file(i) {
+                            stop.store(true, Relaxed);
+                            first_err
+                                .lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .get_or_insert(e);
+                            break 'outer;
+                        }
+                        c.files_done.fetch_add(1, Relaxed);
+                    }
+                    if start + CHUNK >= layout.files() {
+                        break;
+                    }
+                }
+                finished.fetch_add(1, Relaxed);
+            });
+        }
+        while finished.load(Relaxed) < threads {
+            report_progress(opts, c, totals);
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    });
+    report_progress(opts, c, totals);
+    match first_err.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Fresh data on every creation: the thread-local generator is seeded
+/// from the OS, so `format=yes` never writes the bytes it deleted.
+fn seed_for(t: usize) -> u64 {
+    fastrand::u64(..) ^ t as u64
+}
+
+fn report_progress(opts: &CreateOptions, c: &Counters, (files, bytes): (u64, u64)) {
+    if let Some(cb) = opts.progress {
+        cb(&Progress {
+            files_done: c.files_done.load(Relaxed),
+            files_total: files,
+            bytes_written: c.bytes.load(Relaxed),
+            bytes_total: bytes,
+        });
+    }
+}
+
+/// One filling thread: its directory cache and its buffer of random bytes.
+struct Worker<'a> {
+    anchor: &'a Anchor,
+    layout: &'a Layout,
+    format: Format,
+    c: &'a Counters,
+    cache: DirCache<'a>,
+    buf: Vec<u8>,
+    rng: fastrand::Rng,
+}
+
+impl<'a> Worker<'a> {
+    fn new(
+        anchor: &'a Anchor,
+        layout: &'a Layout,
+        format: Format,
+        c: &'a Counters,
+        seed: u64,
+    ) -> Self {
+        let buf = vec![0u8; 1 << 20];
+        let rng = fastrand::Rng::with_seed(seed);
+        Worker {
+            anchor,
+            layout,
+            format,
+            c,
+            cache: DirCache::new(anchor),
+            buf,
+            rng,
+        }
+    }
+
+    fn file(&mut self, i: u64) -> Result<(), FsError> {
+        let rel = self.layout.file_path(i);
+        let full = self.anchor.path.join(&rel);
+        let os = |op: &str, e: io::Error| FsError::os(&full, op, &e);
+        let (dir, name) = self
+            .cache
+            .parent(&rel)
+            .map_err(|e| os("opening the parent", e))?;
+        let st = lstatat(dir, name).map_err(|e| os("stat", e))?;
+        if let Some(st) = &st {
+            if !is_kind(st, libc::S_IFREG) {
+                return Err(FsError::refuse(
+                    &full,
+                    "exists and is not a regular file; iolab does not replace it: move it away",
+                ));
+            }
+        }
+        let want = self.layout.size(i);
+        let pre = self.layout.prealloc(i);
+        let (from, flags) = match (st, self.format) {
+            (Some(_), Format::Yes) => {
+                unlinkat(dir, name, 0).map_err(|e| os("unlink", e))?;
+                self.c.deleted.fetch_add(1, Relaxed);
+                (None, libc::O_CREAT | libc::O_EXCL)
+            }
+            (Some(st), Format::Restart) if pre && st.st_size as u64 != want => {
+                (Some(st.st_size as u64), 0)
+            }
+            (Some(_), _) => {
+                self.c.kept.fetch_add(1, Relaxed);
+                return Ok(());
+            }
+            (None, _) => (None, libc::O_CREAT | libc::O_EXCL),
+        };
+        if !pre {
+            return Ok(());
+        }
+        let fd = openat(dir, name, libc::O_WRONLY | flags, 0o644).map_err(|e| os("create", e))?;
+        let f = std::fs::File::from(fd);
+        let start = match from {
+            Some(have) if have > want => {
+                f.set_len(want).map_err(|e| os("truncate", e))?;
+                want
+            }
+            Some(have) => have,
+            None => 0,
+        };
+        self.fill(&f, start, want).map_err(|e| os("write", e))?;
+        let done = if from.is_some() {
+            &self.c.resized
+        } else {
+            &self.c.created
+        };
+        done.fetch_add(1, Relaxed);
+        Ok(())
+    }
+
+    /// Writes fresh random bytes over [from, to).
+    fn fill(&mut self, f: &std::fs::File, from: u64, to: u64) -> io::Result<()> {
+        let mut off = from;
+        while off < to {
+            let n = ((to - off) as usize).min(self.buf.len());
+            self.rng.fill(&mut self.buf[..n]);
+            f.write_all_at(&self.buf[..n], off)?;
+            off += n as u64;
+            self.c.bytes.fetch_add(n as u64, Relaxed);
+        }
+        Ok(())
+    }
+}
+
+/// What `remove` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RemoveReport {
+    pub files_removed: u64,
+    pub dirs_removed: u64,
+    /// Layout names left in place: not a regular file or directory of
+    /// iolab's kind (a symlink, a fifo), or a directory not empty because
+    /// it holds something the layout does not name.
+    pub left: u64,
+}
+
+/// Deletes the layout's files and directories under `anchor`, which must
+/// hold iolab's marker; foreign files, symbolic links (and what they
+/// point to) and directories holding them stay. The anchor and its marker
+/// stay too.
+pub fn remove(anchor: &Path, layout: &Layout) -> Result<RemoveReport, FsError> {
+    let a = Anchor::open_marked(anchor)?;
+    let mut r = RemoveReport::default();
+    let mut cache = DirCache::new(&a);
+    for i in 0..layout.files() {
+        let rel = layout.file_path(i);
+        let full = a.path.join(&rel);
+        // A parent that is missing, or a symlink (ELOOP/ENOTDIR), is skipped.
+        let Some((dir, name)) = reach(&mut cache, &rel, &a.path)? else {
+            continue;
+        };
+        match lstatat(dir, name).map_err(|e| FsError::os(&full, "stat", &e))? {
+            Some(st) if is_kind(&st, libc::S_IFREG) => {
+                unlinkat(dir, name, 0).map_err(|e| FsError::os(&full, "unlink", &e))?;
+                r.files_removed += 1;
+            }
+            Some(_) => r.left += 1,
+            None => {}
+        }
+    }
+    drop(cache);
+    let mut cache = DirCache::new(&a);
+    for d in (0..layout.dirs()).rev() {
+        let rel = layout.dir_path(d);
+        let Some((dir, name)) = reach(&mut cache, &rel, &a.path)? else {
+            continue;
+        };
+        match unlinkat(dir, name, libc::AT_REMOVEDIR) {
+            Ok(()) => r.dirs_removed += 1,
+            Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {}
+            Err(e)
+                if matches!(
+                    e.raw_os_error(),
+                    Some(libc::ENOTEMPTY | libc::EEXIST | libc::ENOTDIR)
+                ) =>
+            {
+                r.left += 1
+            }
+            Err(e) => return Err(FsError::os(&a.path.join(&rel), "rmdir", &e)),
+        }
+    }
+    Ok(r)
+}
+
+/// The parent of `rel` for clean-up: `None` when it is missing or not a
+/// real directory (a symbolic link is not followed), an error otherwise.
+fn reach<'p>(
+    cache: &mut DirCache,
+    rel: &'p Path,
+    anchor: &Path,
+) -> Result<Option<(i32, &'p std::ffi::OsStr)>, FsError> {
+    match cache.parent(rel) {
+        Ok(p) => Ok(Some(p)),
+        Err(e)
+            if matches!(
+                e.raw_os_error(),
+                Some(libc::ENOENT | libc::ELOOP | libc::ENOTDIR)
+            ) =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(FsError::os(&anchor.join(rel), "opening the parent", &e)),
+    }
+}
