@@ -292,20 +292,23 @@ fn a_stop_ends_a_run_without_workloads() {
     assert!(r.intervals.len() >= 2, "{}", r.intervals.len());
 }
 
+/// A 30 s null-engine random read on `path` starting `delay` s into the run.
+fn null_30s(path: &std::path::Path, name: &str, delay: f64) -> WorkloadSpec {
+    let mut w = WorkloadSpec::example(name, path.to_str().unwrap(), "randread");
+    w.engine = iolab_spec::EngineKind::Null;
+    w.direct = false;
+    w.prefill = iolab_spec::Prefill::Never;
+    w.duration_s = Some(30.0);
+    w.start_delay_s = delay;
+    w
+}
+
 #[test]
 fn a_stop_interrupts_every_workload_even_one_waiting_to_start() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.dat");
     std::fs::write(&path, vec![0u8; 1 << 20]).unwrap();
-    let mk = |name: &str, delay: f64| {
-        let mut w = WorkloadSpec::example(name, path.to_str().unwrap(), "randread");
-        w.engine = iolab_spec::EngineKind::Null;
-        w.direct = false;
-        w.prefill = iolab_spec::Prefill::Never;
-        w.duration_s = Some(30.0);
-        w.start_delay_s = delay;
-        w
-    };
+    let mk = |name: &str, delay: f64| null_30s(&path, name, delay);
     let spec = run_of(vec![mk("now", 0.0), mk("later", 20.0)]);
     let stop = Arc::new(AtomicBool::new(false));
     let s2 = stop.clone();
@@ -343,16 +346,8 @@ fn the_runs_duration_ends_a_workload_that_has_not_started() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.dat");
     std::fs::write(&path, vec![0u8; 1 << 20]).unwrap();
-    let mk = |name: &str, delay: f64| {
-        let mut w = WorkloadSpec::example(name, path.to_str().unwrap(), "randread");
-        w.engine = iolab_spec::EngineKind::Null;
-        w.direct = false;
-        w.prefill = iolab_spec::Prefill::Never;
-        // Longer than the run: the run's duration ends it.
-        w.duration_s = Some(30.0);
-        w.start_delay_s = delay;
-        w
-    };
+    // Longer than the run: the run's duration ends it.
+    let mk = |name: &str, delay: f64| null_30s(&path, name, delay);
     let mut spec = run_of(vec![mk("now", 0.0), mk("never", 5.0)]);
     spec.duration_s = Some(0.3);
     spec.interval_s = 0.1;

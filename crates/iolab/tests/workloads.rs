@@ -17,6 +17,17 @@ fn examples() -> Vec<PathBuf> {
     v
 }
 
+/// `iolab run JOB --dry-run` in `dir` (relative targets resolve there).
+fn dry_run_job(dir: &Path, job: &Path) -> std::process::Output {
+    iolab()
+        .current_dir(dir)
+        .arg("run")
+        .arg(job)
+        .arg("--dry-run")
+        .output()
+        .unwrap()
+}
+
 /// Every example, its placeholder devices replaced by a file iolab would
 /// create (nothing is created by a dry run), plans without an error.
 #[test]
@@ -86,12 +97,7 @@ start_delay = "5s"
         ),
     )
     .unwrap();
-    let out = iolab()
-        .arg("run")
-        .arg(&job)
-        .arg("--dry-run")
-        .output()
-        .unwrap();
+    let out = dry_run_job(dir.path(), &job);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
@@ -325,13 +331,7 @@ fn a_bad_value_in_a_run_workload_names_its_line() {
         "[[run]]\nname = 'r'\nduration = '2s'\n\n[[run.workload]]\ntarget = 'a'\n\n[[run.workload]]\ntarget = 'b'\nqd = 0\n",
     )
     .unwrap();
-    let out = iolab()
-        .current_dir(dir.path())
-        .arg("run")
-        .arg(&job)
-        .arg("--dry-run")
-        .output()
-        .unwrap();
+    let out = dry_run_job(dir.path(), &job);
     let e = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{e}");
     assert!(
@@ -344,12 +344,7 @@ fn a_bad_value_in_a_run_workload_names_its_line() {
         "[[workload]]\ntarget = 'a'\n[[run]]\n[[run.workload]]\ntarget = 'b'\n",
     )
     .unwrap();
-    let out = iolab()
-        .arg("run")
-        .arg(&job)
-        .arg("--dry-run")
-        .output()
-        .unwrap();
+    let out = dry_run_job(dir.path(), &job);
     let e = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{e}");
     assert!(
@@ -409,13 +404,7 @@ fn start_delay_and_skew_in_a_job_file_are_keys_like_any_other() {
         "[[run]]\nname = 'r'\nrate = 100\n[[run.workload]]\ntarget = 'f'\nskew = 'lots'\n",
     )
     .unwrap();
-    let out = iolab()
-        .current_dir(dir.path())
-        .arg("run")
-        .arg(&job)
-        .arg("--dry-run")
-        .output()
-        .unwrap();
+    let out = dry_run_job(dir.path(), &job);
     let e = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{e}");
     assert!(e.contains("line 6: run 'r', workload 'r-1': --skew"), "{e}");

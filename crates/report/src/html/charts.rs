@@ -264,14 +264,7 @@ pub fn time_charts(run: &RunResult) -> Vec<(Chart, ChartExtras)> {
         return workload_time_charts(run);
     }
     let ivs = &run.intervals;
-    let x_values: Vec<f64> = ivs.iter().map(|iv| (iv.start_s + iv.end_s) / 2.0).collect();
-    let x: Vec<String> = ivs.iter().map(|iv| format!("{:.2} s", iv.end_s)).collect();
-    let lo = ivs.first().map_or(0.0, |iv| iv.start_s.min(0.0));
-    let hi = ivs
-        .iter()
-        .map(|iv| iv.end_s)
-        .fold(0.0, f64::max)
-        .max(lo + 1e-3);
+    let (x, x_values, lo, hi) = time_axis(run);
     let extras = || ChartExtras {
         bands: run_bands(run),
         x_domain: Some((lo, hi)),
