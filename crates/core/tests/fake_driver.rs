@@ -128,6 +128,7 @@ fn skeleton(spec: &WorkloadSpec) -> WorkloadRaw {
         incomplete_reason: None,
         notes: vec![],
         verify: None,
+        fs: None,
     }
 }
 

@@ -305,6 +305,7 @@ impl Driver for BlockDriver {
             incomplete_reason: None,
             notes: self.notes.clone(),
             verify,
+            fs: None,
         }
     }
 

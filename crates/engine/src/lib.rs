@@ -1,8 +1,8 @@
 //! The workload engine: the block driver on the run core.
 //!
 //! [`run`] takes a [`iolab_spec::RunSpec`] (workloads that run together),
-//! runs it on [`iolab_core`] with one block driver per workload
-//! ([`block`]) and returns a [`RunRaw`]: histograms, counters, errors and
+//! runs it on [`iolab_core`] with one driver per workload (the block
+//! driver, [`block`], or the file-system driver, [`fs`]) and returns a [`RunRaw`]: histograms, counters, errors and
 //! gaps, not text. Engines
 //! follow fio's queue/submit/reap model (see [`engines`]) and say what
 //! they do through [`engines::EngineCaps`].
@@ -13,6 +13,7 @@ mod buffers;
 pub mod clock;
 pub mod data;
 pub mod engines;
+pub mod fs;
 pub mod gen;
 mod precheck;
 mod prepare;

@@ -4,9 +4,10 @@
 //! [`RunSpec::single`].
 
 use crate::block::BlockDriver;
+use crate::fs::FsDriver;
 use iolab_core::{CoreError, Driver, EventLog, Sampler};
 use iolab_raw::*;
-use iolab_spec::RunSpec;
+use iolab_spec::{RunSpec, WorkloadSpec};
 use iolab_target::TargetError;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -89,6 +90,16 @@ fn check_clock(spec: &RunSpec) -> Result<(), RunError> {
     Ok(())
 }
 
+/// The driver of a workload: the file-system driver when it names
+/// filesets, the block driver otherwise.
+fn driver<'a>(w: &WorkloadSpec, rate: Option<f64>) -> Box<dyn Driver<Error = RunError> + 'a> {
+    if w.fs.is_some() {
+        Box::new(FsDriver::new(w, rate))
+    } else {
+        Box::new(BlockDriver::new(w, rate))
+    }
+}
+
 fn run_checked(
     spec: &RunSpec,
     obs: &mut dyn iolab_core::Observer,
@@ -100,7 +111,7 @@ fn run_checked(
         .workloads
         .iter()
         .zip(spec.workload_rates())
-        .map(|(w, r)| Box::new(BlockDriver::new(w, r)) as Box<dyn Driver<Error = RunError>>)
+        .map(|(w, r)| driver(w, r))
         .collect();
     iolab_core::run_with(spec, drivers, obs, stop, events, samplers)
 }

@@ -33,15 +33,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::Duration;
 
-/// vdbench's `format=`; see the module doc.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Format {
-    Yes,
-    #[default]
-    No,
-    Restart,
-}
+pub use iolab_spec::fileset::Format;
 
 /// Creation's progress, handed to the callback about ten times a second.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

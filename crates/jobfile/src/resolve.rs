@@ -484,6 +484,7 @@ pub fn resolve_run(
         max_errors: o.max_errors.unwrap_or(50),
         start_delay_s: secs_v(&o.start_delay, "start-delay")?.unwrap_or(0.0),
         skew_pct: num(&o.skew, "skew", "a percentage")?,
+        fs: None,
     };
     spec.validate()?;
     Ok(spec)

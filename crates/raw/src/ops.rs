@@ -3,78 +3,10 @@
 //! allocation) and a new operation is one more enum variant.
 
 use crate::raw::DirStats;
+pub use iolab_spec::Op;
 use serde::{Deserialize, Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
-
-/// An operation a workload issues. Block workloads issue reads and
-/// writes; file-system workloads add the metadata operations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Op {
-    Read,
-    Write,
-    Fsync,
-    Open,
-    Close,
-    Create,
-    Delete,
-    Stat,
-    Append,
-    Mkdir,
-    Rmdir,
-    Readdir,
-    Rename,
-}
-
-impl Op {
-    /// Every operation, in table order.
-    pub const ALL: [Op; 13] = [
-        Op::Read,
-        Op::Write,
-        Op::Fsync,
-        Op::Open,
-        Op::Close,
-        Op::Create,
-        Op::Delete,
-        Op::Stat,
-        Op::Append,
-        Op::Mkdir,
-        Op::Rmdir,
-        Op::Readdir,
-        Op::Rename,
-    ];
-    pub const COUNT: usize = Op::ALL.len();
-
-    /// The name used in result documents and tables.
-    pub fn name(self) -> &'static str {
-        match self {
-            Op::Read => "read",
-            Op::Write => "write",
-            Op::Fsync => "fsync",
-            Op::Open => "open",
-            Op::Close => "close",
-            Op::Create => "create",
-            Op::Delete => "delete",
-            Op::Stat => "stat",
-            Op::Append => "append",
-            Op::Mkdir => "mkdir",
-            Op::Rmdir => "rmdir",
-            Op::Readdir => "readdir",
-            Op::Rename => "rename",
-        }
-    }
-
-    pub fn from_name(s: &str) -> Option<Op> {
-        Op::ALL.iter().copied().find(|o| o.name() == s)
-    }
-
-    /// True for operations that move data (their bytes count as
-    /// throughput); metadata operations count ops only.
-    pub fn moves_data(self) -> bool {
-        matches!(self, Op::Read | Op::Write | Op::Append)
-    }
-}
 
 /// Counts and latencies per operation. Only the operations a workload
 /// can issue have a slot (set when it is made, or on first merge), so an

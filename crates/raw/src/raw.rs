@@ -56,8 +56,51 @@ name_enum!(
         Write => "write",
         Fsync => "fsync",
         Prefill => "prefill",
+        Open => "open",
+        Close => "close",
+        Create => "create",
+        Delete => "delete",
+        Stat => "stat",
+        Append => "append",
+        Mkdir => "mkdir",
+        Rmdir => "rmdir",
+        Readdir => "readdir",
+        Rename => "rename",
+        Rewrite => "rewrite",
+        Fdatasync => "fdatasync",
+        Getattr => "getattr",
+        Setattr => "setattr",
+        Access => "access",
+        /// Creating a fileset before the run.
+        Fileset => "fileset",
     }
 );
+
+impl From<crate::ops::Op> for ErrOp {
+    fn from(o: crate::ops::Op) -> ErrOp {
+        use crate::ops::Op;
+        match o {
+            Op::Read => ErrOp::Read,
+            Op::Write => ErrOp::Write,
+            Op::Fsync => ErrOp::Fsync,
+            Op::Open => ErrOp::Open,
+            Op::Close => ErrOp::Close,
+            Op::Create => ErrOp::Create,
+            Op::Delete => ErrOp::Delete,
+            Op::Stat => ErrOp::Stat,
+            Op::Append => ErrOp::Append,
+            Op::Mkdir => ErrOp::Mkdir,
+            Op::Rmdir => ErrOp::Rmdir,
+            Op::Readdir => ErrOp::Readdir,
+            Op::Rename => ErrOp::Rename,
+            Op::Rewrite => ErrOp::Rewrite,
+            Op::Fdatasync => ErrOp::Fdatasync,
+            Op::Getattr => ErrOp::Getattr,
+            Op::Setattr => ErrOp::Setattr,
+            Op::Access => ErrOp::Access,
+        }
+    }
+}
 
 name_enum!(
     /// The clock the workers read.
@@ -204,7 +247,9 @@ pub fn merge_by_index<'a>(series: impl IntoIterator<Item = &'a [IntervalRaw]>) -
     out.into_values().collect()
 }
 
-/// A device error during the run.
+/// A device error during the run. For a file-system workload `target`
+/// is the file's or directory's path and `offset` the offset within the
+/// file (0 for metadata operations).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IoErrorRec {
     pub target: String,
@@ -311,9 +356,73 @@ pub struct WorkloadRaw {
     pub incomplete_reason: Option<String>,
     pub notes: Vec<String>,
     pub verify: Option<VerifyRunRaw>,
+    /// What only a file-system workload has: fileset counters, errors
+    /// per operation, the filesets as found and made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fs: Option<FsRaw>,
 }
 
 pub type RawRun = WorkloadRaw;
+
+/// vdbench's file-system counters over the measured time (after
+/// warm-up), for the whole workload. Opens and closes done inside a mix
+/// operation count here too.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FilesetCounters {
+    pub files_created: u64,
+    pub dirs_created: u64,
+    pub files_deleted: u64,
+    pub dirs_deleted: u64,
+    pub opens_read: u64,
+    pub opens_write: u64,
+    pub closes: u64,
+}
+
+impl FilesetCounters {
+    pub fn merge(&mut self, o: &FilesetCounters) {
+        self.files_created += o.files_created;
+        self.dirs_created += o.dirs_created;
+        self.files_deleted += o.files_deleted;
+        self.dirs_deleted += o.dirs_deleted;
+        self.opens_read += o.opens_read;
+        self.opens_write += o.opens_write;
+        self.closes += o.closes;
+    }
+}
+
+/// One fileset of a file-system workload as the run found and left it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FilesetRaw {
+    pub name: String,
+    /// The anchor directory (absolute).
+    pub anchor: String,
+    /// Files and directories of the layout, and its bytes.
+    pub files: u64,
+    pub dirs: u64,
+    pub bytes: u64,
+    /// What creation before the run made (0 when all was reused).
+    pub files_made: u64,
+    pub dirs_made: u64,
+    pub bytes_written: u64,
+    pub create_secs: f64,
+    /// Files existing at the run's end (the layout's, as iolab tracked them).
+    pub files_at_end: u64,
+    /// Whether the files were removed after the run (`cleanup`).
+    pub removed: bool,
+}
+
+/// A file-system workload's own results.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FsRaw {
+    pub counters: FilesetCounters,
+    /// (errno, count) per operation, over the whole run; errno 0 is a
+    /// short transfer (a file shorter than expected).
+    pub op_errors: std::collections::BTreeMap<crate::ops::Op, Vec<(i32, u64)>>,
+    pub filesets: Vec<FilesetRaw>,
+    /// Operations run by system calls because this kernel's io_uring has
+    /// no opcode for them (or io_uring is off): say so in the report.
+    pub sync_ops: Vec<crate::ops::Op>,
+}
 
 /// An event marked during a run or a monitor (`iolab mark`, SIGUSR1).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -80,6 +80,7 @@ pub fn workload(name: &str, rw: &str, ivs: Vec<(u32, OpStats)>) -> WorkloadRaw {
         incomplete_reason: None,
         notes: vec![],
         verify: None,
+        fs: None,
     }
 }
 

@@ -4,11 +4,15 @@
 //! resolved to a concrete value, validated, and serializable so that the
 //! result document records exactly what ran. The engine consumes it.
 
+pub mod fileset;
+pub mod fs;
+pub mod op;
 pub mod params;
 pub mod run;
 pub mod units;
 pub mod workload;
 
+pub use op::Op;
 pub use run::RunSpec;
 pub use units::{
     format_bytes, format_duration, format_duration_exact, parse_duration, parse_size, UnitError,

@@ -215,6 +215,11 @@ pub struct WorkloadSpec {
     /// (vdbench `skew`); `None` takes an even part of what the shares leave.
     #[serde(default)]
     pub skew_pct: Option<f64>,
+    /// A file-system workload (filesets and a mix or flows): runs on the
+    /// file-system driver; `targets` is then empty. `None`: a block
+    /// workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fs: Option<crate::fs::FsSpec>,
 }
 
 /// Allowed range of `--jobs`.
@@ -319,6 +324,7 @@ impl WorkloadSpec {
             max_errors: 0,
             start_delay_s: 0.0,
             skew_pct: None,
+            fs: None,
         }
     }
 
@@ -352,7 +358,7 @@ impl WorkloadSpec {
     /// Check what can be checked without looking at the targets.
     pub fn validate(&self) -> Result<(), SpecError> {
         let e = |s: String| Err(SpecError(s));
-        if self.targets.is_empty() {
+        if self.targets.is_empty() && self.fs.is_none() {
             return e("no target: give --target PATH (a file or a block device)".into());
         }
         check_range("read-pct", self.read_pct.into(), PCT_RANGE)?;

@@ -1,0 +1,101 @@
+//! The operations a workload issues, one definition for every crate:
+//! the run core's tables ([`iolab_raw::OpStats`] in the raw crate), the
+//! file-system workload's mixes and flows ([`crate::fs`]) and the result
+//! document's `operations` keys.
+
+use serde::{Deserialize, Serialize};
+
+/// An operation a workload issues. Block workloads issue reads and
+/// writes; file-system workloads add the metadata operations. The names
+/// are the result document's keys (`operations.<name>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Op {
+    Read,
+    Write,
+    Fsync,
+    Open,
+    Close,
+    Create,
+    Delete,
+    Stat,
+    Append,
+    Mkdir,
+    Rmdir,
+    Readdir,
+    Rename,
+    /// Writing over existing data of a file (vdbench `rewrite`).
+    Rewrite,
+    Fdatasync,
+    /// vdbench `getattr`: the attributes of an open file (fstat).
+    Getattr,
+    /// vdbench `setattr`: change attributes (mode and times).
+    Setattr,
+    /// vdbench `access`: faccessat on a path.
+    Access,
+}
+
+impl Op {
+    /// Every operation, in table order.
+    pub const ALL: [Op; 18] = [
+        Op::Read,
+        Op::Write,
+        Op::Fsync,
+        Op::Open,
+        Op::Close,
+        Op::Create,
+        Op::Delete,
+        Op::Stat,
+        Op::Append,
+        Op::Mkdir,
+        Op::Rmdir,
+        Op::Readdir,
+        Op::Rename,
+        Op::Rewrite,
+        Op::Fdatasync,
+        Op::Getattr,
+        Op::Setattr,
+        Op::Access,
+    ];
+    pub const COUNT: usize = Op::ALL.len();
+
+    /// The name used in result documents and tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Read => "read",
+            Op::Write => "write",
+            Op::Fsync => "fsync",
+            Op::Open => "open",
+            Op::Close => "close",
+            Op::Create => "create",
+            Op::Delete => "delete",
+            Op::Stat => "stat",
+            Op::Append => "append",
+            Op::Mkdir => "mkdir",
+            Op::Rmdir => "rmdir",
+            Op::Readdir => "readdir",
+            Op::Rename => "rename",
+            Op::Rewrite => "rewrite",
+            Op::Fdatasync => "fdatasync",
+            Op::Getattr => "getattr",
+            Op::Setattr => "setattr",
+            Op::Access => "access",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Op> {
+        Op::ALL.iter().copied().find(|o| o.name() == s)
+    }
+
+    /// True for operations that move data (their bytes count as
+    /// throughput); metadata operations count ops only.
+    pub fn moves_data(self) -> bool {
+        matches!(self, Op::Read | Op::Write | Op::Append | Op::Rewrite)
+    }
+
+    /// Operations whose bytes are written (the rest of the data
+    /// operations read).
+    pub fn writes_data(self) -> bool {
+        matches!(self, Op::Write | Op::Append | Op::Rewrite)
+    }
+}
