@@ -250,9 +250,11 @@ pub fn parse_mix(s: &str, filesets: &[&str]) -> Result<Vec<MixEntry>, SpecError>
         let (head, w) = item.rsplit_once(':').unwrap_or((item, ""));
         let weight = match w.trim().parse::<u32>() {
             Ok(w) => w,
-            Err(_) => return err(format!(
+            Err(_) => {
+                return err(format!(
                 "--mix: '{item}' has no weight; end each entry with :WEIGHT, e.g. read:60,write:40"
-            )),
+            ))
+            }
         };
         let (step, _) = parse_step("mix", head, filesets, false)?;
         out.push(MixEntry { step, weight });
