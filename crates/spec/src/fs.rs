@@ -360,6 +360,83 @@ impl FsSpec {
     }
 }
 
+impl FsFileset {
+    /// `bigfileset at /mnt/fb/bigfileset: 10000 files of gamma mean 128 KiB
+    /// (shape 1.5), 20 a directory, 80% created before the run`.
+    pub fn describe(&self) -> String {
+        use crate::fileset::{FileSize, Shape};
+        use crate::format_bytes;
+        let shape = match &self.spec.shape {
+            Shape::Tree(t) => format!(
+                "{} files ({} in each of {} leaf directories, depth {} x width {}), sizes {}",
+                t.leaves().unwrap_or(0).saturating_mul(t.files),
+                t.files,
+                t.leaves().unwrap_or(0),
+                t.depth,
+                t.width,
+                t.sizes
+            ),
+            Shape::Entries(e) => {
+                let size = match e.size {
+                    FileSize::Fixed(b) => format_bytes(b),
+                    FileSize::Gamma { mean, shape } => {
+                        format!("gamma mean {} (shape {shape})", format_bytes(mean))
+                    }
+                };
+                format!(
+                    "{} files of {size}, {} a directory, {}% created before the run",
+                    e.entries, e.dir_width, e.prealloc
+                )
+            }
+        };
+        let format = match self.format {
+            Format::Yes => "format yes",
+            Format::No => "format no",
+            Format::Restart => "format restart",
+        };
+        let keep = if self.cleanup {
+            "removed after"
+        } else {
+            "kept"
+        };
+        format!(
+            "fileset {} at {}: {shape}; {format}, {keep}",
+            self.name,
+            self.spec.anchor.display()
+        )
+    }
+}
+
+impl FsSpec {
+    /// The workload in lines for `--dry-run` and the run's heading: the
+    /// filesets, then the mix or each flow in the `--mix`/`--flow` syntax.
+    pub fn describe(&self) -> Vec<String> {
+        use crate::fs_parse::{flow_text, mix_text};
+        let names: Vec<&str> = self.filesets.iter().map(|f| f.name.as_str()).collect();
+        let mut out: Vec<String> = self.filesets.iter().map(FsFileset::describe).collect();
+        let select = match self.select {
+            FileSelect::Sequential => "seq".to_string(),
+            FileSelect::Uniform => "random".to_string(),
+            FileSelect::Zipf(t) => format!("zipf:{t}"),
+        };
+        match &self.work {
+            FsWork::Mix(m) => out.push(format!(
+                "mix: {} (files picked {select})",
+                mix_text(m, &names)
+            )),
+            FsWork::Flows(f) => {
+                for f in f {
+                    out.push(format!(
+                        "flow {} (files picked {select})",
+                        flow_text(f, &names)
+                    ));
+                }
+            }
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -460,5 +537,20 @@ mod tests {
             let e = s.validate().unwrap_err().0;
             assert!(e.contains(needle) && !e.contains('\n'), "{needle}: {e}");
         }
+    }
+
+    #[test]
+    fn describe_names_filesets_and_the_work_in_step_syntax() {
+        let d = flows("w(3 think=1ms): open@b,read:whole:1m,close").describe();
+        assert_eq!(d.len(), 3);
+        assert!(
+            d[0].starts_with("fileset a at /mnt/a: 100 files (10 in each of 10 leaf directories"),
+            "{}",
+            d[0]
+        );
+        assert_eq!(
+            d[2],
+            "flow w(3 think=1000us): open@b,read:whole:1m,close (files picked random)"
+        );
     }
 }

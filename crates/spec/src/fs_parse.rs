@@ -485,6 +485,84 @@ pub fn parse_format(s: &str) -> Result<Format, SpecError> {
     }
 }
 
+/// A size as a step writes it: `16k`, `1m`, `3g`, or bytes.
+pub fn size_text(b: u64) -> String {
+    for (unit, n) in [("g", 1u64 << 30), ("m", 1 << 20), ("k", 1 << 10)] {
+        if b >= n && b % n == 0 {
+            return format!("{}{unit}", b / n);
+        }
+    }
+    b.to_string()
+}
+
+/// A step in the syntax [`parse_flows`] reads: `read@logs:whole:1m:x4`.
+/// `filesets` name the `@` (omitted for the first fileset, and for a
+/// step on the current file in `current`'s fileset).
+pub fn step_text(s: &Step, filesets: &[&str], current: Option<u32>) -> String {
+    let mut t = s.op.name().to_string();
+    let implied = if needs_current(s.op) {
+        current.unwrap_or(0)
+    } else {
+        0
+    };
+    if s.fileset != implied {
+        let name = filesets.get(s.fileset as usize).copied();
+        match name {
+            Some(n) => t.push_str(&format!("@{n}")),
+            None => t.push_str(&format!("@{}", s.fileset)),
+        }
+    }
+    if s.whole {
+        t.push_str(":whole");
+    }
+    if s.random {
+        t.push_str(":rand");
+    }
+    if s.xfer > 0 {
+        t.push(':');
+        t.push_str(&size_text(s.xfer));
+    }
+    if s.iters != 1 {
+        t.push_str(&format!(":x{}", s.iters));
+    }
+    t
+}
+
+/// A mix in the syntax [`parse_mix`] reads.
+pub fn mix_text(m: &[MixEntry], filesets: &[&str]) -> String {
+    m.iter()
+        .map(|e| format!("{}:{}", step_text(&e.step, filesets, None), e.weight))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// A flow in the syntax [`parse_flows`] reads, with its head.
+pub fn flow_text(f: &Flow, filesets: &[&str]) -> String {
+    let mut head = format!("{}({}", f.name, f.threads);
+    if let Some(r) = f.rate_ops {
+        head.push_str(&format!(" rate={r}"));
+    }
+    if f.think_us > 0 {
+        head.push_str(&format!(" think={}us", f.think_us));
+    }
+    head.push_str("): ");
+    let mut current = None;
+    let steps: Vec<String> = f
+        .steps
+        .iter()
+        .map(|s| {
+            let t = step_text(s, filesets, current);
+            match s.op {
+                Op::Create | Op::Open => current = Some(s.fileset),
+                Op::Close => current = None,
+                _ => {}
+            }
+            t
+        })
+        .collect();
+    head + &steps.join(",")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -670,5 +748,24 @@ mod tests {
         }
         assert_eq!(parse_format("restart").unwrap(), Format::Restart);
         assert!(parse_format("only").unwrap_err().0.contains("yes"));
+    }
+
+    #[test]
+    fn rendered_steps_parse_back_to_the_same_workload() {
+        let sets = ["data", "logs"];
+        for text in [
+            "reader(4 rate=200.5 think=10000us): open@logs,read:rand:2k:x100,close,stat@logs,mkdir | w(1): create,write:whole:1m,fsync,close,delete",
+            "f(3): open,append:rand:16k,close,open@logs,read:whole:1m,close,rename,readdir",
+        ] {
+            let flows = parse_flows(text, &sets, 1).unwrap();
+            let again: Vec<String> = flows.iter().map(|f| flow_text(f, &sets)).collect();
+            assert_eq!(parse_flows(&again.join(" | "), &sets, 1).unwrap(), flows, "{again:?}");
+        }
+        let m = parse_mix("read:whole:1m:3,stat@logs:2,append:rand:4097:1", &sets).unwrap();
+        assert_eq!(parse_mix(&mix_text(&m, &sets), &sets).unwrap(), m);
+        assert_eq!(
+            mix_text(&m, &sets),
+            "read:whole:1m:3,stat@logs:2,append:rand:4097:1"
+        );
     }
 }
