@@ -488,7 +488,7 @@ pub fn parse_format(s: &str) -> Result<Format, SpecError> {
 /// A size as a step writes it: `16k`, `1m`, `3g`, or bytes.
 pub fn size_text(b: u64) -> String {
     for (unit, n) in [("g", 1u64 << 30), ("m", 1 << 20), ("k", 1 << 10)] {
-        if b >= n && b % n == 0 {
+        if b >= n && b.is_multiple_of(n) {
             return format!("{}{unit}", b / n);
         }
     }
