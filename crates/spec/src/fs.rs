@@ -299,7 +299,7 @@ impl FsSpec {
     }
 
     fn validate_flow(&self, f: &Flow) -> Result<(), crate::SpecError> {
-        let name = &f.name;
+        let name = &format!("'{}'", f.name);
         if f.threads == 0 || u64::from(f.threads) > crate::JOBS_RANGE.1 {
             return bad(format!(
                 "flow {name} has {} threads; give 1 to {}",
@@ -434,6 +434,39 @@ impl FsSpec {
             }
         }
         out
+    }
+}
+
+impl crate::WorkloadSpec {
+    /// The heading of a file-system workload (`None` for a block one):
+    /// its name, what it runs, its queue depth and options; the filesets
+    /// and flows ([`FsSpec::describe`]) follow on lines of their own.
+    pub fn fs_heading(&self) -> Option<String> {
+        let fs = self.fs.as_ref()?;
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        let what = match (&fs.personality, &fs.work) {
+            (Some(p), _) => format!("filebench personality {p}"),
+            (None, FsWork::Mix(_)) => {
+                format!("mix, {} thread{}", self.jobs, plural(self.jobs as usize))
+            }
+            (None, FsWork::Flows(f)) => format!("{} flow{}", f.len(), plural(f.len())),
+        };
+        let mut s = format!(
+            "{}: files, {what}, qd {}, {}",
+            self.name,
+            self.qd,
+            self.engine.name()
+        );
+        if self.direct {
+            s.push_str(", O_DIRECT");
+        }
+        if self.sync == crate::SyncMode::Dsync {
+            s.push_str(", O_DSYNC");
+        }
+        if let Some(r) = self.rate_iops {
+            s.push_str(&format!(", rate {r} ops/s"));
+        }
+        Some(s)
     }
 }
 
