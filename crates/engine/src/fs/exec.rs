@@ -136,6 +136,9 @@ pub struct FsWorkerOut {
     pub counters: FilesetCounters,
     pub op_errors: Vec<(Op, i32, u64)>,
     pub skipped: u64,
+    /// The workload's operations this thread's backend ran as system
+    /// calls.
+    pub sync_ops: Vec<Op>,
 }
 
 /// One thread's executor.
@@ -495,6 +498,13 @@ impl<B: Backend> Exec<B> {
             counters: self.counters,
             op_errors: std::mem::take(&mut self.op_errors),
             skipped: self.skipped,
+            sync_ops: self
+                .plan
+                .ops
+                .iter()
+                .copied()
+                .filter(|o| self.be.sync_ops().contains(o))
+                .collect(),
         };
         let Exec {
             be,

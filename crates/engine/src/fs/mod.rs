@@ -327,6 +327,7 @@ impl Driver for FsDriver {
             .filter_map(|x| x.downcast::<FsWorkerOut>().ok().map(|b| *b))
             .collect();
         let mut fs = self.fs_raw();
+        fs.sync_ops.clear();
         let skipped = setup::merge_outs(&mut fs, &outs);
         if skipped > 0 {
             self.notes.push(format!(

@@ -435,6 +435,11 @@ pub(super) fn merge_outs(fs: &mut FsRaw, outs: &[FsWorkerOut]) -> u64 {
     for o in outs {
         fs.counters.merge(&o.counters);
         skipped += o.skipped;
+        for op in &o.sync_ops {
+            if !fs.sync_ops.contains(op) {
+                fs.sync_ops.push(*op);
+            }
+        }
         for &(op, errno, n) in &o.op_errors {
             let v = fs.op_errors.entry(op).or_default();
             match v.iter_mut().find(|e| e.0 == errno) {
@@ -443,6 +448,7 @@ pub(super) fn merge_outs(fs: &mut FsRaw, outs: &[FsWorkerOut]) -> u64 {
             }
         }
     }
+    fs.sync_ops.sort();
     for v in fs.op_errors.values_mut() {
         v.sort();
     }

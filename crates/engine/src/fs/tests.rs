@@ -295,3 +295,92 @@ fn a_refused_fileset_leaves_no_anchor_behind() {
     assert!(msg.contains("the fileset needs"), "{msg}");
     assert!(!anchor.exists());
 }
+
+#[test]
+fn every_operation_runs_in_a_mix_and_the_tree_matches_the_counters() {
+    let d = tempfile::tempdir().unwrap();
+    let anchor = d.path().join("a");
+    let all: Vec<(Op, u32)> = Op::ALL.iter().map(|&o| (o, 5)).collect();
+    let mut w = workload(fileset(&anchor, 30, "8k"), mix(&all), 0.3);
+    w.jobs = 2;
+    w.qd = 3;
+    let r = go(w).unwrap();
+    assert!(r.complete, "{:?}", r.incomplete_reason);
+    assert_eq!(r.errors_total, 0, "{:?}", r.errors.first());
+    for op in Op::ALL {
+        assert!(
+            ops(&r, op) > 0,
+            "no {op:?} in {:?}",
+            r.ops.iter().map(|(o, d)| (o, d.ops)).collect::<Vec<_>>()
+        );
+    }
+    let fs = r.fs.as_ref().unwrap();
+    assert_eq!(fs.sync_ops, Op::ALL.to_vec());
+    let c = fs.counters;
+    let (files, dirs) = walk(&anchor);
+    assert_eq!(files, 60 + c.files_created - c.files_deleted, "{c:?}");
+    assert_eq!(dirs, 2 + c.dirs_created - c.dirs_deleted, "{c:?}");
+    assert_eq!(c.closes, c.opens_read + c.opens_write, "{c:?}");
+    assert_eq!(c.files_created, ops(&r, Op::Create));
+    assert_eq!(c.files_deleted, ops(&r, Op::Delete));
+    assert_eq!(c.dirs_created, ops(&r, Op::Mkdir));
+}
+
+#[test]
+fn a_mix_ends_on_its_operation_count_across_threads() {
+    let d = tempfile::tempdir().unwrap();
+    let mut w = workload(
+        fileset(&d.path().join("a"), 20, "4k"),
+        mix(&[(Op::Read, 1), (Op::Stat, 1)]),
+        1.0,
+    );
+    w.duration_s = None;
+    w.ops = Some(777);
+    w.jobs = 3;
+    w.qd = 2;
+    let r = go(w).unwrap();
+    assert!(r.complete, "{:?}", r.incomplete_reason);
+    assert_eq!(r.ops.total_ops(), 777);
+}
+
+#[test]
+fn a_mix_ends_on_bytes() {
+    let d = tempfile::tempdir().unwrap();
+    let mut w = workload(
+        fileset(&d.path().join("a"), 20, "64k"),
+        mix(&[(Op::Read, 1)]),
+        1.0,
+    );
+    w.duration_s = None;
+    w.io_size = Some(400 << 10);
+    let r = go(w).unwrap();
+    let b = r.ops.read().bytes;
+    assert!((400 << 10..(400 << 10) + 4096).contains(&b), "{b}");
+    assert_eq!(r.ops.read().ops, 100);
+}
+
+#[test]
+fn rate_and_think_time_pace_the_work() {
+    let d = tempfile::tempdir().unwrap();
+    let set = fileset(&d.path().join("a"), 20, "4k");
+    let mut w = workload(set.clone(), mix(&[(Op::Stat, 1)]), 0.4);
+    w.rate_iops = Some(500.0);
+    w.jobs = 2;
+    let n = go(w).unwrap().ops.total_ops();
+    assert!((150..=205).contains(&n), "{n} stats at 500/s for 0.4 s");
+    let flow = Flow {
+        name: "f".into(),
+        threads: 1,
+        steps: vec![step(Op::Stat)],
+        rate_ops: None,
+        think_us: 20_000,
+    };
+    let n = go(workload(set, FsWork::Flows(vec![flow]), 0.3))
+        .unwrap()
+        .ops
+        .total_ops();
+    assert!(
+        (10..=16).contains(&n),
+        "{n} passes of 20 ms think time in 0.3 s"
+    );
+}
