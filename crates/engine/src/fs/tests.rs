@@ -384,3 +384,41 @@ fn rate_and_think_time_pace_the_work() {
         "{n} passes of 20 ms think time in 0.3 s"
     );
 }
+
+#[test]
+fn enospc_mid_run_stops_cleanly_with_the_results_kept() {
+    iolab_testutil::require_root!();
+    let m = iolab_testutil::TmpfsMount::new("2m").unwrap();
+    let anchor = m.path().join("a");
+    let set = fileset(&anchor, 8, "64k");
+    let append = Step {
+        xfer: 64 << 10,
+        ..step(Op::Append)
+    };
+    let work = FsWork::Mix(vec![
+        MixEntry {
+            step: append,
+            weight: 1,
+        },
+        MixEntry {
+            step: step(Op::Stat),
+            weight: 1,
+        },
+    ]);
+    let mut w = workload(set.clone(), work.clone(), 2.0);
+    w.bs[0].bytes = 64 << 10;
+    let r = go(w.clone()).unwrap();
+    let why = r.incomplete_reason.as_deref().unwrap_or("");
+    assert!(why.contains("ENOSPC") && why.contains("/a/d"), "{why}");
+    let fs = r.fs.as_ref().unwrap();
+    let enospc = &fs.op_errors[&Op::Append];
+    assert!(enospc.iter().any(|e| e.0 == libc::ENOSPC), "{enospc:?}");
+    assert!(ops(&r, Op::Append) > 5 && ops(&r, Op::Stat) > 5);
+    assert!(r.measured_ns < 1_000_000_000, "stopped early");
+    // Under --on-error continue it runs its time, counting every refusal.
+    w.on_error = iolab_spec::OnError::Continue;
+    w.duration_s = Some(0.2);
+    let r = go(w).unwrap();
+    assert!(r.complete, "{:?}", r.incomplete_reason);
+    assert!(r.errors_total > 10, "{}", r.errors_total);
+}
