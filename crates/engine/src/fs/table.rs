@@ -186,3 +186,36 @@ mod tests {
         assert_eq!(t.side_dirs().collect::<Vec<_>>(), vec![got]);
     }
 }
+
+#[cfg(test)]
+mod select_tests {
+    use super::*;
+
+    #[test]
+    fn sequential_walks_in_order_and_zipf_favours_a_few_files() {
+        let t = FileTable::new(100);
+        for i in 0..100 {
+            t.init(i, EXISTS, 0);
+        }
+        let mut rng = fastrand::Rng::with_seed(3);
+        let mut p = Picker::new(FileSelect::Sequential, 100, 1, 2, 0);
+        let got: Vec<u64> = (0..3)
+            .map(|_| {
+                let i = p.claim(&t, EXISTS, EXISTS, &mut rng).unwrap();
+                t.release(i, EXISTS);
+                i
+            })
+            .collect();
+        assert_eq!(got, vec![50, 51, 52]);
+        let mut p = Picker::new(FileSelect::Zipf(1.2), 100, 0, 1, 9);
+        let mut hits = [0u32; 100];
+        for _ in 0..10_000 {
+            let i = p.claim(&t, EXISTS, EXISTS, &mut rng).unwrap();
+            t.release(i, EXISTS);
+            hits[i as usize] += 1;
+        }
+        hits.sort_unstable();
+        let top10: u32 = hits[90..].iter().sum();
+        assert!(top10 > 5_000, "the 10 hottest files got {top10} of 10,000");
+    }
+}

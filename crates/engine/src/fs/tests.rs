@@ -422,3 +422,56 @@ fn enospc_mid_run_stops_cleanly_with_the_results_kept() {
     assert!(r.complete, "{:?}", r.incomplete_reason);
     assert!(r.errors_total > 10, "{}", r.errors_total);
 }
+
+#[test]
+fn o_direct_and_o_dsync_flows_move_whole_files() {
+    let d = tempfile::tempdir().unwrap();
+    let mut set = fileset(&d.path().join("a"), 1, "1");
+    set.spec.shape = Shape::Entries(EntriesShape {
+        entries: 40,
+        dir_width: 10,
+        size: FileSize::Fixed(16384),
+        prealloc: 50.0,
+    });
+    let whole = |op| Step {
+        whole: true,
+        ..step(op)
+    };
+    let steps = vec![
+        step(Op::Create),
+        whole(Op::Write),
+        step(Op::Append),
+        step(Op::Fdatasync),
+        step(Op::Close),
+        step(Op::Open),
+        whole(Op::Read),
+        step(Op::Close),
+        step(Op::Delete),
+    ];
+    let flow = Flow {
+        name: "f".into(),
+        threads: 1,
+        steps,
+        rate_ops: None,
+        think_us: 0,
+    };
+    let mut w = workload(set, FsWork::Flows(vec![flow]), 0.3);
+    w.direct = true;
+    w.sync = iolab_spec::SyncMode::Dsync;
+    let r = go(w).unwrap();
+    if r.errors.first().is_some_and(|e| e.errno == libc::EINVAL) {
+        eprintln!("SKIP o_direct_and_o_dsync_flows_move_whole_files: no O_DIRECT here");
+        return;
+    }
+    assert_eq!(r.errors_total, 0, "{:?}", r.errors.first());
+    let (wr, rd) = (r.ops.get(Op::Write).unwrap(), r.ops.read());
+    assert!(
+        wr.ops > 5 && wr.bytes == wr.ops * 16384,
+        "{} {}",
+        wr.ops,
+        wr.bytes
+    );
+    // Each file read whole: its 16 KiB and the 4 KiB appended.
+    assert!(rd.bytes >= rd.ops * 16384, "{} {}", rd.ops, rd.bytes);
+    assert!(ops(&r, Op::Fdatasync).abs_diff(wr.ops) <= 1);
+}
