@@ -84,6 +84,8 @@ impl<B: Backend> Exec<B> {
             }
             _ if sl.cur_fd < 0 => false,
             Op::Close => {
+                sl.set = sl.cur_set;
+                sl.file = sl.cur_file;
                 sl.fd = sl.cur_fd;
                 sl.ph = Ph::CloseCur;
                 true

@@ -475,3 +475,14 @@ fn o_direct_and_o_dsync_flows_move_whole_files() {
     assert!(rd.bytes >= rd.ops * 16384, "{} {}", rd.ops, rd.bytes);
     assert!(ops(&r, Op::Fdatasync).abs_diff(wr.ops) <= 1);
 }
+
+#[test]
+fn an_anchor_whose_parent_is_missing_is_one_line_and_nothing_is_made() {
+    let d = tempfile::tempdir().unwrap();
+    let anchor = d.path().join("no/such/a");
+    let w = workload(fileset(&anchor, 4, "4k"), mix(&[(Op::Stat, 1)]), 0.1);
+    let msg = go(w).unwrap_err().to_string();
+    assert!(msg.contains("parent") && msg.contains("does not exist"), "{msg}");
+    assert!(!msg.contains('\n'));
+    assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
+}
