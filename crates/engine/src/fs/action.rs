@@ -284,10 +284,13 @@ impl<B: Backend> Exec<B> {
 
     fn req_open(&self, s: u32) -> Req {
         let sl = &self.slots[s as usize];
+        // O_NOFOLLOW whatever the backend: the last component is never a
+        // symbolic link followed (the synchronous backend also refuses one
+        // anywhere on the path, through openat2).
         Req::Open {
             dir: self.sh.sets[sl.set as usize].dir_fd(),
             path: sl.path.as_ptr() as *const libc::c_char,
-            flags: sl.open_flags,
+            flags: sl.open_flags | libc::O_NOFOLLOW | libc::O_CLOEXEC,
             mode: 0o644,
         }
     }
