@@ -6,6 +6,8 @@
 //! adds the file-system results (`WorkloadRaw::fs`) at the end.
 
 pub mod backend;
+pub(crate) mod syscall;
+pub mod uring;
 pub mod verify;
 
 use crate::runner::RunError;
