@@ -346,3 +346,7 @@ impl Drop for UringBackend {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "uring_tests.rs"]
+mod tests;
