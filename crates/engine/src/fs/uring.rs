@@ -350,3 +350,7 @@ impl Drop for UringBackend {
 #[cfg(test)]
 #[path = "uring_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "uring_bench.rs"]
+mod bench;
