@@ -83,19 +83,14 @@ fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
-#[test]
-#[ignore = "a benchmark: bench/fs-meta-uring runs it"]
-fn fs_meta_bench() {
-    let base: String = env("IOLAB_FS_BENCH_DIR", "/tmp".to_string());
-    let n: usize = env("IOLAB_FS_BENCH_FILES", 20000);
-    let qds: String = env("IOLAB_FS_BENCH_QD", "1,16,64".to_string());
-    let dir = tempfile::tempdir_in(&base).unwrap();
-    let root = {
-        let p = CString::new(dir.path().to_str().unwrap()).unwrap();
-        // SAFETY: a valid C string.
-        unsafe { libc::open(p.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY) }
-    };
-    assert!(root >= 0);
+/// One backend's three phases on `n` new files in a new directory under
+/// `base`; prints a line per phase. `exec` runs a phase on `n` files.
+fn measure(base: &str, n: usize, label: &str, exec: &mut dyn FnMut(usize, &Phase) -> u64) {
+    let dir = tempfile::tempdir_in(base).unwrap();
+    let cpath = CString::new(dir.path().to_str().unwrap()).unwrap();
+    // SAFETY: a valid C string; the descriptor is closed at the end.
+    let root = unsafe { libc::open(cpath.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY) };
+    assert!(root >= 0, "open {}", dir.path().display());
     let names: Vec<CString> = (0..n)
         .map(|i| CString::new(format!("f{i}")).unwrap())
         .collect();
@@ -104,21 +99,22 @@ fn fs_meta_bench() {
         .map(|_| std::cell::UnsafeCell::new(unsafe { std::mem::zeroed() }))
         .collect();
     let flags = libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY;
+    let path = |i: usize| names[i].as_ptr();
     let open = |i: usize| Req::Open {
         dir: root,
-        path: names[i].as_ptr(),
+        path: path(i),
         flags,
         mode: 0o644,
     };
     let stat = |i: usize| Req::Statx {
         dir: root,
-        path: names[i].as_ptr(),
+        path: path(i),
         flags: 0,
         out: stx[i].get(),
     };
     let unlink = |i: usize| Req::Unlink {
         dir: root,
-        path: names[i].as_ptr(),
+        path: path(i),
         rmdir: false,
     };
     // A create is the open, then the close of what it opened.
@@ -141,32 +137,44 @@ fn fs_meta_bench() {
             then: &none,
         },
     ];
-    println!(
-        "fs-meta-uring: {n} empty files in {} (one thread)",
-        dir.path().display()
-    );
-    let run = |label: String, f: &mut dyn FnMut(&Phase) -> u64| {
-        for p in &phases {
-            let (t, c) = (Instant::now(), cpu_us());
-            let errors = f(p);
-            let (secs, cpu) = (t.elapsed().as_secs_f64(), cpu_us() - c);
-            println!(
-                "{label:<12} {:<7} {:>10.0} ops/s {:>7.2} cpu_us/op errors {errors}",
-                p.name,
-                n as f64 / secs,
-                cpu / n as f64
-            );
-            assert_eq!(errors, 0, "{label} {}", p.name);
-        }
-    };
-    run("syscall".into(), &mut |p| by_syscall(n, p));
+    for p in &phases {
+        let (t, c) = (Instant::now(), cpu_us());
+        let errors = exec(n, p);
+        let (secs, cpu) = (t.elapsed().as_secs_f64(), cpu_us() - c);
+        let (ops, cpu_op) = (n as f64 / secs, cpu / n as f64);
+        println!(
+            "{label:<16} {:<7} {ops:>10.0} ops/s {cpu_op:>7.2} cpu_us/op",
+            p.name
+        );
+        assert_eq!(errors, 0, "{label} {}", p.name);
+    }
+    // SAFETY: our own descriptor.
+    unsafe { libc::close(root) };
+}
+
+#[test]
+#[ignore = "a benchmark: bench/fs-meta-uring runs it"]
+fn fs_meta_bench() {
+    let base: String = env("IOLAB_FS_BENCH_DIR", "/tmp".to_string());
+    let n: usize = env("IOLAB_FS_BENCH_FILES", 20000);
+    let qds: String = env("IOLAB_FS_BENCH_QD", "1,16,64".to_string());
+    // io-wq workers per ring (bounded, unbounded); 0: the kernel's default.
+    let wq: u32 = env("IOLAB_FS_BENCH_WQ", 0);
+    println!("fs-meta-uring: {n} empty files under {base}, one thread, io-wq cap {wq}");
+    measure(&base, n, "syscall", &mut by_syscall);
     for qd in qds
         .split(',')
         .filter_map(|q| q.trim().parse::<usize>().ok())
     {
         let mut b = UringBackend::new(qd as u32).unwrap();
-        run(format!("uring qd={qd}"), &mut |p| by_ring(&mut b, qd, n, p));
+        if wq > 0 {
+            b.ring
+                .submitter()
+                .register_iowq_max_workers(&mut [wq, wq])
+                .unwrap();
+        }
+        let label = format!("uring qd={qd}");
+        measure(&base, n, &label, &mut |n, p| by_ring(&mut b, qd, n, p));
     }
-    // SAFETY: our own descriptor.
-    unsafe { libc::close(root) };
+    measure(&base, n, "syscall (again)", &mut by_syscall);
 }
