@@ -228,12 +228,17 @@ impl UringBackend {
         &self.setup
     }
 
-    /// Run `kinds` as system calls even though the kernel has their
-    /// opcodes (tests of the fallback path).
-    #[cfg(test)]
-    fn force_sync(&mut self, kinds: &[Kind]) {
-        for k in kinds {
-            self.on_ring[*k as usize] = false;
+    /// Run the requests of `ops` as system calls even where the kernel
+    /// has their opcodes (a choice of the driver, and the tests of the
+    /// fallback). Requests are shared between operations, so naming one
+    /// moves its siblings too (`stat` takes `getattr`: both are statx;
+    /// `append` takes `write` and `rewrite`); [`Backend::sync_ops`] then
+    /// names them all. Call it before the first push.
+    pub fn run_as_syscalls(&mut self, ops: &[Op]) {
+        for k in Kind::ALL {
+            if k.ops().iter().any(|o| ops.contains(o)) {
+                self.on_ring[k as usize] = false;
+            }
         }
         self.sync_ops = sync_ops_of(&self.on_ring);
     }

@@ -6,9 +6,16 @@
 //! line per backend and phase: ops/s and CPU µs per operation (the
 //! process's user + system time, io_uring's io-wq workers included).
 //!
-//! Environment: IOLAB_FS_BENCH_DIR (where the temporary directory goes;
-//! default /tmp), IOLAB_FS_BENCH_FILES (N, default 20000),
-//! IOLAB_FS_BENCH_QD (comma-separated queue depths, default "1,16,64").
+//! Environment: IOLAB_FS_BENCH_DIR (where the directories go; default
+//! /tmp), IOLAB_FS_BENCH_FILES (N, default 20000), IOLAB_FS_BENCH_QD (the
+//! backends in order: `sys` for system calls, a number for the ring at
+//! that depth; default "sys,1,16,64,sys"), IOLAB_FS_BENCH_PHASES (default
+//! "create,stat,delete"), IOLAB_FS_BENCH_KEEP=1 (each backend works in
+//! `DIR/fsmeta-<backend>-<n>`, kept between runs, so a script can
+//! remount the file system between phases to measure cold metadata;
+//! otherwise a temporary directory per backend) and IOLAB_FS_BENCH_WQ
+//! (cap on each ring's io-wq workers; 0, the default, leaves the
+//! kernel's).
 
 use super::*;
 use std::ffi::CString;
@@ -83,44 +90,81 @@ fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
-/// One backend's three phases on `n` new files in a new directory under
-/// `base`; prints a line per phase. `exec` runs a phase on `n` files.
-fn measure(base: &str, n: usize, label: &str, exec: &mut dyn FnMut(usize, &Phase) -> u64) {
-    let dir = tempfile::tempdir_in(base).unwrap();
-    let cpath = CString::new(dir.path().to_str().unwrap()).unwrap();
-    // SAFETY: a valid C string; the descriptor is closed at the end.
-    let root = unsafe { libc::open(cpath.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY) };
-    assert!(root >= 0, "open {}", dir.path().display());
-    let names: Vec<CString> = (0..n)
-        .map(|i| CString::new(format!("f{i}")).unwrap())
-        .collect();
-    // SAFETY: plain data; zeroes are a valid statx.
-    let stx: Vec<std::cell::UnsafeCell<libc::statx>> = (0..n)
-        .map(|_| std::cell::UnsafeCell::new(unsafe { std::mem::zeroed() }))
-        .collect();
+/// The memory one backend's run points into: the directory, the names
+/// and the statx buffers of its `n` files.
+struct Files {
+    _tmp: Option<tempfile::TempDir>,
+    root: RawFd,
+    names: Vec<CString>,
+    stx: Vec<std::cell::UnsafeCell<libc::statx>>,
+}
+
+impl Files {
+    /// `n` names in a new temporary directory under `base`, or in
+    /// `base/fsmeta-<label>-<n>` (made if missing, kept) when `keep`.
+    fn new(base: &str, n: usize, label: &str, keep: bool) -> Files {
+        let (tmp, dir) = if keep {
+            let d = std::path::Path::new(base).join(format!("fsmeta-{label}-{n}"));
+            std::fs::create_dir_all(&d).unwrap();
+            (None, d)
+        } else {
+            let t = tempfile::tempdir_in(base).unwrap();
+            let d = t.path().to_path_buf();
+            (Some(t), d)
+        };
+        let cpath = CString::new(dir.to_str().unwrap()).unwrap();
+        // SAFETY: a valid C string; the descriptor is closed on drop.
+        let root = unsafe { libc::open(cpath.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY) };
+        assert!(root >= 0, "open {}", dir.display());
+        let names = (0..n).map(|i| CString::new(format!("f{i}")).unwrap());
+        // SAFETY: plain data; zeroes are a valid statx.
+        let zero = || std::cell::UnsafeCell::new(unsafe { std::mem::zeroed() });
+        Files {
+            _tmp: tmp,
+            root,
+            names: names.collect(),
+            stx: (0..n).map(|_| zero()).collect(),
+        }
+    }
+
+    fn path(&self, i: usize) -> *const libc::c_char {
+        self.names[i].as_ptr()
+    }
+}
+
+impl Drop for Files {
+    fn drop(&mut self) {
+        // SAFETY: our own descriptor.
+        unsafe { libc::close(self.root) };
+    }
+}
+
+/// One backend's `phases` on `n` files; prints a line per phase.
+/// `exec` runs a phase on `n` files.
+fn measure(f: &Files, phases: &str, label: &str, exec: &mut dyn FnMut(usize, &Phase) -> u64) {
+    let (root, n) = (f.root, f.names.len());
     let flags = libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY;
-    let path = |i: usize| names[i].as_ptr();
     let open = |i: usize| Req::Open {
         dir: root,
-        path: path(i),
+        path: f.path(i),
         flags,
         mode: 0o644,
     };
     let stat = |i: usize| Req::Statx {
         dir: root,
-        path: path(i),
+        path: f.path(i),
         flags: 0,
-        out: stx[i].get(),
+        out: f.stx[i].get(),
     };
     let unlink = |i: usize| Req::Unlink {
         dir: root,
-        path: path(i),
+        path: f.path(i),
         rmdir: false,
     };
     // A create is the open, then the close of what it opened.
     let close = |step: u32, fd: i32| (step == 0 && fd >= 0).then_some(Req::Close { fd });
     let none = |_: u32, _: i32| None;
-    let phases = [
+    let all = [
         Phase {
             name: "create",
             first: &open,
@@ -137,7 +181,10 @@ fn measure(base: &str, n: usize, label: &str, exec: &mut dyn FnMut(usize, &Phase
             then: &none,
         },
     ];
-    for p in &phases {
+    for p in all
+        .iter()
+        .filter(|p| phases.split(',').any(|q| q == p.name))
+    {
         let (t, c) = (Instant::now(), cpu_us());
         let errors = exec(n, p);
         let (secs, cpu) = (t.elapsed().as_secs_f64(), cpu_us() - c);
@@ -148,8 +195,6 @@ fn measure(base: &str, n: usize, label: &str, exec: &mut dyn FnMut(usize, &Phase
         );
         assert_eq!(errors, 0, "{label} {}", p.name);
     }
-    // SAFETY: our own descriptor.
-    unsafe { libc::close(root) };
 }
 
 #[test]
@@ -157,15 +202,26 @@ fn measure(base: &str, n: usize, label: &str, exec: &mut dyn FnMut(usize, &Phase
 fn fs_meta_bench() {
     let base: String = env("IOLAB_FS_BENCH_DIR", "/tmp".to_string());
     let n: usize = env("IOLAB_FS_BENCH_FILES", 20000);
-    let qds: String = env("IOLAB_FS_BENCH_QD", "1,16,64".to_string());
+    let backends: String = env("IOLAB_FS_BENCH_QD", "sys,1,16,64,sys".to_string());
+    let phases: String = env("IOLAB_FS_BENCH_PHASES", "create,stat,delete".to_string());
+    let keep = env("IOLAB_FS_BENCH_KEEP", 0) == 1;
     // io-wq workers per ring (bounded, unbounded); 0: the kernel's default.
     let wq: u32 = env("IOLAB_FS_BENCH_WQ", 0);
     println!("fs-meta-uring: {n} empty files under {base}, one thread, io-wq cap {wq}");
-    measure(&base, n, "syscall", &mut by_syscall);
-    for qd in qds
-        .split(',')
-        .filter_map(|q| q.trim().parse::<usize>().ok())
-    {
+    let mut sys_runs = 0;
+    for item in backends.split(',').map(str::trim) {
+        if item == "sys" {
+            sys_runs += 1;
+            let label = format!("syscall#{sys_runs}");
+            measure(
+                &Files::new(&base, n, &label, keep),
+                &phases,
+                &label,
+                &mut by_syscall,
+            );
+            continue;
+        }
+        let qd: usize = item.parse().expect("IOLAB_FS_BENCH_QD: sys or a depth");
         let mut b = UringBackend::new(qd as u32).unwrap();
         if wq > 0 {
             b.ring
@@ -173,8 +229,10 @@ fn fs_meta_bench() {
                 .register_iowq_max_workers(&mut [wq, wq])
                 .unwrap();
         }
-        let label = format!("uring qd={qd}");
-        measure(&base, n, &label, &mut |n, p| by_ring(&mut b, qd, n, p));
+        let label = format!("uring-qd{qd}");
+        let files = Files::new(&base, n, &label, keep);
+        measure(&files, &phases, &label, &mut |n, p| {
+            by_ring(&mut b, qd, n, p)
+        });
     }
-    measure(&base, n, "syscall (again)", &mut by_syscall);
 }

@@ -485,7 +485,7 @@ fn syscall_and_uring_give_the_same_results_for_every_request() {
     assert_eq!(by_ring, by_sys, "io_uring against system calls");
 
     let mut b = UringBackend::new(16).unwrap();
-    b.force_sync(&Kind::ALL);
+    b.run_as_syscalls(&Op::ALL);
     assert_eq!(b.sync_ops(), &Op::ALL[..]);
     let by_fallback = run_in_tempdir(&mut |batch: &[Req]| by_backend(&mut b, batch));
     assert_eq!(by_fallback, by_sys, "forced fallback against system calls");
@@ -585,6 +585,35 @@ fn only_requests_without_an_opcode_fall_back_on_5_15_and_later() {
         // openat/close/statx/read/write 5.6, renameat/unlinkat 5.11, mkdirat 5.15.
         assert_eq!(b.sync_ops(), &[Op::Readdir, Op::Setattr, Op::Access]);
     }
+}
+
+#[test]
+fn operations_chosen_to_run_as_syscalls_take_their_siblings() {
+    require_io_uring!();
+    let mut b = UringBackend::new(4).unwrap();
+    b.run_as_syscalls(&[Op::Stat, Op::Mkdir]);
+    assert!(b.sync_ops().contains(&Op::Getattr), "{:?}", b.sync_ops());
+    assert!(b.sync_ops().contains(&Op::Mkdir));
+    assert!(!b.sync_ops().contains(&Op::Open));
+    // A statx pushed now completes at push time: nothing reaches the ring.
+    let dir = tempfile::tempdir().unwrap();
+    let root = DirFd::open(dir.path());
+    // SAFETY: plain data; zeroes are a valid statx.
+    let mut stx: libc::statx = unsafe { std::mem::zeroed() };
+    let dot = cs(".");
+    let req = Req::Statx {
+        dir: root.0,
+        path: dot.as_ptr(),
+        flags: 0,
+        out: &mut stx,
+    };
+    b.push(7, req);
+    assert_eq!(b.ring_in_flight, 0);
+    assert_eq!(b.in_flight(), 1);
+    assert_ne!(stx.stx_mode, 0, "statx ran when pushed");
+    let mut got = vec![];
+    b.reap(1, &mut |t, r| got.push((t, r)));
+    assert_eq!(got, vec![(7, 0)]);
 }
 
 #[test]
