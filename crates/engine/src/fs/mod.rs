@@ -23,6 +23,8 @@
 
 pub mod backend;
 pub mod sync;
+pub(crate) mod syscall;
+pub mod uring;
 pub mod verify;
 
 mod action;
@@ -65,15 +67,9 @@ impl BackendKind {
 
 /// The backend for `spec`: io_uring when the workload asks for it and
 /// the kernel lets the process use it (not with `IOLAB_NO_IO_URING=1`),
-/// else system calls. The integrator switches this on once `uring.rs`
-/// (the io_uring backend) is merged: until then every workload runs on
-/// the synchronous backend.
+/// else system calls (`--engine psync` asks for them too).
 pub fn backend_for(spec: &WorkloadSpec) -> BackendKind {
-    const URING_BUILT: bool = false;
-    if URING_BUILT
-        && spec.engine == iolab_spec::EngineKind::IoUring
-        && crate::runner::io_uring_available()
-    {
+    if spec.engine == iolab_spec::EngineKind::IoUring && crate::runner::io_uring_available() {
         BackendKind::IoUring
     } else {
         BackendKind::Sync
@@ -369,12 +365,13 @@ impl Task for FsTask {
             rng.fill(pool.slot_mut(s));
         }
         match t.backend {
-            // The integrator adds the io_uring backend here:
-            // BackendKind::IoUring => match uring::UringBackend::new(..) { .. }
-            BackendKind::IoUring | BackendKind::Sync => {
-                let be = sync::SyncBackend::new(t.plan.qd);
-                go(be, t.sh, t.plan, pool, port)
-            }
+            // Created here, on the thread that uses it (the ring's set-up
+            // asks for that).
+            BackendKind::IoUring => match uring::UringBackend::new(t.plan.qd * 2) {
+                Ok(be) => go(be, t.sh, t.plan, pool, port),
+                Err(e) => port.ready(Err(format!("setting up io_uring: {e}"))),
+            },
+            BackendKind::Sync => go(sync::SyncBackend::new(t.plan.qd), t.sh, t.plan, pool, port),
         }
     }
 }
