@@ -65,11 +65,19 @@ impl BackendKind {
     }
 }
 
-/// The backend for `spec`: io_uring when the workload asks for it and
-/// the kernel lets the process use it (not with `IOLAB_NO_IO_URING=1`),
-/// else system calls (`--engine psync` asks for them too).
+/// The backend for `spec`: io_uring when the workload asks for it
+/// (`engine` io_uring, the default), keeps more than one operation in
+/// flight per thread (`qd` > 1) and the kernel lets the process use it
+/// (not with `IOLAB_NO_IO_URING=1`); system calls otherwise. With one
+/// operation in flight there is nothing to overlap, and metadata
+/// requests on a ring go through the kernel's io-wq workers, which costs
+/// more CPU than the plain call (bench/fs-meta-uring), so `qd` 1 runs on
+/// system calls (the result's `effective.engine` says which ran).
 pub fn backend_for(spec: &WorkloadSpec) -> BackendKind {
-    if spec.engine == iolab_spec::EngineKind::IoUring && crate::runner::io_uring_available() {
+    if spec.engine == iolab_spec::EngineKind::IoUring
+        && spec.qd > 1
+        && crate::runner::io_uring_available()
+    {
         BackendKind::IoUring
     } else {
         BackendKind::Sync
@@ -234,7 +242,7 @@ impl Driver for FsDriver {
         }
         if self.backend == BackendKind::Sync && self.spec.qd > 1 {
             self.notes.push(format!(
-                "file operations run as system calls (no io_uring backend): the {} operations in flight of each thread take turns",
+                "file operations run as system calls (io_uring unavailable or --engine psync): the {} operations in flight of each thread take turns",
                 self.spec.qd
             ));
         }
