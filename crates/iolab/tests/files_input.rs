@@ -215,17 +215,11 @@ fn a_personality_runs_and_its_device_is_the_one_under_the_anchor() {
         d.path(),
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let t = v
-        .pointer("/runs/0/devices/targets/0")
-        .unwrap_or_else(|| panic!("{}", v["runs"][0]));
+    let t = ptr(&v, "runs.0.devices.targets.0");
     let anchor = fs.path().join("bigfileset");
     assert_eq!(t["target"], anchor.to_str().unwrap());
     assert_eq!(t["top"][0], fs.dev.name(), "{t}");
-    assert_eq!(
-        v.pointer("/runs/0/spec/fs/personality")
-            .unwrap_or_else(|| panic!("{}", v["runs"][0]["spec"])),
-        "fileserver"
-    );
+    assert_eq!(ptr(&v, "runs.0.spec.fs.personality"), "fileserver");
     assert!(
         anchor.join(".iolab-fileset").exists(),
         "the anchor is marked"
