@@ -67,7 +67,7 @@ pub fn resolve_fs(o: &WorkloadOptions, jobs: u32) -> Result<Option<FsResolved>, 
     if !is_fs(o) {
         return Ok(None);
     }
-    let Some(dir) = o.dir.as_deref() else {
+    let Some(dir) = text(&o.dir) else {
         let (flag, _) = fs_keys(o)
             .into_iter()
             .find(|(_, s)| *s)
@@ -513,7 +513,7 @@ mod tests {
                 "dir = '/d'\nmix = 'read:1'\nsizes = '4k'\nfile_size = '8k'",
                 "give one",
             ),
-            ("dir = ''\nmix = 'read:1'", "--dir is empty"),
+            ("dir = ''\nmix = 'read:1'", "key dir"),
         ] {
             let e = job(&format!("[global]\n{body}\n")).unwrap_err();
             assert!(e.contains(needle) && !e.contains('\n'), "{body}: {e}");

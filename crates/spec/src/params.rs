@@ -237,13 +237,13 @@ macro_rules! workload_params {
                 doc_type: "",
                 doc: "",
             },
-            dir: Text {
+            dir: Values {
                 flag: "dir", aliases: ["anchor"], short: None, value_name: "DIR", heading: "File system",
                 help: "Run a file-system workload on files under DIR (its anchor; vdbench anchor=, filebench $dir)",
                 default: Unset,
-                sweep: None, compare: None, negates: None,
+                sweep: Some(165), compare: None, negates: None,
                 doc_type: "string (directory)",
-                doc: "The anchor directory of a file-system workload, instead of `target`: the fileset is created under it (a personality's filesets under `DIR/NAME`). Created if missing (its parent must exist), adopted if empty, refused if it holds files iolab did not mark. See [docs/filesystem.md](filesystem.md).",
+                doc: "The anchor directory of a file-system workload, instead of `target`: the fileset is created under it (a personality's filesets under `DIR/NAME`). Created if missing (its parent must exist), adopted if empty, refused if it holds files iolab did not mark. A list sweeps, e.g. the same workload on two file systems. See [docs/filesystem.md](filesystem.md).",
             },
             personality: Values {
                 flag: "personality", aliases: [], short: None, value_name: "NAME", heading: "File system",
