@@ -500,7 +500,11 @@ fn failure_line(run: &iolab_report::RunResult) -> Option<String> {
             e.error
         ),
     };
+    let files = run.spec.as_ref().is_some_and(|s| s.fs.is_some());
     let todo = match e.errno {
+        libc::ENOSPC | libc::EDQUOT if files => {
+            "free space under the anchor, or give fewer --files or a smaller --file-size"
+        }
         libc::ENOSPC | libc::EDQUOT => {
             "free space on the target's file system or give a smaller --size"
         }
