@@ -178,7 +178,10 @@ fn bad_file_system_input_is_one_line_and_exit_2() {
     )
     .unwrap();
     let o = run_in(d.path(), &[job.to_str().unwrap(), "--dry-run"]);
-    assert_bad_input(&o, "step 3 (fsync) needs an open file");
+    assert_bad_input(
+        &o,
+        "line 3: --flow: flow 'flow', step 3 (fsync) needs an open file",
+    );
 }
 
 /// The command reaches the engine: a personality with no

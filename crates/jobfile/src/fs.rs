@@ -132,7 +132,19 @@ pub fn resolve_fs(o: &WorkloadOptions, jobs: u32) -> Result<Option<FsResolved>, 
         },
         personality: text(&o.personality).map(str::to_string),
     };
-    fs.validate()?;
+    fs.validate().map_err(|e| {
+        // Name the key the user gave, so a job file's line is found.
+        let given = match fs.work {
+            FsWork::Mix(_) if o.mix.is_some() => "--mix: ",
+            FsWork::Flows(_) if o.flow.is_some() => "--flow: ",
+            _ => "",
+        };
+        if e.0.starts_with("--") {
+            JobError(e.0)
+        } else {
+            JobError(format!("{given}{}", e.0))
+        }
+    })?;
     Ok(Some(FsResolved { fs, dsync, kind }))
 }
 
