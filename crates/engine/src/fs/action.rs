@@ -451,9 +451,11 @@ impl<B: Backend> Exec<B> {
                 // truncated it.
                 return self.step_failed(s, Ph::Xfer, 0);
             }
-        } else if n < sl.len {
+        } else if n == 0 {
             return self.step_failed(s, Ph::Xfer, 0);
         }
+        // A short write goes on from where it stopped: the next piece
+        // writes the rest, or gets the reason (ENOSPC) as its error.
         sl.off += n as u64;
         sl.bytes += n as u64;
         if sl.op != Op::Read && sl.off > set.table.size(sl.file) {

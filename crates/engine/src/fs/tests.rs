@@ -508,3 +508,35 @@ fn an_anchor_whose_parent_is_missing_is_one_line_and_nothing_is_made() {
     assert!(!msg.contains('\n'));
     assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
 }
+
+/// Rough rates for a look in release builds (`cargo test --release -p
+/// iolab-engine --lib fs::tests::rates -- --ignored --nocapture`); the
+/// benchmarks of record are in bench/.
+#[test]
+#[ignore]
+fn rates() {
+    let d = tempfile::tempdir().unwrap();
+    for (name, m, qd) in [
+        ("stat", vec![(Op::Stat, 1)], 1),
+        ("stat", vec![(Op::Stat, 1)], 16),
+        ("create+delete", vec![(Op::Create, 1), (Op::Delete, 1)], 1),
+        ("delete", vec![(Op::Delete, 1)], 1),
+        ("create+delete", vec![(Op::Create, 1), (Op::Delete, 1)], 16),
+        ("read 4k", vec![(Op::Read, 1)], 1),
+    ] {
+        let mut w = workload(fileset(&d.path().join("a"), 5000, "4k"), mix(&m), 1.0);
+        w.qd = qd;
+        let r = go(w).unwrap();
+        let secs = r.measured_ns as f64 / 1e9;
+        let n = r.ops.total_ops();
+        let cpu = (r.cpu.user_us + r.cpu.sys_us) as f64 / n.max(1) as f64;
+        println!(
+            "{name:>14} qd {qd:>2} {}: {:>9.0} ops/s, {cpu:.1} us CPU/op",
+            r.effective.engine,
+            n as f64 / secs
+        );
+        for n in &r.notes {
+            println!("    {n}");
+        }
+    }
+}
