@@ -100,7 +100,7 @@ fn enospc(kind: &str, continue_on_error: bool) {
         stderr(&o)
     );
     assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
-    let (n, paths) = errno_seen(&doc, libc::ENOSPC as i64);
+    let (n, paths) = errno_seen(&doc, libc::ENOSPC);
     assert!(
         n >= 1,
         "{kind}: ENOSPC not counted: {}",
@@ -169,7 +169,7 @@ fn deleted_by_someone_else(kind: &str) {
     let err = stderr(&o);
     assert!(matches!(o.status.code(), Some(0 | 1)), "{kind}: {err}");
     assert!(!err.contains("panicked"), "{err}");
-    let (n, _) = errno_seen(&doc, libc::ENOENT as i64);
+    let (n, _) = errno_seen(&doc, libc::ENOENT);
     assert!(n >= 1, "{kind}: the deleted files were not counted");
     let measured = f(wl(&doc), "measured_s");
     assert!(measured > 1.8, "{kind}: the run ended at {measured} s");

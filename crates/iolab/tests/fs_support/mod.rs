@@ -129,25 +129,42 @@ pub fn fileset(doc: &Value, key: &str) -> u64 {
         .unwrap_or_else(|| panic!("fileset.{key} is not an integer"))
 }
 
-/// Errors of the workload with this errno: (count from `error_counts`,
-/// paths of the recorded ones).
-pub fn errno_seen(doc: &Value, errno: i64) -> (u64, Vec<String>) {
+/// Errors of the workload with this errno: (count, paths of the
+/// recorded ones). The count is the larger of `error_counts` (by number)
+/// and the operations' `errors` (by name, e.g. `ENOSPC`).
+pub fn errno_seen(doc: &Value, errno: i32) -> (u64, Vec<String>) {
     let w = wl(doc);
-    let n = w["error_counts"]
+    let by_number: u64 = w["error_counts"]
         .as_array()
         .into_iter()
         .flatten()
-        .filter(|c| c["errno"].as_i64() == Some(errno))
+        .filter(|c| c["errno"].as_i64() == Some(errno as i64))
         .map(|c| c["count"].as_u64().unwrap_or(0))
+        .sum();
+    let name = errno_name(errno);
+    let by_name: u64 = w["operations"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(_, o)| o["errors"][name].as_u64().unwrap_or(0))
         .sum();
     let paths = w["errors"]
         .as_array()
         .into_iter()
         .flatten()
-        .filter(|e| e["errno"].as_i64() == Some(errno))
+        .filter(|e| e["errno"].as_i64() == Some(errno as i64))
         .map(|e| e["target"].as_str().unwrap_or("").to_string())
         .collect();
-    (n, paths)
+    (by_number.max(by_name), paths)
+}
+
+fn errno_name(e: i32) -> &'static str {
+    match e {
+        libc::ENOENT => "ENOENT",
+        libc::ENOSPC => "ENOSPC",
+        libc::EACCES => "EACCES",
+        _ => "?",
+    }
 }
 
 /// Leave only `free` bytes free on the file system at `root` with a
