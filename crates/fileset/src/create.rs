@@ -62,6 +62,9 @@ pub struct CreateOptions<'a> {
     /// `FileVerify::fill` in the engine). Called from the filling threads,
     /// a file's pieces in order from its first byte written.
     pub fill: Option<&'a FillFn<'a>>,
+    /// Set by the caller to stop creation early (Ctrl-C): the threads
+    /// stop after their current file and creation fails with EINTR.
+    pub stop: Option<&'a AtomicBool>,
 }
 
 impl Default for CreateOptions<'_> {
@@ -72,6 +75,7 @@ impl Default for CreateOptions<'_> {
             check_capacity: true,
             progress: None,
             fill: None,
+            stop: None,
         }
     }
 }
@@ -205,7 +209,7 @@ fn fill_files(
                 'outer: while !stop.load(Relaxed) {
                     let start = next.fetch_add(CHUNK, Relaxed);
                     for i in start..(start + CHUNK).min(layout.files()) {
-                        if stop.load(Relaxed) {
+                        if stop.load(Relaxed) || opts.stop.is_some_and(|s| s.load(Relaxed)) {
                             break 'outer;
                         }
                         if let Err(e) = w.file(i) {
@@ -233,6 +237,11 @@ fn fill_files(
     report_progress(opts, c, totals);
     match first_err.into_inner().unwrap_or_else(|p| p.into_inner()) {
         Some(e) => Err(e),
+        None if opts.stop.is_some_and(|s| s.load(Relaxed)) => Err(FsError {
+            path: anchor.path.clone(),
+            what: "creation interrupted".into(),
+            errno: Some(libc::EINTR),
+        }),
         None => Ok(()),
     }
 }

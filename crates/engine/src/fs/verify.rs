@@ -279,8 +279,9 @@ impl FileVerify {
         }
     }
 
-    /// The file `from` was renamed to `to`: `to` now holds data stamped
-    /// for another file (any file of the workload is accepted there).
+    /// File `from` was renamed onto the name of file `to` (which did not
+    /// exist): `to` now holds data stamped for another file (any file of
+    /// the workload is accepted there).
     pub fn renamed(&self, set: u32, from: u64, to: u64) {
         if let (Some((v, f)), Some((_, t))) = (self.at(set, from), self.at(set, to)) {
             let g = (v.state[f].load(Relaxed) & GEN).max(1);
