@@ -54,8 +54,9 @@ const UNITS: [&str; 13] = [
 
 /// Columns that hold names, labels, verdicts or plain counts, which have
 /// no unit.
-const LABELS: [&str; 43] = [
+const LABELS: [&str; 44] = [
     "",
+    "operation",
     "workload",
     "note",
     "#",

@@ -353,12 +353,16 @@ pub fn workload_summary(run: &str, w: &WorkloadResult) -> String {
     )
     .unwrap();
     let sm = &w.summary;
-    figures(
-        &mut s,
-        sm,
-        sm.read.ops > 0 || w.spec.read_pct > 0,
-        sm.write.ops > 0 || w.spec.read_pct < 100,
-    );
+    if w.io_summary.is_some() {
+        s.push_str(&crate::fs::text::fs_summary(w));
+    } else {
+        figures(
+            &mut s,
+            sm,
+            sm.read.ops > 0 || w.spec.read_pct > 0,
+            sm.write.ops > 0 || w.spec.read_pct < 100,
+        );
+    }
     if w.errors_total > 0 {
         writeln!(s, "errors: {}", w.errors_total).unwrap();
     }
@@ -398,7 +402,10 @@ pub fn summary(run: &RunResult) -> String {
     // A run with no workload (a monitor) has device figures only.
     let workload = run.spec.is_some() || !run.workloads.is_empty();
     if workload {
-        figures(&mut s, s_, run.shows_reads(), run.shows_writes());
+        match run.workloads.as_slice() {
+            [w] if w.io_summary.is_some() => s.push_str(&crate::fs::text::fs_summary(w)),
+            _ => figures(&mut s, s_, run.shows_reads(), run.shows_writes()),
+        }
         writeln!(
             s,
             "CPU: user {:.1}%, system {:.1}% of one CPU; {:.2} us of CPU per I/O",
