@@ -266,12 +266,18 @@ impl Tally {
             zero_intervals: self
                 .intervals
                 .iter()
-                .filter(|r| !r.warmup && r.total.ops + r.errors == 0 && r.end_s > r.start_s)
+                .filter(|r| !r.warmup && ops_of(r) + r.errors == 0 && r.end_s > r.start_s)
                 .map(|r| r.index)
                 .collect(),
             ..Default::default()
         }
     }
+}
+
+/// Operations an interval completed: every operation of a file-system
+/// workload (fsync included), reads and writes of a block workload.
+fn ops_of(r: &Interval) -> u64 {
+    r.all.as_ref().map_or(r.total.ops, |a| a.ops)
 }
 
 /// Whether the interval that ended at `end_ns` brings an update: yes when
