@@ -83,34 +83,39 @@ pub fn ops_chart(w: &WorkloadResult) -> Chart {
     )
 }
 
-/// Latency percentiles in milliseconds, a group of bars per operation
-/// (p50, p99, p99.9, max); drawn on a log scale, as metadata operations
-/// take microseconds and syncs milliseconds.
+/// Latency percentiles in microseconds (the log axis labels whole
+/// numbers), a line per operation across p50, p90, p99, p99.9, p99.99
+/// and max; drawn on a log scale, as metadata operations take
+/// microseconds and syncs milliseconds.
 pub fn latency_chart(w: &WorkloadResult) -> Chart {
-    let ops = op_order(w);
     type Pick = fn(&iolab_stats::LatSummary) -> f64;
-    let picks: [(&str, Pick); 4] = [
+    let picks: [(&str, Pick); 6] = [
         ("p50", |l| l.p50),
+        ("p90", |l| l.p90),
         ("p99", |l| l.p99),
         ("p99.9", |l| l.p99_9),
+        ("p99.99", |l| l.p99_99),
         ("max", |l| l.max),
     ];
-    let series = picks
-        .iter()
-        .map(|(name, f)| Series {
+    let series = op_order(w)
+        .into_iter()
+        .map(|(name, o)| Series {
             name: name.to_string(),
-            values: ops
+            values: picks
                 .iter()
-                .map(|(_, o)| Some(f(&o.figures.lat_us) / 1000.0).filter(|v| *v > 0.0))
+                .map(|(_, f)| Some(f(&o.figures.lat_us)).filter(|v| *v > 0.0))
                 .collect(),
         })
         .collect();
-    bar_chart(
-        &format!("{}: latency percentiles by operation", w.name),
-        "latency, ms (log scale)",
-        ops.iter().map(|(n, _)| n.to_string()).collect(),
+    Chart {
+        kind: "line".into(),
+        title: format!("{}: latency percentiles by operation", w.name),
+        x_label: "percentile".into(),
+        y_label: "latency, us (log scale)".into(),
+        x: picks.iter().map(|(n, _)| n.to_string()).collect(),
         series,
-    )
+        ..Default::default()
+    }
 }
 
 /// The IO Summary and fileset counters as key-value pairs.
@@ -150,18 +155,72 @@ fn summary_pairs(w: &WorkloadResult) -> Vec<(String, String)> {
     kv
 }
 
-/// The report's part for each file-system workload of a run: the IO
-/// Summary and counters, the per-operation table and the two charts.
+/// The report's part for each file-system workload of a run: the two
+/// charts, the per-operation table, the IO Summary and counters.
 pub fn html_sections(p: &mut Page, r: &RunResult) {
     for w in r.workloads.iter().filter(|w| w.io_summary.is_some()) {
         p.heading(4, &format!("File-system workload {}", w.name));
-        p.key_values("IO summary and fileset counters", &summary_pairs(w));
-        p.table(&op_table(w));
         p.chart(&ops_chart(w));
         let log = ChartExtras {
             log_y: true,
             ..Default::default()
         };
         p.chart_with(&latency_chart(w), &log);
+        p.table(&op_table(w));
+        p.key_values("IO summary and fileset counters", &summary_pairs(w));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testraw;
+    use iolab_raw::RunRaw;
+
+    fn report() -> (RunResult, String) {
+        let r = crate::build_run(&RunRaw::single(testraw::fs_workload("fileserver")));
+        let doc = crate::model::ResultDoc {
+            runs: vec![r.clone()],
+            ..Default::default()
+        };
+        (r, crate::html::document_report(&doc))
+    }
+
+    /// The `<svg>` of the chart whose label starts with `title`.
+    fn svg<'a>(html: &'a str, title: &str) -> &'a str {
+        let at = html
+            .find(&format!("aria-label=\"{title}"))
+            .unwrap_or_else(|| panic!("no chart {title}"));
+        let end = html[at..].find("</svg>").unwrap();
+        &html[at..at + end]
+    }
+
+    #[test]
+    fn the_report_draws_a_bar_per_operation_and_its_percentiles() {
+        let (r, html) = report();
+        let ops = svg(&html, "fileserver: operations per second");
+        assert_eq!(ops.matches("<rect class=\"bar\"").count(), 8, "{ops}");
+        let lat = svg(&html, "fileserver: latency percentiles by operation");
+        // A line per operation across the percentiles.
+        assert_eq!(lat.matches("class=\"series").count(), 8, "{lat}");
+        let t = op_table(&r.workloads[0]);
+        assert_eq!(t.rows.len(), 8);
+        assert_eq!(t.rows[0][0], "create");
+        assert_eq!(t.rows[7][12], 3, "stat's ENOENT errors");
+        for c in &t.columns {
+            assert!(crate::tables::column_has_unit(c, &[]), "{c}");
+        }
+        assert!(html.contains("opens for write"), "the counters are shown");
+    }
+
+    #[test]
+    fn a_block_run_has_no_fs_section() {
+        let r = crate::build_run(&testraw::two_workloads());
+        let doc = crate::model::ResultDoc {
+            runs: vec![r],
+            ..Default::default()
+        };
+        let html = crate::html::document_report(&doc);
+        assert!(!html.contains("by operation") && !html.contains("File-system workload"));
     }
 }
