@@ -190,6 +190,11 @@ impl LiveDoc {
             w.stalls = t.stalls();
             w.complete = false;
             w.incomplete_reason = Some(reason.clone());
+            // A file-system workload's operations so far; its fileset
+            // counters are known only when it ends (cleared below).
+            if w.spec.fs.is_some() && w.fs.is_none() {
+                w.fs = Some(Default::default());
+            }
         }
         let verify = sk.workloads.iter().any(|w| w.spec.verify);
         raw.notes.push(format!(
@@ -206,6 +211,9 @@ impl LiveDoc {
         for (w, t) in run.workloads.iter_mut().zip(&self.workloads) {
             w.intervals = t.intervals.clone();
             w.stalls.provisional = true;
+            if w.io_summary.is_some() {
+                w.fileset = None;
+            }
         }
         if let Some((point, repeat, params)) = &self.tags {
             run.point = Some(*point);
