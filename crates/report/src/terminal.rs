@@ -9,9 +9,6 @@ use std::fmt::Write;
 
 /// One line describing what is about to run.
 pub fn run_heading(spec: &WorkloadSpec) -> String {
-    if let Some(fs) = &spec.fs {
-        return crate::fs::heading::fs_heading(spec, fs);
-    }
     let bs = if spec.bs.len() == 1 {
         format_bytes(spec.bs[0].bytes)
     } else {

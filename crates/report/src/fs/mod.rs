@@ -5,7 +5,6 @@
 //! its per-operation [`OpStats`]). Pure computation; [`text`] and
 //! [`tables`] render it.
 
-pub mod heading;
 pub mod tables;
 pub mod text;
 
