@@ -54,6 +54,9 @@ pub struct CreateOptions<'a> {
     /// need to run a file system full on purpose).
     pub check_capacity: bool,
     pub progress: Option<&'a (dyn Fn(&Progress) + Sync)>,
+    /// Set by the caller to stop creation early (Ctrl-C): the threads
+    /// stop after their current file and creation fails with EINTR.
+    pub stop: Option<&'a AtomicBool>,
 }
 
 impl Default for CreateOptions<'_> {
@@ -63,6 +66,7 @@ impl Default for CreateOptions<'_> {
             threads: 4,
             check_capacity: true,
             progress: None,
+            stop: None,
         }
     }
 }
@@ -196,7 +200,7 @@ fn fill_files(
                 'outer: while !stop.load(Relaxed) {
                     let start = next.fetch_add(CHUNK, Relaxed);
                     for i in start..(start + CHUNK).min(layout.files()) {
-                        if stop.load(Relaxed) {
+                        if stop.load(Relaxed) || opts.stop.is_some_and(|s| s.load(Relaxed)) {
                             break 'outer;
                         }
                         if let Err(e) = w.file(i) {
@@ -224,6 +228,11 @@ fn fill_files(
     report_progress(opts, c, totals);
     match first_err.into_inner().unwrap_or_else(|p| p.into_inner()) {
         Some(e) => Err(e),
+        None if opts.stop.is_some_and(|s| s.load(Relaxed)) => Err(FsError {
+            path: anchor.path.clone(),
+            what: "creation interrupted".into(),
+            errno: Some(libc::EINTR),
+        }),
         None => Ok(()),
     }
 }

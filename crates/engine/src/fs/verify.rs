@@ -45,6 +45,13 @@ impl FileVerify {
         let _ = (set, file);
     }
 
+    /// File `from` was renamed onto the name of file `to` (which did not
+    /// exist): its contents now live under `to`'s number. (Hook added by
+    /// the driver for `rename`.)
+    pub fn renamed(&self, set: u32, from: u64, to: u64) {
+        let _ = (set, from, to);
+    }
+
     /// Fill `buf` (to be written at `off` of the file) with stamped data.
     pub fn stamp(&self, set: u32, file: u64, off: u64, buf: &mut [u8]) {
         let _ = (set, file, off, buf);
