@@ -363,7 +363,7 @@ macro_rules! workload_params {
                 default: Value("0s", ""),
                 sweep: Some(235), compare: None, negates: None,
                 doc_type: "duration",
-                doc: "Each flow's threads pause this long after every pass through their steps (filebench `delay`), unless the flow's head gives `think=`. Flows only.",
+                doc: "Each flow's threads pause this long after every pass through their steps (filebench `delay`), unless the flow has its own (a head's `think=`, videoserver's writer). Flows only.",
             },
             rw: Values {
                 flag: "rw", aliases: [], short: None, value_name: "MODE", heading: "Access pattern",
