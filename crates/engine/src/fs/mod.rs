@@ -340,6 +340,11 @@ impl Driver for FsDriver {
         }
         if let Some(sh) = self.shared.as_ref() {
             setup::end_filesets(&self.spec, sh, &mut fs.filesets, &mut self.notes);
+            // --verify: what the reads found (fs/verify.rs).
+            raw.verify = sh.verify.run_raw().map(|mut v| {
+                v.max_errors = self.spec.max_errors;
+                v
+            });
         }
         for n in &self.notes {
             if !raw.notes.contains(n) {

@@ -304,6 +304,8 @@ fn create_one(
         check_capacity: true,
         progress: Some(&cb),
         stop: Some(stop),
+        // TODO(fsdrv): stamp new files under --verify (FileVerify::fill).
+        fill: None,
     };
     let path = raw.anchor.clone();
     let t = Instant::now();
@@ -411,12 +413,25 @@ fn lstat(dir: i32, p: &mut Vec<u8>) -> Option<libc::stat> {
 /// The threads' shared state over the created filesets.
 pub(super) fn shared(spec: &WorkloadSpec, sets: Vec<FsSet>) -> Shared {
     let files: Vec<u64> = sets.iter().map(|s| s.layout.files()).collect();
+    let verify = if spec.verify {
+        let v = super::verify::FileVerify::new(&files, spec.seed);
+        // Findings name files by path (formatted only on a finding).
+        let named: Vec<(PathBuf, Layout)> = sets
+            .iter()
+            .map(|s| (s.anchor.clone(), s.layout.clone()))
+            .collect();
+        v.set_names(Box::new(move |set, i| {
+            named.get(set as usize).map_or_else(
+                || format!("fileset {set} file {i}"),
+                |(a, l)| a.join(l.file_path(i)).display().to_string(),
+            )
+        }));
+        v
+    } else {
+        super::verify::FileVerify::off()
+    };
     Shared {
-        verify: if spec.verify {
-            super::verify::FileVerify::new(&files, spec.seed)
-        } else {
-            super::verify::FileVerify::off()
-        },
+        verify,
         sets,
         ops_left: spec
             .ops
