@@ -435,27 +435,18 @@ impl<B: Backend> Exec<B> {
     /// A transfer piece of `n` bytes completed.
     #[inline]
     fn moved(&mut self, s: u32, n: u32) {
-        let sl = &mut self.slots[s as usize];
-        let set = &self.sh.sets[sl.set as usize];
-        if sl.op == Op::Read {
-            let size = set.table.size(sl.file);
-            // SAFETY: the kernel filled n bytes of the slot's buffer.
-            let data = unsafe { std::slice::from_raw_parts(sl.buf, n as usize) };
-            if let super::verify::ReadCheck::Finding(_) =
-                self.sh.verify.check(sl.set, sl.file, sl.off, data, size)
-            {
-                self.sh.findings.fetch_add(1, Relaxed);
-            }
-            if n == 0 {
-                // The file is shorter than iolab made it: someone else
-                // truncated it.
-                return self.step_failed(s, Ph::Xfer, 0);
-            }
-        } else if n == 0 {
+        if self.slots[s as usize].op == Op::Read {
+            self.check_read(s, n);
+        }
+        if n == 0 {
+            // A read: the file is shorter than iolab made it (someone
+            // else truncated it); a write of nothing: no reason given.
             return self.step_failed(s, Ph::Xfer, 0);
         }
         // A short write goes on from where it stopped: the next piece
         // writes the rest, or gets the reason (ENOSPC) as its error.
+        let sl = &mut self.slots[s as usize];
+        let set = &self.sh.sets[sl.set as usize];
         sl.off += n as u64;
         sl.bytes += n as u64;
         if sl.op != Op::Read && sl.off > set.table.size(sl.file) {
@@ -465,6 +456,30 @@ impl<B: Backend> Exec<B> {
             sl.end = sl.off;
         }
         self.issue(s);
+    }
+
+    /// `--verify`: check the `n` bytes a read brought (free when off).
+    #[inline(always)]
+    fn check_read(&mut self, s: u32, n: u32) {
+        let sl = &self.slots[s as usize];
+        let size = self.sh.sets[sl.set as usize].table.size(sl.file);
+        // SAFETY: the kernel filled n bytes of the slot's buffer.
+        let data = unsafe { std::slice::from_raw_parts(sl.buf, n as usize) };
+        if let super::verify::ReadCheck::Finding(_) =
+            self.sh.verify.check(sl.set, sl.file, sl.off, data, size)
+        {
+            self.found();
+        }
+    }
+
+    /// A data validation finding: stop at `--max-errors` of them.
+    #[cold]
+    fn found(&mut self) {
+        let max = self.plan.max_errors;
+        if max > 0 && self.sh.verify.findings() >= max {
+            self.stopping = true;
+            self.port.stop.store(true, Relaxed);
+        }
     }
 
     /// The transfer is complete: close what the operation opened, or end.

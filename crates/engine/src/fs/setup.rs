@@ -6,19 +6,20 @@
 
 use super::exec::FsWorkerOut;
 use super::table::{FileTable, DIR, EXISTS};
+use super::verify::FileVerify;
 use super::{Act, FsSet, Plan, Shared};
 use crate::clock::TscRate;
 use iolab_core::Observer;
 use iolab_fileset::{anchor, Anchor, AnchorState, CreateOptions, Layout, Needs, Progress};
 use iolab_raw::{errno_name, FilesetRaw, FsRaw, Op, WorkloadRaw};
-use iolab_spec::fs::{FileSelect, FsFileset, FsSpec, FsWork, Step};
+use iolab_spec::fs::{FileSelect, FsSpec, FsWork, Step};
 use iolab_spec::fs::{MAX_FILESETS, MAX_STEPS};
 use iolab_spec::{OnError, SyncMode, WorkloadSpec};
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64};
+use std::sync::atomic::{AtomicBool, AtomicI64};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -154,6 +155,7 @@ pub(super) fn plans(spec: &WorkloadSpec, clock: Option<TscRate>) -> Vec<Plan> {
         seed: spec.seed,
         clock,
         on_error: spec.on_error,
+        max_errors: spec.max_errors,
         data_flags: direct | dsync,
         direct_flag: direct,
     };
@@ -256,6 +258,7 @@ type Created = Result<(Vec<FsSet>, Vec<FilesetRaw>), (String, Vec<FilesetRaw>)>;
 pub(super) fn create_all(
     spec: &WorkloadSpec,
     layouts: &[Layout],
+    verify: &FileVerify,
     obs: &mut dyn Observer,
     stop: &AtomicBool,
 ) -> Created {
@@ -277,7 +280,7 @@ pub(super) fn create_all(
             bytes: layout.total_bytes(),
             ..Default::default()
         };
-        let r = create_one(spec, f, layout, &mut raw, obs, stop);
+        let r = create_one(spec, sets.len() as u32, layout, &mut raw, verify, obs, stop);
         raws.push(raw);
         if let Err(e) = r {
             return Err((e, raws));
@@ -288,14 +291,18 @@ pub(super) fn create_all(
     Ok((sets, raws))
 }
 
+/// Create fileset number `set` (its files stamped under `--verify`).
 fn create_one(
     spec: &WorkloadSpec,
-    f: &FsFileset,
+    set: u32,
     layout: &Layout,
     raw: &mut FilesetRaw,
+    verify: &FileVerify,
     obs: &mut dyn Observer,
     stop: &AtomicBool,
 ) -> Result<(), String> {
+    let f = &fs_of(spec).filesets[set as usize];
+    let fill = |i: u64, off: u64, buf: &mut [u8]| verify.fill(set, i, off, buf);
     let latest: Mutex<Option<Progress>> = Mutex::new(None);
     let cb = |p: &Progress| *latest.lock().unwrap_or_else(|e| e.into_inner()) = Some(*p);
     let opts = CreateOptions {
@@ -304,8 +311,7 @@ fn create_one(
         check_capacity: true,
         progress: Some(&cb),
         stop: Some(stop),
-        // TODO(fsdrv): stamp new files under --verify (FileVerify::fill).
-        fill: None,
+        fill: verify.on().then_some(&fill),
     };
     let path = raw.anchor.clone();
     let t = Instant::now();
@@ -410,26 +416,32 @@ fn lstat(dir: i32, p: &mut Vec<u8>) -> Option<libc::stat> {
     (r == 0).then_some(st)
 }
 
+/// The workload's data validation (off without `--verify`), made before
+/// the filesets so that their creation stamps what it writes. Findings
+/// name files by path (formatted only on a finding).
+pub(super) fn make_verify(spec: &WorkloadSpec, layouts: &[Layout]) -> FileVerify {
+    if !spec.verify {
+        return FileVerify::off();
+    }
+    let files: Vec<u64> = layouts.iter().map(|l| l.files()).collect();
+    let v = FileVerify::with_data(&files, spec.seed, spec.data);
+    let named: Vec<(PathBuf, Layout)> = fs_of(spec)
+        .filesets
+        .iter()
+        .zip(layouts)
+        .map(|(f, l)| (f.spec.anchor.clone(), l.clone()))
+        .collect();
+    v.set_names(Box::new(move |set, i| {
+        named.get(set as usize).map_or_else(
+            || format!("fileset {set} file {i}"),
+            |(a, l)| a.join(l.file_path(i)).display().to_string(),
+        )
+    }));
+    v
+}
+
 /// The threads' shared state over the created filesets.
-pub(super) fn shared(spec: &WorkloadSpec, sets: Vec<FsSet>) -> Shared {
-    let files: Vec<u64> = sets.iter().map(|s| s.layout.files()).collect();
-    let verify = if spec.verify {
-        let v = super::verify::FileVerify::new(&files, spec.seed);
-        // Findings name files by path (formatted only on a finding).
-        let named: Vec<(PathBuf, Layout)> = sets
-            .iter()
-            .map(|s| (s.anchor.clone(), s.layout.clone()))
-            .collect();
-        v.set_names(Box::new(move |set, i| {
-            named.get(set as usize).map_or_else(
-                || format!("fileset {set} file {i}"),
-                |(a, l)| a.join(l.file_path(i)).display().to_string(),
-            )
-        }));
-        v
-    } else {
-        super::verify::FileVerify::off()
-    };
+pub(super) fn shared(spec: &WorkloadSpec, sets: Vec<FsSet>, verify: FileVerify) -> Shared {
     Shared {
         verify,
         sets,
@@ -439,7 +451,6 @@ pub(super) fn shared(spec: &WorkloadSpec, sets: Vec<FsSet>) -> Shared {
         bytes_left: spec
             .io_size
             .map(|n| AtomicI64::new(n.min(i64::MAX as u64) as i64)),
-        findings: AtomicU64::new(0),
     }
 }
 
