@@ -31,6 +31,9 @@ use super::table::{DIR, EXISTS};
 use iolab_spec::Op;
 use std::sync::atomic::Ordering::Relaxed;
 
+/// Operations in a row that found no file before the thread gives up.
+const MAX_SKIPS: u32 = 10_000;
+
 impl<B: Backend> Exec<B> {
     /// Start the next operation in idle slot `s`, scheduled at `due`.
     #[inline]
@@ -58,9 +61,28 @@ impl<B: Backend> Exec<B> {
             self.skip_streak = 0;
             self.issue(s);
         } else {
-            self.skipped += 1;
-            self.skip_streak += 1;
+            self.skipped_op();
             self.step_done(s);
+        }
+    }
+
+    /// No file was in the state the operation needs: it is not an
+    /// operation (its `--ops` share goes back), and a long run of them
+    /// (every operation starved: a delete-only mix with every file gone)
+    /// stops the workload rather than spin.
+    #[cold]
+    fn skipped_op(&mut self) {
+        self.skipped += 1;
+        self.skip_streak += 1;
+        if self.measuring {
+            if let Some(b) = self.sh.ops_left.as_ref() {
+                b.fetch_add(1, Relaxed);
+            }
+        }
+        if self.skip_streak >= MAX_SKIPS {
+            self.starved = true;
+            self.stopping = true;
+            self.port.stop.store(true, Relaxed);
         }
     }
 

@@ -362,6 +362,12 @@ impl Driver for FsDriver {
                 raw.notes.push(n.clone());
             }
         }
+        if raw.incomplete_reason.is_none() && outs.iter().any(|o| o.starved) {
+            raw.incomplete_reason = Some(
+                "stopped: the operations found no file in the state they need (e.g. delete with every file gone, create with none missing); give a mix that makes files as well as removing them"
+                    .into(),
+            );
+        }
         if raw.incomplete_reason.is_none() {
             raw.incomplete_reason = setup::stop_reason(raw, &self.spec);
         }

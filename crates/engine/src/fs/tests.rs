@@ -540,3 +540,33 @@ fn rates() {
         }
     }
 }
+
+#[test]
+fn skipped_operations_do_not_count_and_a_starved_workload_stops() {
+    let d = tempfile::tempdir().unwrap();
+    let set = fileset(&d.path().join("a"), 10, "4k");
+    // Creates find no missing file until deletes make one: those starts
+    // are not operations, and the count still comes out exact.
+    let mut w = workload(
+        set.clone(),
+        mix(&[(Op::Create, 5), (Op::Delete, 1), (Op::Stat, 4)]),
+        1.0,
+    );
+    w.duration_s = None;
+    w.ops = Some(3000);
+    w.jobs = 2;
+    let r = go(w).unwrap();
+    assert!(r.complete, "{:?}", r.incomplete_reason);
+    assert_eq!(r.ops.total_ops(), 3000);
+    assert!(
+        r.notes.iter().any(|n| n.contains("were skipped")),
+        "{:?}",
+        r.notes
+    );
+    // Deletes only: once every file is gone the workload stops, saying why.
+    let r = go(workload(set, mix(&[(Op::Delete, 1)]), 30.0)).unwrap();
+    let why = r.incomplete_reason.as_deref().unwrap_or("");
+    assert!(why.contains("found no file"), "{why}");
+    assert_eq!(ops(&r, Op::Delete), 20);
+    assert!(r.measured_ns < 10_000_000_000);
+}
