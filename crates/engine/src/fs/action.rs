@@ -236,18 +236,15 @@ impl<B: Backend> Exec<B> {
             Op::Read | Op::Rewrite if a.whole => (0, size),
             Op::Write | Op::Create if a.whole => (0, nominal),
             Op::Create => (0, 0),
-            op => {
-                let span = if op == Op::Write {
-                    nominal.max(size)
-                } else {
-                    size
-                };
-                let off = self.xfer_offset(s, span, x, a.random);
-                (
-                    off,
-                    x.min(span.saturating_sub(off))
-                        .max((op == Op::Write) as u64 * x),
-                )
+            // One write: anywhere up to the file's end (it may extend the
+            // file, never leave a hole of zeros before what it writes).
+            Op::Write => {
+                let off = self.xfer_offset(s, size, x, a.random, true);
+                (off, x)
+            }
+            _ => {
+                let off = self.xfer_offset(s, size, x, a.random, false);
+                (off, x.min(size.saturating_sub(off)))
             }
         };
         let sl = &mut self.slots[s as usize];
@@ -255,15 +252,19 @@ impl<B: Backend> Exec<B> {
         sl.end = off + len;
     }
 
-    /// An `x`-aligned offset within `span` bytes: random, or where this
-    /// slot's last transfer on the file ended (from 0 past the end).
-    fn xfer_offset(&mut self, s: u32, span: u64, x: u64, random: bool) -> u64 {
-        let blocks = span / x.max(1);
+    /// An `x`-aligned offset in the file's `size` bytes (with `at_end`,
+    /// also the aligned offset that starts at or before its end): random,
+    /// or where this slot's last transfer on the file ended (from 0 past
+    /// the end).
+    fn xfer_offset(&mut self, s: u32, size: u64, x: u64, random: bool, at_end: bool) -> u64 {
+        let x = x.max(1);
+        let blocks = if at_end { size / x + 1 } else { size / x };
         let sl = &self.slots[s as usize];
         if random {
             return self.rng.u64(0..blocks.max(1)) * x;
         }
-        if sl.last_file == sl.file && sl.last_pos + x <= span {
+        let limit = if at_end { size } else { size.saturating_sub(x) };
+        if sl.last_file == sl.file && sl.last_pos <= limit && sl.last_pos < blocks * x {
             sl.last_pos
         } else {
             0

@@ -570,3 +570,43 @@ fn skipped_operations_do_not_count_and_a_starved_workload_stops() {
     assert_eq!(ops(&r, Op::Delete), 20);
     assert!(r.measured_ns < 10_000_000_000);
 }
+
+#[test]
+fn one_transfer_writes_never_leave_holes() {
+    let d = tempfile::tempdir().unwrap();
+    let anchor = d.path().join("a");
+    let rnd = Step {
+        random: true,
+        ..step(Op::Write)
+    };
+    let work = FsWork::Mix(vec![
+        MixEntry {
+            step: rnd,
+            weight: 4,
+        },
+        MixEntry {
+            step: step(Op::Write),
+            weight: 2,
+        },
+        MixEntry {
+            step: step(Op::Create),
+            weight: 1,
+        },
+        MixEntry {
+            step: step(Op::Delete),
+            weight: 1,
+        },
+    ]);
+    let r = go(workload(fileset(&anchor, 10, "64k"), work, 0.3)).unwrap();
+    assert!(r.ops.get(Op::Write).unwrap().ops > 100);
+    // Files hold random bytes (made by the fileset or written): a 4 KiB
+    // block of zeros would be a hole a write left before itself.
+    for leaf in ["d0", "d1"] {
+        for e in std::fs::read_dir(anchor.join(leaf)).unwrap() {
+            let data = std::fs::read(e.unwrap().path()).unwrap();
+            for (k, b) in data.chunks(4096).enumerate() {
+                assert!(b.iter().any(|&x| x != 0), "a hole at block {k}");
+            }
+        }
+    }
+}
