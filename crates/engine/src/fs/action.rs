@@ -45,6 +45,7 @@ impl<B: Backend> Exec<B> {
         sl.op = a.op;
         sl.set = a.set;
         sl.claimed = 0;
+        sl.shared = false;
         sl.own = false;
         sl.dir_open = false;
         sl.failed = None;
@@ -134,13 +135,20 @@ impl<B: Backend> Exec<B> {
         };
         let set = self.slots[s as usize].set as usize;
         let t = &self.sh.sets[set].table;
-        let Some(file) = self.pickers[set].claim(t, mask, want, &mut self.rng) else {
+        let shared = self.plan.acts[self.slots[s as usize].act as usize].shared;
+        let got = if shared {
+            self.pickers[set].share(t, &mut self.rng)
+        } else {
+            self.pickers[set].claim(t, mask, want, &mut self.rng)
+        };
+        let Some(file) = got else {
             return false;
         };
         let bits = t.bits(file);
         let sl = &mut self.slots[s as usize];
         sl.file = file;
         sl.claimed = 1;
+        sl.shared = shared;
         sl.bits = bits;
         self.sh.sets[set].layout.file_path_into(file, &mut sl.path);
         if matches!(op, Op::Mkdir | Op::Rmdir) {
@@ -231,8 +239,11 @@ impl<B: Backend> Exec<B> {
         let (size, nominal) = (set.table.size(sl.file), set.layout.size(sl.file));
         let x = a.xfer as u64;
         let (off, len) = match sl.op {
-            Op::Append if a.random => (size, self.rng.u64(1..=x)),
-            Op::Append => (size, x),
+            // Appends reserve their range (other threads may share the file).
+            Op::Append => {
+                let len = if a.random { self.rng.u64(1..=x) } else { x };
+                (set.table.reserve(sl.file, len), len)
+            }
             Op::Read | Op::Rewrite if a.whole => (0, size),
             Op::Write | Op::Create if a.whole => (0, nominal),
             Op::Create => (0, 0),
@@ -446,9 +457,12 @@ impl<B: Backend> Exec<B> {
             sl.cur_file = sl.file;
             sl.cur_fd = fd;
             sl.cur_write = writes;
-            self.sh.sets[sl.set as usize]
-                .table
-                .set_held(sl.file, sl.bits);
+            sl.cur_shared = sl.shared;
+            if !sl.shared {
+                self.sh.sets[sl.set as usize]
+                    .table
+                    .set_held(sl.file, sl.bits);
+            }
         } else {
             sl.own = true;
         }
@@ -576,6 +590,7 @@ impl<B: Backend> Exec<B> {
         let sl = &mut self.slots[s as usize];
         sl.cur_fd = -1;
         sl.claimed = 1;
+        sl.shared = sl.cur_shared;
         sl.set = sl.cur_set;
         sl.file = sl.cur_file;
         sl.bits = self.sh.sets[sl.set as usize].table.bits(sl.file);
@@ -625,7 +640,11 @@ impl<B: Backend> Exec<B> {
         let t = &self.sh.sets[sl.set as usize].table;
         let current = sl.cur_fd >= 0 && sl.cur_set == sl.set && sl.cur_file == sl.file;
         if sl.claimed >= 1 && !current {
-            t.release(sl.file, sl.bits);
+            if sl.shared {
+                t.unshare(sl.file);
+            } else {
+                t.release(sl.file, sl.bits);
+            }
         }
         if sl.claimed == 2 {
             t.release(sl.file2, t.bits(sl.file2));
@@ -667,7 +686,11 @@ impl<B: Backend> Exec<B> {
         }
         sl.cur_fd = -1;
         let t = &self.sh.sets[sl.cur_set as usize].table;
-        t.release(sl.cur_file, t.bits(sl.cur_file));
+        if sl.cur_shared {
+            t.unshare(sl.cur_file);
+        } else {
+            t.release(sl.cur_file, t.bits(sl.cur_file));
+        }
     }
 }
 

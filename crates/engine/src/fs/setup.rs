@@ -94,7 +94,7 @@ fn ops_of(fs: &FsSpec) -> Vec<Op> {
         .collect()
 }
 
-fn act(s: &Step, spec: &WorkloadSpec, ops: &[Op], open_write: bool) -> Act {
+fn act(s: &Step, spec: &WorkloadSpec, ops: &[Op], open_write: bool, shared: bool) -> Act {
     let xfer = if s.xfer == 0 { spec.max_bs() } else { s.xfer };
     Act {
         op: s.op,
@@ -104,6 +104,7 @@ fn act(s: &Step, spec: &WorkloadSpec, ops: &[Op], open_write: bool) -> Act {
         random: s.random,
         iters: s.iters.max(1),
         open_write,
+        shared,
         stat: ops.iter().position(|&o| o == s.op).unwrap_or(0) as u8,
     }
 }
@@ -113,11 +114,15 @@ fn act(s: &Step, spec: &WorkloadSpec, ops: &[Op], open_write: bool) -> Act {
 fn flow_acts(steps: &[Step], spec: &WorkloadSpec, ops: &[Op]) -> Vec<Act> {
     (0..steps.len())
         .map(|i| {
-            let w = steps[i + 1..]
-                .iter()
-                .take_while(|s| !matches!(s.op, Op::Close | Op::Open | Op::Create))
-                .any(|s| s.op.writes_data() || matches!(s.op, Op::Setattr));
-            act(&steps[i], spec, ops, w)
+            let until_close = || {
+                steps[i + 1..]
+                    .iter()
+                    .take_while(|s| !matches!(s.op, Op::Close | Op::Open | Op::Create))
+            };
+            let w = until_close().any(|s| s.op.writes_data() || matches!(s.op, Op::Setattr));
+            let appends = until_close().any(|s| s.op == Op::Append)
+                && until_close().all(|s| matches!(s.op, Op::Append | Op::Fsync | Op::Fdatasync));
+            act(&steps[i], spec, ops, w, steps[i].op == Op::Open && appends)
         })
         .collect()
 }
@@ -162,7 +167,10 @@ pub(super) fn plans(spec: &WorkloadSpec, clock: Option<TscRate>) -> Vec<Plan> {
     let mut out = Vec::new();
     match &fs.work {
         FsWork::Mix(m) => {
-            let acts: Vec<Act> = m.iter().map(|e| act(&e.step, spec, &ops, true)).collect();
+            let acts: Vec<Act> = m
+                .iter()
+                .map(|e| act(&e.step, spec, &ops, true, false))
+                .collect();
             let mut t = 0u32;
             let cum = m
                 .iter()

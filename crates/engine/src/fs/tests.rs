@@ -610,3 +610,41 @@ fn one_transfer_writes_never_leave_holes() {
         }
     }
 }
+
+#[test]
+fn threads_append_to_one_shared_file_together() {
+    let d = tempfile::tempdir().unwrap();
+    let anchor = d.path().join("log");
+    let mut set = fileset(&anchor, 1, "1");
+    set.spec.shape = Shape::Entries(EntriesShape {
+        entries: 1,
+        dir_width: 2,
+        size: FileSize::Fixed(4096),
+        prealloc: 100.0,
+    });
+    let flow = Flow {
+        name: "logger".into(),
+        threads: 4,
+        steps: vec![
+            step(Op::Open),
+            Step {
+                xfer: 1000,
+                ..step(Op::Append)
+            },
+            step(Op::Close),
+        ],
+        rate_ops: None,
+        think_us: 0,
+    };
+    let r = go(workload(set, FsWork::Flows(vec![flow]), 0.3)).unwrap();
+    assert_eq!(r.errors_total, 0, "{:?}", r.errors.first());
+    let n = ops(&r, Op::Append);
+    assert!(n > 100, "{n}");
+    // Every pass appended: no thread waited for another's claim.
+    assert!(ops(&r, Op::Open).abs_diff(n) <= 4, "{:?}", r.notes);
+    assert!(!r.notes.iter().any(|x| x.contains("skipped")), "{:?}", r.notes);
+    // Each append got its own range: the file grew by all of them.
+    let path = anchor.join(if anchor.join("f0").exists() { "f0" } else { "d0/f0" });
+    let len = std::fs::metadata(path).unwrap().len();
+    assert_eq!(len, 4096 + 1000 * n);
+}
