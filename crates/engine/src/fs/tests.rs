@@ -642,9 +642,37 @@ fn threads_append_to_one_shared_file_together() {
     assert!(n > 100, "{n}");
     // Every pass appended: no thread waited for another's claim.
     assert!(ops(&r, Op::Open).abs_diff(n) <= 4, "{:?}", r.notes);
-    assert!(!r.notes.iter().any(|x| x.contains("skipped")), "{:?}", r.notes);
+    assert!(
+        !r.notes.iter().any(|x| x.contains("skipped")),
+        "{:?}",
+        r.notes
+    );
     // Each append got its own range: the file grew by all of them.
-    let path = anchor.join(if anchor.join("f0").exists() { "f0" } else { "d0/f0" });
+    let path = anchor.join(if anchor.join("f0").exists() {
+        "f0"
+    } else {
+        "d0/f0"
+    });
     let len = std::fs::metadata(path).unwrap().len();
     assert_eq!(len, 4096 + 1000 * n);
+}
+
+#[test]
+fn cleanup_removes_the_fileset_and_keeps_the_marked_anchor() {
+    let d = tempfile::tempdir().unwrap();
+    let anchor = d.path().join("a");
+    let mut set = fileset(&anchor, 10, "4k");
+    set.cleanup = true;
+    let work = mix(&[
+        (Op::Mkdir, 1),
+        (Op::Create, 1),
+        (Op::Delete, 1),
+        (Op::Stat, 1),
+    ]);
+    let r = go(workload(set, work, 0.2)).unwrap();
+    let fs = r.fs.as_ref().unwrap();
+    assert!(fs.filesets[0].removed, "{:?}", r.notes);
+    assert!(fs.counters.dirs_created > 0);
+    assert_eq!(walk(&anchor), (0, 0));
+    assert!(anchor.join(iolab_fileset::MARKER).exists());
 }
