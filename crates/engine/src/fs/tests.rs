@@ -676,3 +676,68 @@ fn cleanup_removes_the_fileset_and_keeps_the_marked_anchor() {
     assert_eq!(walk(&anchor), (0, 0));
     assert!(anchor.join(iolab_fileset::MARKER).exists());
 }
+
+#[test]
+fn a_flow_of_every_operation_runs_without_errors() {
+    let d = tempfile::tempdir().unwrap();
+    let mut set = fileset(&d.path().join("a"), 1, "1");
+    set.spec.shape = Shape::Entries(EntriesShape {
+        entries: 100,
+        dir_width: 10,
+        size: FileSize::Fixed(8192),
+        prealloc: 60.0,
+    });
+    let rnd = |op| Step {
+        random: true,
+        ..step(op)
+    };
+    let steps = vec![
+        step(Op::Create),
+        Step {
+            whole: true,
+            ..step(Op::Write)
+        },
+        step(Op::Fsync),
+        rnd(Op::Rewrite),
+        step(Op::Fdatasync),
+        step(Op::Getattr),
+        step(Op::Setattr),
+        rnd(Op::Read),
+        step(Op::Append),
+        step(Op::Close),
+        step(Op::Open),
+        step(Op::Read),
+        step(Op::Close),
+        step(Op::Readdir),
+        step(Op::Rename),
+        step(Op::Access),
+        step(Op::Mkdir),
+        step(Op::Rmdir),
+        step(Op::Stat),
+        step(Op::Delete),
+    ];
+    let flow = Flow {
+        name: "all".into(),
+        threads: 2,
+        steps,
+        rate_ops: None,
+        think_us: 0,
+    };
+    let mut w = workload(set, FsWork::Flows(vec![flow]), 0.3);
+    w.qd = 2;
+    let r = go(w).unwrap();
+    assert_eq!(r.errors_total, 0, "{:?}", r.errors.first());
+    let n = ops(&r, Op::Create);
+    assert!(n > 10, "{n}");
+    for op in Op::ALL {
+        let per_pass = match op {
+            Op::Close | Op::Read => 2,
+            _ => 1,
+        };
+        let k = ops(&r, op);
+        assert!(
+            k.abs_diff(per_pass * n) <= 4 * per_pass,
+            "{op:?}: {k} for {n} passes"
+        );
+    }
+}
