@@ -81,7 +81,8 @@ impl Observer for Term {
             self.clear_progress();
             let names: Vec<&str> = run.workloads.iter().map(|w| w.name.as_str()).collect();
             if !self.header_done {
-                println!("{}", terminal::interval_header_for(&names));
+                let fs = run.workloads.iter().any(|w| w.fs.is_some());
+                println!("{}", terminal::interval_header_of(&names, fs));
                 self.header_done = true;
             }
             let ws: Vec<(&str, Option<&Interval>)> = names
