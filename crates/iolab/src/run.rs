@@ -323,7 +323,12 @@ pub fn execute(
         }
         let mut dev = crate::devstats::DevSampler::default();
         let default_job = temp_file.is_some();
-        let raw = run_one(&mut spec, &mut term, &mut dev, &stop, &events, default_job);
+        let made = crate::targets::make_personality_dirs(&spec);
+        let raw = match &made {
+            Ok(_) => run_one(&mut spec, &mut term, &mut dev, &stop, &events, default_job),
+            Err(e) => Err(iolab_engine::RunError::Setup(e.clone())),
+        };
+        crate::targets::remove_if_empty(made.as_deref().unwrap_or_default());
         if let Some(l) = term.live.as_mut() {
             l.settle();
         }

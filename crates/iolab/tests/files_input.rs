@@ -152,8 +152,8 @@ fn bad_file_system_input_is_one_line_and_exit_2() {
             "is not a directory",
         ),
         (
-            vec!["--dir", "/nonexistent-iolab", "--personality", "varmail"],
-            "--dir /nonexistent-iolab does not exist",
+            vec!["--dir", "/nonexistent-iolab/fb", "--personality", "varmail"],
+            "--dir /nonexistent-iolab/fb does not exist and neither does its parent",
         ),
         (vec!["--dir", a, "--mix", "read:1;;stat:1"], "empty value"),
         (
@@ -199,7 +199,9 @@ fn a_personality_runs_and_its_device_is_the_one_under_the_anchor() {
         }
     };
     let d = tempfile::tempdir().unwrap();
-    let dir = fs.path().to_str().unwrap();
+    // A --dir that does not exist yet (its parent does) is made.
+    let dir = fs.path().join("fb");
+    let dir = dir.to_str().unwrap();
     let (o, v) = run_json(
         &[
             "--personality",
@@ -219,7 +221,7 @@ fn a_personality_runs_and_its_device_is_the_one_under_the_anchor() {
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let t = ptr(&v, "runs.0.devices.targets.0");
-    let anchor = fs.path().join("bigfileset");
+    let anchor = fs.path().join("fb/bigfileset");
     assert_eq!(t["target"], anchor.to_str().unwrap());
     assert_eq!(t["top"][0], fs.dev.name(), "{t}");
     assert_eq!(ptr(&v, "runs.0.spec.fs.personality"), "fileserver");
@@ -227,4 +229,21 @@ fn a_personality_runs_and_its_device_is_the_one_under_the_anchor() {
         anchor.join(".iolab-fileset").exists(),
         "the anchor is marked"
     );
+    // A run refused before its filesets are made (videoserver's 2.2 TiB
+    // on 256 MiB) leaves no --dir behind.
+    let vs = fs.path().join("vs");
+    let o = run_in(
+        d.path(),
+        &[
+            "--personality",
+            "videoserver",
+            "--dir",
+            vs.to_str().unwrap(),
+            "--duration",
+            "1s",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("needs"), "{}", stderr(&o));
+    assert!(!vs.exists(), "the refused run left {}", vs.display());
 }
