@@ -38,7 +38,7 @@ fn dry_runs_show_the_file_system_workload_and_create_nothing() {
     assert!(out.contains("mix-1: files, mix, 1 thread"), "{out}");
     assert!(
         out.contains(&format!(
-            "fileset fs at {a}: 1000 files (100 in each of 10 leaf directories"
+            "fileset fs at {a}: 1000 files of 64 KiB, 100 a directory, 100% created before the run"
         )),
         "{out}"
     );
@@ -136,7 +136,9 @@ fn bad_file_system_input_is_one_line_and_exit_2() {
             "--personality fileserv is not known",
         ),
         (
-            vec!["--dir", a, "--mix", "read:1", "--files", "55"],
+            vec![
+                "--dir", a, "--mix", "read:1", "--files", "55", "--depth", "1",
+            ],
             "give 50 or 60 files",
         ),
         (
