@@ -77,9 +77,6 @@ pub fn workload_key(
         DataPattern::Zero => "zero".to_string(),
         DataPattern::Compress { ratio } => format!("compress:{ratio}"),
     };
-    // A file-system workload: its personality, mix and flows in the
-    // --mix/--flow syntax; `-` for a block workload.
-    let (personality, mix, flow) = fs_key(s);
     let verify = match (s.verify, s.verify_after) {
         (false, _) => "off",
         (true, false) => "on",
@@ -115,9 +112,6 @@ pub fn workload_key(
             "rate" => s.rate_iops.map_or("max".into(), |r| format!("{r}")),
             "skew" => s.skew_pct.map_or("none".into(), |k| format!("{k}")),
             "verify" => verify.into(),
-            "personality" => personality.clone(),
-            "mix" => mix.clone(),
-            "flow" => flow.clone(),
             _ => return None,
         })
     };
@@ -131,26 +125,6 @@ pub fn workload_key(
         }
     }
     key
-}
-
-/// The personality, mix and flows of a file-system workload as text
-/// (`-` where it has none).
-fn fs_key(s: &WorkloadSpec) -> (String, String, String) {
-    use iolab_spec::fs::FsWork;
-    use iolab_spec::fs_parse::{flow_text, mix_text};
-    let none = || "-".to_string();
-    let Some(fs) = &s.fs else {
-        return (none(), none(), none());
-    };
-    let names: Vec<&str> = fs.filesets.iter().map(|f| f.name.as_str()).collect();
-    let (mix, flow) = match &fs.work {
-        FsWork::Mix(m) => (mix_text(m, &names), none()),
-        FsWork::Flows(f) => {
-            let t: Vec<String> = f.iter().map(|f| flow_text(f, &names)).collect();
-            (none(), t.join(" | "))
-        }
-    };
-    (fs.personality.clone().unwrap_or_else(none), mix, flow)
 }
 
 #[cfg(test)]
