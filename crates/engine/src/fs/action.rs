@@ -31,8 +31,10 @@ use super::table::{DIR, EXISTS};
 use iolab_spec::Op;
 use std::sync::atomic::Ordering::Relaxed;
 
-/// Operations in a row that found no file before the thread gives up.
+/// Operations in a row that found no file before the thread gives up,
+/// or a second of nothing else (at least 64 of them).
 const MAX_SKIPS: u32 = 10_000;
+const STARVED_NS: u64 = 1_000_000_000;
 
 impl<B: Backend> Exec<B> {
     /// Start the next operation in idle slot `s`, scheduled at `due`.
@@ -60,6 +62,7 @@ impl<B: Backend> Exec<B> {
         if ok {
             self.active += 1;
             self.skip_streak = 0;
+            self.last_ok = self.now;
             self.issue(s);
         } else {
             self.skipped_op();
@@ -69,8 +72,9 @@ impl<B: Backend> Exec<B> {
 
     /// No file was in the state the operation needs: it is not an
     /// operation (its `--ops` share goes back), and a long run of them
-    /// (every operation starved: a delete-only mix with every file gone)
-    /// stops the workload rather than spin.
+    /// (every operation starved: a delete-only mix with every file gone;
+    /// 10,000 in a row or a second of nothing else) stops the workload
+    /// rather than spin.
     #[cold]
     fn skipped_op(&mut self) {
         self.skipped += 1;
@@ -80,7 +84,8 @@ impl<B: Backend> Exec<B> {
                 b.fetch_add(1, Relaxed);
             }
         }
-        if self.skip_streak >= MAX_SKIPS {
+        let idle_ns = self.now.saturating_sub(self.last_ok);
+        if self.skip_streak >= MAX_SKIPS || (self.skip_streak >= 64 && idle_ns >= STARVED_NS) {
             self.starved = true;
             self.stopping = true;
             self.port.stop.store(true, Relaxed);

@@ -181,7 +181,9 @@ pub(super) struct Exec<B: Backend> {
     pub skipped: u64,
     /// Starts in a row that found no file (back off instead of spinning).
     pub skip_streak: u32,
-    /// The thread stopped after [`MAX_SKIPS`] such starts in a row.
+    /// When the last operation started (for the starvation check).
+    pub last_ok: u64,
+    /// The thread stopped: its starts found no file for too long.
     pub starved: bool,
     pub errors: ErrorTally,
     pub gaps: GapTracker,
@@ -241,6 +243,7 @@ impl<B: Backend> Exec<B> {
             skipped: 0,
             skip_streak: 0,
             starved: false,
+            last_ok: port.window.start_ns,
             errors: ErrorTally::default(),
             gaps: GapTracker::new(),
             be,

@@ -30,6 +30,7 @@ pub mod verify;
 mod action;
 mod exec;
 mod setup;
+mod sizes;
 mod table;
 #[cfg(test)]
 mod tests;

@@ -12,6 +12,7 @@ use crate::clock::TscRate;
 use iolab_core::Observer;
 use iolab_fileset::{anchor, Anchor, AnchorState, CreateOptions, Layout, Needs, Progress};
 use iolab_raw::{errno_name, FilesetRaw, FsRaw, Op, WorkloadRaw};
+use iolab_spec::fileset::Format;
 use iolab_spec::fs::{FileSelect, FsSpec, FsWork, Step};
 use iolab_spec::fs::{MAX_FILESETS, MAX_STEPS};
 use iolab_spec::{OnError, SyncMode, WorkloadSpec};
@@ -294,6 +295,7 @@ pub(super) fn create_all(
             return Err((e, raws));
         }
         let set = open_set(&f.spec.anchor, layout, side_dirs).map_err(|e| (e, raws.clone()))?;
+        super::sizes::take(&set, spec.verify && f.format == Format::No);
         sets.push(set);
     }
     Ok((sets, raws))
@@ -503,6 +505,14 @@ pub(super) fn end_filesets(
         .zip(raws.iter_mut())
     {
         raw.files_at_end = set.table.existing();
+        if spec.verify && !f.cleanup {
+            if let Err(e) = super::sizes::save(set) {
+                notes.push(format!(
+                    "fileset {}: recording the files' sizes for the next --verify run: {e}",
+                    f.name
+                ));
+            }
+        }
         if !f.cleanup {
             continue;
         }

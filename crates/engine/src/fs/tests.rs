@@ -741,3 +741,43 @@ fn a_flow_of_every_operation_runs_without_errors() {
         );
     }
 }
+
+#[test]
+fn a_file_truncated_between_verify_runs_is_seen() {
+    let d = tempfile::tempdir().unwrap();
+    let anchor = d.path().join("a");
+    let set = fileset(&anchor, 4, "16k");
+    let whole = |op| Step {
+        whole: true,
+        ..step(op)
+    };
+    let run_once = |op: Op| {
+        let work = FsWork::Mix(vec![MixEntry {
+            step: whole(op),
+            weight: 1,
+        }]);
+        let mut w = workload(set.clone(), work, 1.0);
+        w.duration_s = None;
+        w.ops = Some(40);
+        w.verify = true;
+        go(w).unwrap()
+    };
+    run_once(Op::Write);
+    // A clean second run expects what the first left: nothing short.
+    let r = run_once(Op::Read);
+    assert_eq!(r.errors_total, 0, "{:?}", r.errors.first());
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(anchor.join("d1/f2"))
+        .unwrap()
+        .set_len(100)
+        .unwrap();
+    let r = run_once(Op::Read);
+    let short = r.fs.as_ref().unwrap().op_errors.get(&Op::Read).cloned();
+    assert!(short.as_ref().is_some_and(|v| v[0].0 == 0), "{short:?}");
+    assert!(
+        r.errors.iter().all(|e| e.target.ends_with("d1/f2")),
+        "{:?}",
+        r.errors
+    );
+}
