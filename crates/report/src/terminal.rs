@@ -445,14 +445,23 @@ pub fn summary(run: &RunResult) -> String {
     // A run with no workload (a monitor) has device figures only.
     let workload = run.spec.is_some() || !run.workloads.is_empty();
     if workload {
-        match run.workloads.as_slice() {
-            [w] if w.io_summary.is_some() => s.push_str(&crate::fs::text::fs_summary(w)),
-            _ => figures(&mut s, s_, run.shows_reads(), run.shows_writes()),
+        let fs = match run.workloads.as_slice() {
+            [w] if w.io_summary.is_some() => Some(w),
+            _ => None,
+        };
+        match fs {
+            Some(w) => s.push_str(&crate::fs::text::fs_summary(w)),
+            None => figures(&mut s, s_, run.shows_reads(), run.shows_writes()),
         }
+        // A file-system workload's IO summary line gives CPU per operation.
+        let per_io = match fs {
+            Some(_) => String::new(),
+            None => format!("; {:.2} us of CPU per I/O", s_.cpu.usec_per_io),
+        };
         writeln!(
             s,
-            "CPU: user {:.1}%, system {:.1}% of one CPU; {:.2} us of CPU per I/O",
-            s_.cpu.user_pct, s_.cpu.sys_pct, s_.cpu.usec_per_io
+            "CPU: user {:.1}%, system {:.1}% of one CPU{per_io}",
+            s_.cpu.user_pct, s_.cpu.sys_pct
         )
         .unwrap();
     }
