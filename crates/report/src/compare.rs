@@ -35,7 +35,7 @@ mod tables;
 use crate::model::{Chart, ResultDoc, RunResult, Spread, Table};
 use crate::points::spread;
 pub use charts::{Ranges, MAX_CHART_GROUPS};
-pub use key::{run_key, KEY_PARAMS};
+pub use key::{run_key, FS_KEYS, KEY_PARAMS};
 use serde::{Deserialize, Serialize};
 pub use stats::{test_change, TestKind, TestResult, ALPHA};
 use std::collections::BTreeMap;
