@@ -106,8 +106,10 @@ pub fn op_table(w: &WorkloadResult) -> String {
 /// 1.0 s, 11566.0 ops/s (read 1834.0/s, write 1834.0/s), 286.0 MB/s,
 /// mean 14.812 ms/op, CPU 52.1 us/op`.
 pub fn io_summary_line(s: &IoSummary, measured_s: f64) -> String {
+    // A run shorter than a second (ended on --ops) keeps its milliseconds.
+    let tp = if measured_s < 1.0 { 3 } else { 1 };
     format!(
-        "IO summary: {} ops in {:.1} s, {:.1} ops/s (read {:.1}/s, write {:.1}/s), {:.1} MB/s, mean {} ms/op, CPU {:.1} us/op",
+        "IO summary: {} ops in {:.tp$} s, {:.1} ops/s (read {:.1}/s, write {:.1}/s), {:.1} MB/s, mean {} ms/op, CPU {:.1} us/op",
         s.ops,
         measured_s,
         s.ops_per_s,
@@ -240,6 +242,16 @@ mod tests {
             names,
             ["create", "write", "close", "open", "append", "read", "delete", "stat"]
         );
+    }
+
+    #[test]
+    fn a_short_run_keeps_its_milliseconds() {
+        let s = IoSummary {
+            ops: 900,
+            ..Default::default()
+        };
+        assert!(io_summary_line(&s, 0.0364).starts_with("IO summary: 900 ops in 0.036 s,"));
+        assert!(io_summary_line(&s, 60.04).starts_with("IO summary: 900 ops in 60.0 s,"));
     }
 
     #[test]
