@@ -751,6 +751,10 @@ pub fn compare(docs: &[(String, String, &ResultDoc)], ignore: &[String]) -> Comp
     let (charts, ranges) = charts::charts(&res, docs);
     res.charts = charts;
     res.chart_ranges = ranges;
+    for c in ops::op_charts(&res) {
+        res.charts.push(c);
+        res.chart_ranges.push(Vec::new());
+    }
     res
 }
 
@@ -846,6 +850,14 @@ mod tests {
             .map(|r| &r[0])
             .collect();
         assert_eq!(mb, ["fsrv write", "fsrv append", "fsrv read"]);
+        let chart = res
+            .charts
+            .iter()
+            .find(|c| c.title == "fsrv: ops/s by operation")
+            .unwrap();
+        assert_eq!(chart.x[0], "create");
+        assert_eq!(chart.series[1].values[0], None, "no creates after");
+        assert_eq!(chart.series[1].values[7], Some(1994.0), "stat after");
         let text = render::text(&res);
         assert!(
             text.contains("p99 latency by operation, us (lower is better)"),
@@ -868,6 +880,7 @@ mod tests {
             .with_workloads()
             .all(|r| r.operations.is_empty()));
         assert!(!render::text(&res).contains("by operation"));
+        assert!(!res.charts.iter().any(|c| c.title.contains("by operation")));
     }
 
     #[test]
