@@ -2,7 +2,7 @@
 //! of the test's own): `--verify` on a file workload finds nothing on a
 //! clean run (sizes that end inside a sector, appends, creates and
 //! deletes), and finds a byte changed and a file truncated behind iolab's
-//! back, whether that happens during a run or between two runs on a kept
+//! back during a run, and a byte changed between two runs on a kept
 //! fileset, naming the file.
 
 mod common;
@@ -64,13 +64,15 @@ fn tamper(a: &Path, b: &Path) {
 }
 
 /// The findings name `a` (corrupt, at the sector of byte 5,000) and `b`
-/// (truncated at 4,000) and nothing else.
-fn found(kind: &str, doc: &Value, a: &Path, b: &Path) {
+/// (truncated at 4,000; required when `truncated`) and nothing else.
+fn found(kind: &str, doc: &Value, a: &Path, b: &Path, truncated: bool) {
     let v = verify(doc);
     let list = v["findings"].as_array().unwrap();
     let by = &v["by_class"];
     assert!(by["corrupt"].as_u64().unwrap_or(0) >= 1, "{kind}: {v}");
-    assert!(by["truncated"].as_u64().unwrap_or(0) >= 1, "{kind}: {v}");
+    if truncated {
+        assert!(by["truncated"].as_u64().unwrap_or(0) >= 1, "{kind}: {v}");
+    }
     for f in list {
         let (t, c) = (f["target"].as_str().unwrap(), f["class"].as_str().unwrap());
         match c {
@@ -136,7 +138,7 @@ fn during_a_run(kind: &str) {
         "{kind}: {}",
         stderr(&o)
     );
-    found(kind, &doc, &fl[2], &fl[5]);
+    found(kind, &doc, &fl[2], &fl[5], true);
 }
 
 fn between_runs(kind: &str) {
@@ -155,7 +157,10 @@ fn between_runs(kind: &str) {
         "{kind}: {}",
         stderr(&o)
     );
-    found(kind, &doc, &fl[1], &fl[6]);
+    // A kept fileset's files are used at the size found (format=no), so
+    // a file cut between runs is only a shorter file; within a run, iolab
+    // knows the size it wrote (changes_during_a_run_are_found).
+    found(kind, &doc, &fl[1], &fl[6], false);
 }
 
 on_both!(a_clean_run_finds_nothing, super::clean);

@@ -25,6 +25,13 @@
 //! stamped sector that fall in its range. A read checks whole sectors with
 //! one CRC-32C each and partial ones against the rebuilt sector.
 //!
+//! Zeros are not checked: a write past a file's end (the driver writes
+//! within a file's nominal size, also into a new, empty file) leaves a
+//! hole, and one byte per file cannot say where the holes are. So a
+//! sector of zeros counts as not checked (`blocks_unwritten`), a sector
+//! where a hole begins or ends must hold this file's bytes besides the
+//! zeros, and files have no `zeroed` findings.
+//!
 //! Memory: one byte per file ([`AtomicU8`]: bits 0-5 the generation, 0 =
 //! nothing known; bit 6 LOOSE, bit 7 MOVED), plus the stamper's payload
 //! pool (116 KiB) for the whole workload. One byte cannot say which
@@ -194,7 +201,6 @@ enum Verdict {
         offset: u64,
         gen: u8,
     },
-    Zero,
     Corrupt,
 }
 
@@ -615,9 +621,11 @@ impl Inner {
     }
 
     fn verdict(&self, acc: &Accept, sec: u64, a: usize, s: &[u8]) -> Verdict {
-        let unknown_or = |v| if acc.loose { Verdict::Unknown } else { v };
         if s.iter().all(|&b| b == 0) {
-            return unknown_or(Verdict::Zero);
+            // A hole (iolab's own writes past a file's end leave them, and
+            // one byte per file cannot say where) or zeroed data: not
+            // checked.
+            return Verdict::Unknown;
         }
         let full = s.len() == SECTOR;
         let head = if full {
@@ -636,24 +644,45 @@ impl Inner {
                 v => v,
             };
         }
+        let hdr_gen = (a <= 13 && a + s.len() > 13).then(|| s[13 - a]);
+        // Where a hole begins or ends: this file's bytes, then zeros (or
+        // zeros, then its bytes).
+        if s[0] == 0 || s[s.len() - 1] == 0 {
+            let gens = match hdr_gen {
+                Some(g) if acc.gen_ok(g) => vec![g],
+                _ => acc.candidates(),
+            };
+            if gens.iter().any(|&g| self.matches(acc.target, sec, g, a, s)) {
+                return Verdict::Good;
+            }
+        }
         if header_magic(s, a) {
             // The magic without a valid stamp: a changed byte, or (loose
             // files) two writes of different generations in one sector.
-            let g = s.get(13 - a).copied().unwrap_or(0);
+            let g = hdr_gen.unwrap_or(0);
             return match acc.loose && self.split(acc, sec, a, s, g) {
                 true => Verdict::Good,
                 false => Verdict::Corrupt,
             };
         }
-        if full || a + s.len() >= 12 {
+        if full || (a <= 8 && a + s.len() >= 12) {
             // The header was read and is not a stamp: data iolab did not
             // write (or whose magic was changed).
-            return unknown_or(Verdict::Corrupt);
+            return self.unknown_or(acc, Verdict::Corrupt);
         }
         let gens = acc.candidates();
         match gens.iter().any(|&g| self.matches(acc.target, sec, g, a, s)) {
             true => Verdict::Good,
-            false => unknown_or(Verdict::Corrupt),
+            false => self.unknown_or(acc, Verdict::Corrupt),
+        }
+    }
+
+    /// Loose files: what cannot be told from foreign data is not checked.
+    fn unknown_or(&self, acc: &Accept, v: Verdict) -> Verdict {
+        if acc.loose {
+            Verdict::Unknown
+        } else {
+            v
         }
     }
 
@@ -695,11 +724,16 @@ impl Inner {
         }
     }
 
-    /// The piece equals the stamped sector of (target, sec, gen) there.
+    /// The piece holds the stamped sector of (target, sec, gen) there,
+    /// but for zeros before or after (where a hole begins or ends).
     fn matches(&self, target: u32, sec: u64, gen: u8, a: usize, s: &[u8]) -> bool {
         let mut tmp = [0u8; SECTOR];
         self.sector(target, sec, gen, &mut tmp);
-        tmp[a..a + s.len()] == *s
+        let Some(i) = s.iter().position(|&b| b != 0) else {
+            return true;
+        };
+        let j = s.iter().rposition(|&b| b != 0).unwrap_or(i);
+        tmp[a + i..=a + j] == s[i..=j]
     }
 
     /// A loose file's sector where two writes of different generations
@@ -741,8 +775,6 @@ impl Inner {
             Class::Corrupt
         } else if has(|d| matches!(d, Verdict::Foreign { .. })) {
             Class::Misdirected
-        } else if has(|d| *d == Verdict::Zero) {
-            Class::Zeroed
         } else if has(|d| *d == Verdict::Good) {
             Class::Torn
         } else {
@@ -822,10 +854,6 @@ impl Inner {
                 "torn: {} of {n} sectors read hold an older generation ({gen}) while the rest hold generation {}",
                 f.sectors_bad, f.expected_gen
             ),
-            (Class::Zeroed, _) => format!(
-                "zeroed: {} of {n} sectors read back as zeros from offset {at}",
-                f.sectors_bad
-            ),
             _ => format!(
                 "corrupt: {} of {n} sectors read do not hold what iolab wrote (first differing byte at offset {})",
                 f.sectors_bad,
@@ -872,7 +900,6 @@ fn class_of(d: &Verdict) -> Option<Class> {
     match d {
         Verdict::Corrupt => Some(Class::Corrupt),
         Verdict::Foreign { .. } => Some(Class::Misdirected),
-        Verdict::Zero => Some(Class::Zeroed),
         Verdict::Old { .. } => Some(Class::Stale),
         _ => None,
     }
@@ -1026,7 +1053,7 @@ mod tests {
     }
 
     #[test]
-    fn an_older_generation_is_stale_and_a_mix_is_torn_zeros_are_zeroed() {
+    fn an_older_generation_is_stale_a_mix_is_torn_and_zeros_are_holes() {
         let v = fv(1);
         let old = write_file(&v, 0, 0, 4096, 4096);
         let new = write_file(&v, 0, 0, 4096, 4096);
@@ -1043,10 +1070,33 @@ mod tests {
             (finding(&v, 1).offset, finding(&v, 1).sectors_bad),
             (2048, 4)
         );
+        // Zeros may be a hole iolab made: not checked, not a finding.
         let mut z = new.clone();
         z[1024..1536].fill(0);
-        v.check_read(0, 0, s, 0, 4096, &z, 4096);
-        assert_eq!(finding(&v, 2).class, Class::Zeroed);
+        assert_eq!(v.check_read(0, 0, s, 0, 4096, &z, 4096), ReadCheck::Ok);
+        assert_eq!(v.totals().totals.blocks_unwritten, 1);
+        assert_eq!(v.findings(), 2);
+    }
+
+    #[test]
+    fn a_hole_left_by_a_write_past_the_end_is_no_finding_but_a_change_beside_it_is() {
+        let v = fv(1);
+        v.created(0, 0);
+        // 2,780 bytes, then a write at 4,096: a hole from 2,780 to 4,096
+        // (the sector at 2,560 holds this file's bytes, then zeros).
+        let mut f = vec![0u8; 8192];
+        v.stamp(0, 0, 0, &mut f[..2780]);
+        v.stamp(0, 0, 4096, &mut f[4096..]);
+        assert_eq!(v.check(0, 0, 0, &f, 8192), ReadCheck::Ok);
+        assert_eq!(v.check(0, 0, 2600, &f[2600..5000], 8192), ReadCheck::Ok);
+        let t = v.totals().totals;
+        assert_eq!((t.findings_total, t.blocks_unwritten), (0, 2 + 2));
+        f[2700] ^= 1;
+        assert!(matches!(v.check(0, 0, 0, &f, 8192), ReadCheck::Finding(_)));
+        assert_eq!(
+            (finding(&v, 0).class, finding(&v, 0).offset),
+            (Class::Corrupt, 2560)
+        );
     }
 
     #[test]
