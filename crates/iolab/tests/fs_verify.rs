@@ -163,7 +163,30 @@ fn between_runs(kind: &str) {
     found(kind, &doc, &fl[1], &fl[6], false);
 }
 
+/// The fileset's creation under `--verify` stamps what it writes: a
+/// read-only run right after it checks every sector.
+fn stamped_at_creation(kind: &str) {
+    let Some(fs) = mount(kind) else { return };
+    let out = scratch();
+    let dir = fs.path().join("fresh");
+    let (o, doc) = run_json(
+        &args(s(&dir), &["--mix", "read:whole:100", "--ops", "80"]),
+        out.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{kind}: {}", stderr(&o));
+    let v = verify(&doc);
+    // 8 files of 10,000 bytes: 20 sectors each, the last partial.
+    assert_eq!(v["blocks_prefilled"].as_u64(), Some(8 * 20), "{kind}: {v}");
+    assert_eq!(v["blocks_checked"].as_u64(), Some(80 * 20), "{kind}: {v}");
+    assert_eq!(v["blocks_unwritten"].as_u64(), Some(0), "{kind}: {v}");
+    assert_eq!(v["findings_total"].as_u64(), Some(0), "{kind}: {v}");
+}
+
 on_both!(a_clean_run_finds_nothing, super::clean);
+on_both!(
+    a_fileset_made_under_verify_is_stamped,
+    super::stamped_at_creation
+);
 on_both!(changes_during_a_run_are_found, super::during_a_run);
 on_both!(
     changes_between_runs_on_a_kept_fileset_are_found,

@@ -252,10 +252,11 @@ impl Driver for FsDriver {
 
     fn prepare(&mut self, obs: &mut dyn Observer, stop: &AtomicBool) -> Option<String> {
         self.prepared = true;
-        match setup::create_all(&self.spec, &self.layouts, obs, stop) {
+        let verify = setup::file_verify(&self.spec, &self.layouts);
+        match setup::create_all(&self.spec, &self.layouts, &verify, obs, stop) {
             Ok((sets, raws)) => {
                 self.filesets = raws;
-                self.shared = Some(Arc::new(setup::shared(&self.spec, sets)));
+                self.shared = Some(Arc::new(setup::shared(&self.spec, sets, verify)));
                 None
             }
             Err((reason, raws)) => {

@@ -6,10 +6,11 @@
 
 use super::exec::FsWorkerOut;
 use super::table::{FileTable, DIR, EXISTS};
+use super::verify::FileVerify;
 use super::{Act, FsSet, Plan, Shared};
 use crate::clock::TscRate;
 use iolab_core::Observer;
-use iolab_fileset::{anchor, Anchor, AnchorState, CreateOptions, Layout, Needs, Progress};
+use iolab_fileset::{anchor, Anchor, AnchorState, CreateOptions, FillFn, Layout, Needs, Progress};
 use iolab_raw::{errno_name, FilesetRaw, FsRaw, Op, WorkloadRaw};
 use iolab_spec::fs::{FileSelect, FsFileset, FsSpec, FsWork, Step};
 use iolab_spec::fs::{MAX_FILESETS, MAX_STEPS};
@@ -256,6 +257,7 @@ type Created = Result<(Vec<FsSet>, Vec<FilesetRaw>), (String, Vec<FilesetRaw>)>;
 pub(super) fn create_all(
     spec: &WorkloadSpec,
     layouts: &[Layout],
+    verify: &FileVerify,
     obs: &mut dyn Observer,
     stop: &AtomicBool,
 ) -> Created {
@@ -265,7 +267,7 @@ pub(super) fn create_all(
     let side_dirs = ops_of(fs)
         .iter()
         .any(|o| matches!(o, Op::Mkdir | Op::Rmdir));
-    for (f, layout) in fs.filesets.iter().zip(layouts) {
+    for (k, (f, layout)) in fs.filesets.iter().zip(layouts).enumerate() {
         let mut raw = FilesetRaw {
             name: f.name.clone(),
             anchor: std::path::absolute(&f.spec.anchor)
@@ -277,7 +279,9 @@ pub(super) fn create_all(
             bytes: layout.total_bytes(),
             ..Default::default()
         };
-        let r = create_one(spec, f, layout, &mut raw, obs, stop);
+        let stamp = |i: u64, off: u64, buf: &mut [u8]| verify.fill(k as u32, i, off, buf);
+        let fill: Option<&FillFn> = verify.on().then_some(&stamp);
+        let r = create_one(spec, f, layout, fill, &mut raw, obs, stop);
         raws.push(raw);
         if let Err(e) = r {
             return Err((e, raws));
@@ -292,6 +296,7 @@ fn create_one(
     spec: &WorkloadSpec,
     f: &FsFileset,
     layout: &Layout,
+    fill: Option<&FillFn>,
     raw: &mut FilesetRaw,
     obs: &mut dyn Observer,
     stop: &AtomicBool,
@@ -304,8 +309,7 @@ fn create_one(
         check_capacity: true,
         progress: Some(&cb),
         stop: Some(stop),
-        // TODO(fsdrv): stamp new files under --verify (FileVerify::fill).
-        fill: None,
+        fill,
     };
     let path = raw.anchor.clone();
     let t = Instant::now();
@@ -410,26 +414,35 @@ fn lstat(dir: i32, p: &mut Vec<u8>) -> Option<libc::stat> {
     (r == 0).then_some(st)
 }
 
+/// `--verify`: the workload's validation of file contents (fs/verify.rs),
+/// made before the filesets so their creation stamps the files it writes;
+/// findings name files by path (formatted only on a finding).
+pub(super) fn file_verify(spec: &WorkloadSpec, layouts: &[Layout]) -> FileVerify {
+    if !spec.verify {
+        return FileVerify::off();
+    }
+    let files: Vec<u64> = layouts.iter().map(Layout::files).collect();
+    let v = FileVerify::new(&files, spec.seed);
+    let named: Vec<(PathBuf, Layout)> = fs_of(spec)
+        .filesets
+        .iter()
+        .zip(layouts)
+        .map(|(f, l)| {
+            let a = std::path::absolute(&f.spec.anchor).unwrap_or_else(|_| f.spec.anchor.clone());
+            (a, l.clone())
+        })
+        .collect();
+    v.set_names(Box::new(move |set, i| {
+        named.get(set as usize).map_or_else(
+            || format!("fileset {set} file {i}"),
+            |(a, l)| a.join(l.file_path(i)).display().to_string(),
+        )
+    }));
+    v
+}
+
 /// The threads' shared state over the created filesets.
-pub(super) fn shared(spec: &WorkloadSpec, sets: Vec<FsSet>) -> Shared {
-    let files: Vec<u64> = sets.iter().map(|s| s.layout.files()).collect();
-    let verify = if spec.verify {
-        let v = super::verify::FileVerify::new(&files, spec.seed);
-        // Findings name files by path (formatted only on a finding).
-        let named: Vec<(PathBuf, Layout)> = sets
-            .iter()
-            .map(|s| (s.anchor.clone(), s.layout.clone()))
-            .collect();
-        v.set_names(Box::new(move |set, i| {
-            named.get(set as usize).map_or_else(
-                || format!("fileset {set} file {i}"),
-                |(a, l)| a.join(l.file_path(i)).display().to_string(),
-            )
-        }));
-        v
-    } else {
-        super::verify::FileVerify::off()
-    };
+pub(super) fn shared(spec: &WorkloadSpec, sets: Vec<FsSet>, verify: FileVerify) -> Shared {
     Shared {
         verify,
         sets,
