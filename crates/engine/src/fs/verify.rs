@@ -433,8 +433,11 @@ impl FileVerify {
             out = v.finding(set, file, r.finding(now & GEN));
         }
         let shard = &v.shards[id % SHARDS];
-        if v.fast_ok(&acc, off, buf) {
-            shard.checked.fetch_add(sectors(off, buf.len()), Relaxed);
+        if let Some(zeros) = v.fast_ok(&acc, off, buf) {
+            shard.unknown.fetch_add(zeros, Relaxed);
+            shard
+                .checked
+                .fetch_add(sectors(off, buf.len()) - zeros, Relaxed);
             return out;
         }
         let verdicts = v.verdicts(&acc, off, buf);
@@ -585,16 +588,23 @@ impl Inner {
         }
     }
 
-    /// The fast check: every piece holds an accepted stamp.
+    /// The fast check: every piece holds an accepted stamp, or is a whole
+    /// sector of zeros (a hole: not checked). Some(sectors of zeros), or
+    /// None when the slow path must look.
     #[inline]
-    fn fast_ok(&self, acc: &Accept, off: u64, buf: &[u8]) -> bool {
+    fn fast_ok(&self, acc: &Accept, off: u64, buf: &[u8]) -> Option<u64> {
         let mut tmp = [0u8; SECTOR];
-        pieces(off, buf.len()).all(|(sec, a, n, p)| {
+        let mut zeros = 0;
+        let all = pieces(off, buf.len()).all(|(sec, a, n, p)| {
             let s = &buf[p..p + n];
             if n == SECTOR {
                 let g = s[13];
                 let t = if acc.moved { u32_at(s, 24) } else { acc.target };
-                return acc.gen_ok(g) && self.stamper.sector_ok(s, t, sec, g, 1);
+                if acc.gen_ok(g) && self.stamper.sector_ok(s, t, sec, g, 1) {
+                    return true;
+                }
+                zeros += 1;
+                return s.iter().all(|&b| b == 0);
             }
             // A partial sector: rebuild it in the generation its header
             // shows, else the ones the reader expects.
@@ -610,7 +620,8 @@ impl Inner {
                     tmp[a..a + n] == *s
                 }
             })
-        })
+        });
+        all.then_some(zeros)
     }
 
     /// Each piece's verdict (the slow path).
