@@ -31,6 +31,9 @@ use super::table::{DIR, EXISTS};
 use iolab_spec::Op;
 use std::sync::atomic::Ordering::Relaxed;
 
+/// Operations in a row that found no file before the thread gives up.
+const MAX_SKIPS: u32 = 10_000;
+
 impl<B: Backend> Exec<B> {
     /// Start the next operation in idle slot `s`, scheduled at `due`.
     #[inline]
@@ -58,9 +61,28 @@ impl<B: Backend> Exec<B> {
             self.skip_streak = 0;
             self.issue(s);
         } else {
-            self.skipped += 1;
-            self.skip_streak += 1;
+            self.skipped_op();
             self.step_done(s);
+        }
+    }
+
+    /// No file was in the state the operation needs: it is not an
+    /// operation (its `--ops` share goes back), and a long run of them
+    /// (every operation starved: a delete-only mix with every file gone)
+    /// stops the workload rather than spin.
+    #[cold]
+    fn skipped_op(&mut self) {
+        self.skipped += 1;
+        self.skip_streak += 1;
+        if self.measuring {
+            if let Some(b) = self.sh.ops_left.as_ref() {
+                b.fetch_add(1, Relaxed);
+            }
+        }
+        if self.skip_streak >= MAX_SKIPS {
+            self.starved = true;
+            self.stopping = true;
+            self.port.stop.store(true, Relaxed);
         }
     }
 
@@ -214,18 +236,15 @@ impl<B: Backend> Exec<B> {
             Op::Read | Op::Rewrite if a.whole => (0, size),
             Op::Write | Op::Create if a.whole => (0, nominal),
             Op::Create => (0, 0),
-            op => {
-                let span = if op == Op::Write {
-                    nominal.max(size)
-                } else {
-                    size
-                };
-                let off = self.xfer_offset(s, span, x, a.random);
-                (
-                    off,
-                    x.min(span.saturating_sub(off))
-                        .max((op == Op::Write) as u64 * x),
-                )
+            // One write: anywhere up to the file's end (it may extend the
+            // file, never leave a hole of zeros before what it writes).
+            Op::Write => {
+                let off = self.xfer_offset(s, size, x, a.random, true);
+                (off, x)
+            }
+            _ => {
+                let off = self.xfer_offset(s, size, x, a.random, false);
+                (off, x.min(size.saturating_sub(off)))
             }
         };
         let sl = &mut self.slots[s as usize];
@@ -233,15 +252,19 @@ impl<B: Backend> Exec<B> {
         sl.end = off + len;
     }
 
-    /// An `x`-aligned offset within `span` bytes: random, or where this
-    /// slot's last transfer on the file ended (from 0 past the end).
-    fn xfer_offset(&mut self, s: u32, span: u64, x: u64, random: bool) -> u64 {
-        let blocks = span / x.max(1);
+    /// An `x`-aligned offset in the file's `size` bytes (with `at_end`,
+    /// also the aligned offset that starts at or before its end): random,
+    /// or where this slot's last transfer on the file ended (from 0 past
+    /// the end).
+    fn xfer_offset(&mut self, s: u32, size: u64, x: u64, random: bool, at_end: bool) -> u64 {
+        let x = x.max(1);
+        let blocks = if at_end { size / x + 1 } else { size / x };
         let sl = &self.slots[s as usize];
         if random {
             return self.rng.u64(0..blocks.max(1)) * x;
         }
-        if sl.last_file == sl.file && sl.last_pos + x <= span {
+        let limit = if at_end { size } else { size.saturating_sub(x) };
+        if sl.last_file == sl.file && sl.last_pos <= limit && sl.last_pos < blocks * x {
             sl.last_pos
         } else {
             0
@@ -435,25 +458,18 @@ impl<B: Backend> Exec<B> {
     /// A transfer piece of `n` bytes completed.
     #[inline]
     fn moved(&mut self, s: u32, n: u32) {
-        let sl = &mut self.slots[s as usize];
-        let set = &self.sh.sets[sl.set as usize];
-        if sl.op == Op::Read {
-            let size = set.table.size(sl.file);
-            // SAFETY: the kernel filled n bytes of the slot's buffer.
-            let data = unsafe { std::slice::from_raw_parts(sl.buf, n as usize) };
-            if let super::verify::ReadCheck::Finding(_) =
-                self.sh.verify.check(sl.set, sl.file, sl.off, data, size)
-            {
-                self.sh.findings.fetch_add(1, Relaxed);
-            }
-            if n == 0 {
-                // The file is shorter than iolab made it: someone else
-                // truncated it.
-                return self.step_failed(s, Ph::Xfer, 0);
-            }
-        } else if n < sl.len {
+        if self.slots[s as usize].op == Op::Read {
+            self.check_read(s, n);
+        }
+        if n == 0 {
+            // A read: the file is shorter than iolab made it (someone
+            // else truncated it); a write of nothing: no reason given.
             return self.step_failed(s, Ph::Xfer, 0);
         }
+        // A short write goes on from where it stopped: the next piece
+        // writes the rest, or gets the reason (ENOSPC) as its error.
+        let sl = &mut self.slots[s as usize];
+        let set = &self.sh.sets[sl.set as usize];
         sl.off += n as u64;
         sl.bytes += n as u64;
         if sl.op != Op::Read && sl.off > set.table.size(sl.file) {
@@ -463,6 +479,30 @@ impl<B: Backend> Exec<B> {
             sl.end = sl.off;
         }
         self.issue(s);
+    }
+
+    /// `--verify`: check the `n` bytes a read brought (free when off).
+    #[inline(always)]
+    fn check_read(&mut self, s: u32, n: u32) {
+        let sl = &self.slots[s as usize];
+        let size = self.sh.sets[sl.set as usize].table.size(sl.file);
+        // SAFETY: the kernel filled n bytes of the slot's buffer.
+        let data = unsafe { std::slice::from_raw_parts(sl.buf, n as usize) };
+        if let super::verify::ReadCheck::Finding(_) =
+            self.sh.verify.check(sl.set, sl.file, sl.off, data, size)
+        {
+            self.found();
+        }
+    }
+
+    /// A data validation finding: stop at `--max-errors` of them.
+    #[cold]
+    fn found(&mut self) {
+        let max = self.plan.max_errors;
+        if max > 0 && self.sh.verify.findings() >= max {
+            self.stopping = true;
+            self.port.stop.store(true, Relaxed);
+        }
     }
 
     /// The transfer is complete: close what the operation opened, or end.

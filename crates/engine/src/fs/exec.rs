@@ -136,6 +136,8 @@ pub struct FsWorkerOut {
     pub counters: FilesetCounters,
     pub op_errors: Vec<(Op, i32, u64)>,
     pub skipped: u64,
+    /// It stopped the workload: no operation found a file to work on.
+    pub starved: bool,
     /// The workload's operations this thread's backend ran as system
     /// calls.
     pub sync_ops: Vec<Op>,
@@ -174,6 +176,8 @@ pub(super) struct Exec<B: Backend> {
     pub skipped: u64,
     /// Starts in a row that found no file (back off instead of spinning).
     pub skip_streak: u32,
+    /// The thread stopped after [`MAX_SKIPS`] such starts in a row.
+    pub starved: bool,
     pub errors: ErrorTally,
     pub gaps: GapTracker,
 }
@@ -231,6 +235,7 @@ impl<B: Backend> Exec<B> {
             op_errors: Vec::new(),
             skipped: 0,
             skip_streak: 0,
+            starved: false,
             errors: ErrorTally::default(),
             gaps: GapTracker::new(),
             be,
@@ -314,7 +319,9 @@ impl<B: Backend> Exec<B> {
     #[inline(always)]
     fn charge_op(&mut self) -> bool {
         match self.sh.ops_left.as_ref() {
-            Some(b) => b.fetch_sub(1, Relaxed) > 0,
+            Some(b) => b
+                .fetch_update(Relaxed, Relaxed, |v| (v > 0).then_some(v - 1))
+                .is_ok(),
             None => true,
         }
     }
@@ -336,7 +343,6 @@ impl<B: Backend> Exec<B> {
         }
         if self.skip_streak > 0 {
             wake = wake.min(self.now + 100_000).max(self.now + 20_000);
-            self.skip_streak = 0;
         }
         self.sleep_until(wake);
         self.now = self.clock.now();
@@ -498,6 +504,7 @@ impl<B: Backend> Exec<B> {
             counters: self.counters,
             op_errors: std::mem::take(&mut self.op_errors),
             skipped: self.skipped,
+            starved: self.starved,
             sync_ops: self
                 .plan
                 .ops

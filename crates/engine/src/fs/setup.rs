@@ -10,16 +10,16 @@ use super::verify::FileVerify;
 use super::{Act, FsSet, Plan, Shared};
 use crate::clock::TscRate;
 use iolab_core::Observer;
-use iolab_fileset::{anchor, Anchor, AnchorState, CreateOptions, FillFn, Layout, Needs, Progress};
+use iolab_fileset::{anchor, Anchor, AnchorState, CreateOptions, Layout, Needs, Progress};
 use iolab_raw::{errno_name, FilesetRaw, FsRaw, Op, WorkloadRaw};
-use iolab_spec::fs::{FileSelect, FsFileset, FsSpec, FsWork, Step};
+use iolab_spec::fs::{FileSelect, FsSpec, FsWork, Step};
 use iolab_spec::fs::{MAX_FILESETS, MAX_STEPS};
 use iolab_spec::{OnError, SyncMode, WorkloadSpec};
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64};
+use std::sync::atomic::{AtomicBool, AtomicI64};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -155,6 +155,7 @@ pub(super) fn plans(spec: &WorkloadSpec, clock: Option<TscRate>) -> Vec<Plan> {
         seed: spec.seed,
         clock,
         on_error: spec.on_error,
+        max_errors: spec.max_errors,
         data_flags: direct | dsync,
         direct_flag: direct,
     };
@@ -267,7 +268,7 @@ pub(super) fn create_all(
     let side_dirs = ops_of(fs)
         .iter()
         .any(|o| matches!(o, Op::Mkdir | Op::Rmdir));
-    for (k, (f, layout)) in fs.filesets.iter().zip(layouts).enumerate() {
+    for (f, layout) in fs.filesets.iter().zip(layouts) {
         let mut raw = FilesetRaw {
             name: f.name.clone(),
             anchor: std::path::absolute(&f.spec.anchor)
@@ -279,9 +280,7 @@ pub(super) fn create_all(
             bytes: layout.total_bytes(),
             ..Default::default()
         };
-        let stamp = |i: u64, off: u64, buf: &mut [u8]| verify.fill(k as u32, i, off, buf);
-        let fill: Option<&FillFn> = verify.on().then_some(&stamp);
-        let r = create_one(spec, f, layout, fill, &mut raw, obs, stop);
+        let r = create_one(spec, sets.len() as u32, layout, &mut raw, verify, obs, stop);
         raws.push(raw);
         if let Err(e) = r {
             return Err((e, raws));
@@ -292,15 +291,18 @@ pub(super) fn create_all(
     Ok((sets, raws))
 }
 
+/// Create fileset number `set` (its files stamped under `--verify`).
 fn create_one(
     spec: &WorkloadSpec,
-    f: &FsFileset,
+    set: u32,
     layout: &Layout,
-    fill: Option<&FillFn>,
     raw: &mut FilesetRaw,
+    verify: &FileVerify,
     obs: &mut dyn Observer,
     stop: &AtomicBool,
 ) -> Result<(), String> {
+    let f = &fs_of(spec).filesets[set as usize];
+    let fill = |i: u64, off: u64, buf: &mut [u8]| verify.fill(set, i, off, buf);
     let latest: Mutex<Option<Progress>> = Mutex::new(None);
     let cb = |p: &Progress| *latest.lock().unwrap_or_else(|e| e.into_inner()) = Some(*p);
     let opts = CreateOptions {
@@ -309,7 +311,7 @@ fn create_one(
         check_capacity: true,
         progress: Some(&cb),
         stop: Some(stop),
-        fill,
+        fill: verify.on().then_some(&fill),
     };
     let path = raw.anchor.clone();
     let t = Instant::now();
@@ -414,23 +416,20 @@ fn lstat(dir: i32, p: &mut Vec<u8>) -> Option<libc::stat> {
     (r == 0).then_some(st)
 }
 
-/// `--verify`: the workload's validation of file contents (fs/verify.rs),
-/// made before the filesets so their creation stamps the files it writes;
-/// findings name files by path (formatted only on a finding).
-pub(super) fn file_verify(spec: &WorkloadSpec, layouts: &[Layout]) -> FileVerify {
+/// The workload's data validation (off without `--verify`), made before
+/// the filesets so that their creation stamps what it writes. Findings
+/// name files by path (formatted only on a finding).
+pub(super) fn make_verify(spec: &WorkloadSpec, layouts: &[Layout]) -> FileVerify {
     if !spec.verify {
         return FileVerify::off();
     }
-    let files: Vec<u64> = layouts.iter().map(Layout::files).collect();
-    let v = FileVerify::new(&files, spec.seed);
+    let files: Vec<u64> = layouts.iter().map(|l| l.files()).collect();
+    let v = FileVerify::with_data(&files, spec.seed, spec.data);
     let named: Vec<(PathBuf, Layout)> = fs_of(spec)
         .filesets
         .iter()
         .zip(layouts)
-        .map(|(f, l)| {
-            let a = std::path::absolute(&f.spec.anchor).unwrap_or_else(|_| f.spec.anchor.clone());
-            (a, l.clone())
-        })
+        .map(|(f, l)| (f.spec.anchor.clone(), l.clone()))
         .collect();
     v.set_names(Box::new(move |set, i| {
         named.get(set as usize).map_or_else(
@@ -452,7 +451,6 @@ pub(super) fn shared(spec: &WorkloadSpec, sets: Vec<FsSet>, verify: FileVerify) 
         bytes_left: spec
             .io_size
             .map(|n| AtomicI64::new(n.min(i64::MAX as u64) as i64)),
-        findings: AtomicU64::new(0),
     }
 }
 

@@ -508,3 +508,105 @@ fn an_anchor_whose_parent_is_missing_is_one_line_and_nothing_is_made() {
     assert!(!msg.contains('\n'));
     assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
 }
+
+/// Rough rates for a look in release builds (`cargo test --release -p
+/// iolab-engine --lib fs::tests::rates -- --ignored --nocapture`); the
+/// benchmarks of record are in bench/.
+#[test]
+#[ignore]
+fn rates() {
+    let d = tempfile::tempdir().unwrap();
+    for (name, m, qd) in [
+        ("stat", vec![(Op::Stat, 1)], 1),
+        ("stat", vec![(Op::Stat, 1)], 16),
+        ("create+delete", vec![(Op::Create, 1), (Op::Delete, 1)], 1),
+        ("delete", vec![(Op::Delete, 1)], 1),
+        ("create+delete", vec![(Op::Create, 1), (Op::Delete, 1)], 16),
+        ("read 4k", vec![(Op::Read, 1)], 1),
+    ] {
+        let mut w = workload(fileset(&d.path().join("a"), 5000, "4k"), mix(&m), 1.0);
+        w.qd = qd;
+        let r = go(w).unwrap();
+        let secs = r.measured_ns as f64 / 1e9;
+        let n = r.ops.total_ops();
+        let cpu = (r.cpu.user_us + r.cpu.sys_us) as f64 / n.max(1) as f64;
+        println!(
+            "{name:>14} qd {qd:>2} {}: {:>9.0} ops/s, {cpu:.1} us CPU/op",
+            r.effective.engine,
+            n as f64 / secs
+        );
+        for n in &r.notes {
+            println!("    {n}");
+        }
+    }
+}
+
+#[test]
+fn skipped_operations_do_not_count_and_a_starved_workload_stops() {
+    let d = tempfile::tempdir().unwrap();
+    let set = fileset(&d.path().join("a"), 10, "4k");
+    // Creates find no missing file until deletes make one: those starts
+    // are not operations, and the count still comes out exact.
+    let mut w = workload(
+        set.clone(),
+        mix(&[(Op::Create, 5), (Op::Delete, 1), (Op::Stat, 4)]),
+        1.0,
+    );
+    w.duration_s = None;
+    w.ops = Some(3000);
+    w.jobs = 2;
+    let r = go(w).unwrap();
+    assert!(r.complete, "{:?}", r.incomplete_reason);
+    assert_eq!(r.ops.total_ops(), 3000);
+    assert!(
+        r.notes.iter().any(|n| n.contains("were skipped")),
+        "{:?}",
+        r.notes
+    );
+    // Deletes only: once every file is gone the workload stops, saying why.
+    let r = go(workload(set, mix(&[(Op::Delete, 1)]), 30.0)).unwrap();
+    let why = r.incomplete_reason.as_deref().unwrap_or("");
+    assert!(why.contains("found no file"), "{why}");
+    assert_eq!(ops(&r, Op::Delete), 20);
+    assert!(r.measured_ns < 10_000_000_000);
+}
+
+#[test]
+fn one_transfer_writes_never_leave_holes() {
+    let d = tempfile::tempdir().unwrap();
+    let anchor = d.path().join("a");
+    let rnd = Step {
+        random: true,
+        ..step(Op::Write)
+    };
+    let work = FsWork::Mix(vec![
+        MixEntry {
+            step: rnd,
+            weight: 4,
+        },
+        MixEntry {
+            step: step(Op::Write),
+            weight: 2,
+        },
+        MixEntry {
+            step: step(Op::Create),
+            weight: 1,
+        },
+        MixEntry {
+            step: step(Op::Delete),
+            weight: 1,
+        },
+    ]);
+    let r = go(workload(fileset(&anchor, 10, "64k"), work, 0.3)).unwrap();
+    assert!(r.ops.get(Op::Write).unwrap().ops > 100);
+    // Files hold random bytes (made by the fileset or written): a 4 KiB
+    // block of zeros would be a hole a write left before itself.
+    for leaf in ["d0", "d1"] {
+        for e in std::fs::read_dir(anchor.join(leaf)).unwrap() {
+            let data = std::fs::read(e.unwrap().path()).unwrap();
+            for (k, b) in data.chunks(4096).enumerate() {
+                assert!(b.iter().any(|&x| x != 0), "a hole at block {k}");
+            }
+        }
+    }
+}
