@@ -53,22 +53,9 @@ fn weighted_mix(kind: &str) {
     assert_eq!(o.status.code(), Some(0), "{kind}: {}", stderr(&o));
     let all = all_ops(&doc);
     let total: u64 = all.iter().map(|(_, n)| n).sum();
-    // --ops counts operations drawn; the few that found no file in the
-    // state they need (a create while every file exists) are skipped and
-    // said in a note, not counted as operations.
-    let skipped: u64 = wl(&doc)["notes"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|n| n.as_str()?.strip_suffix(" operations found no file in the state they need (e.g. delete with every file gone) and were skipped"))
-        .filter_map(|n| n.parse::<u64>().ok())
-        .sum();
-    assert_eq!(
-        total + skipped,
-        10_000,
-        "{kind}: {total} operations, {skipped} skipped: {all:?}"
-    );
-    assert!(skipped <= 100, "{kind}: {skipped} skipped");
+    // A start that finds no file in the state it needs (a create while
+    // every file exists) is no operation: --ops N gives N operations.
+    assert_eq!(total, 10_000, "{kind}: {all:?}");
     for (op, w) in mix {
         let pct = 100.0 * ops(&doc, op) as f64 / total as f64;
         assert!(

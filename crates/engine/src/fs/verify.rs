@@ -25,12 +25,12 @@
 //! stamped sector that fall in its range. A read checks whole sectors with
 //! one CRC-32C each and partial ones against the rebuilt sector.
 //!
-//! Zeros are not checked: a write past a file's end (the driver writes
-//! within a file's nominal size, also into a new, empty file) leaves a
-//! hole, and one byte per file cannot say where the holes are. So a
-//! sector of zeros counts as not checked (`blocks_unwritten`), a sector
-//! where a hole begins or ends must hold this file's bytes besides the
-//! zeros, and files have no `zeroed` findings.
+//! Zeros: the driver never writes past a file's end, so a file created in
+//! this run has no holes, and zeros read where iolab wrote are `zeroed`.
+//! In a loose file (below) zeros are not checked: an earlier run or tool
+//! may have left holes, and one byte per file cannot say where; a sector
+//! where such a hole begins or ends must hold the file's bytes besides
+//! the zeros.
 //!
 //! Memory: one byte per file ([`AtomicU8`]: bits 0-5 the generation, 0 =
 //! nothing known; bit 6 LOOSE, bit 7 MOVED), plus the stamper's payload
@@ -201,6 +201,7 @@ enum Verdict {
         offset: u64,
         gen: u8,
     },
+    Zero,
     Corrupt,
 }
 
@@ -588,9 +589,9 @@ impl Inner {
         }
     }
 
-    /// The fast check: every piece holds an accepted stamp, or is a whole
-    /// sector of zeros (a hole: not checked). Some(sectors of zeros), or
-    /// None when the slow path must look.
+    /// The fast check: every piece holds an accepted stamp, or (loose
+    /// files) is a whole sector of zeros, not checked. Some(sectors of
+    /// zeros), or None when the slow path must look.
     #[inline]
     fn fast_ok(&self, acc: &Accept, off: u64, buf: &[u8]) -> Option<u64> {
         let mut tmp = [0u8; SECTOR];
@@ -604,7 +605,7 @@ impl Inner {
                     return true;
                 }
                 zeros += 1;
-                return s.iter().all(|&b| b == 0);
+                return acc.loose && s.iter().all(|&b| b == 0);
             }
             // A partial sector: rebuild it in the generation its header
             // shows, else the ones the reader expects.
@@ -633,10 +634,8 @@ impl Inner {
 
     fn verdict(&self, acc: &Accept, sec: u64, a: usize, s: &[u8]) -> Verdict {
         if s.iter().all(|&b| b == 0) {
-            // A hole (iolab's own writes past a file's end leave them, and
-            // one byte per file cannot say where) or zeroed data: not
-            // checked.
-            return Verdict::Unknown;
+            // Loose files: maybe a hole an earlier run left, not checked.
+            return self.unknown_or(acc, Verdict::Zero);
         }
         let full = s.len() == SECTOR;
         let head = if full {
@@ -647,24 +646,34 @@ impl Inner {
         } else {
             header(s, a)
         };
+        // The file's bytes, then zeros (or zeros, then its bytes): in a
+        // loose file where a hole of an earlier run begins or ends, else
+        // bytes lost to zeros.
+        let zeros_beside = if acc.loose {
+            Verdict::Good
+        } else {
+            Verdict::Zero
+        };
         if let Some(h) = head {
             return match self.judge_stamp(acc, sec, h) {
-                Verdict::Good if full || self.matches(h.2, sec, h.0, a, s) => Verdict::Good,
+                Verdict::Good if full || self.matches(h.2, sec, h.0, a, s, false) => Verdict::Good,
+                Verdict::Good if self.matches(h.2, sec, h.0, a, s, true) => zeros_beside,
                 Verdict::Good if acc.loose && self.split(acc, sec, a, s, h.0) => Verdict::Good,
                 Verdict::Good => Verdict::Corrupt,
                 v => v,
             };
         }
         let hdr_gen = (a <= 13 && a + s.len() > 13).then(|| s[13 - a]);
-        // Where a hole begins or ends: this file's bytes, then zeros (or
-        // zeros, then its bytes).
         if s[0] == 0 || s[s.len() - 1] == 0 {
             let gens = match hdr_gen {
                 Some(g) if acc.gen_ok(g) => vec![g],
                 _ => acc.candidates(),
             };
-            if gens.iter().any(|&g| self.matches(acc.target, sec, g, a, s)) {
-                return Verdict::Good;
+            if gens
+                .iter()
+                .any(|&g| self.matches(acc.target, sec, g, a, s, true))
+            {
+                return zeros_beside;
             }
         }
         if header_magic(s, a) {
@@ -682,7 +691,10 @@ impl Inner {
             return self.unknown_or(acc, Verdict::Corrupt);
         }
         let gens = acc.candidates();
-        match gens.iter().any(|&g| self.matches(acc.target, sec, g, a, s)) {
+        match gens
+            .iter()
+            .any(|&g| self.matches(acc.target, sec, g, a, s, acc.loose))
+        {
             true => Verdict::Good,
             false => self.unknown_or(acc, Verdict::Corrupt),
         }
@@ -735,11 +747,15 @@ impl Inner {
         }
     }
 
-    /// The piece holds the stamped sector of (target, sec, gen) there,
-    /// but for zeros before or after (where a hole begins or ends).
-    fn matches(&self, target: u32, sec: u64, gen: u8, a: usize, s: &[u8]) -> bool {
+    /// The piece holds the stamped sector of (target, sec, gen) there
+    /// (with `holes`, but for zeros before or after: where a hole begins
+    /// or ends).
+    fn matches(&self, target: u32, sec: u64, gen: u8, a: usize, s: &[u8], holes: bool) -> bool {
         let mut tmp = [0u8; SECTOR];
         self.sector(target, sec, gen, &mut tmp);
+        if !holes {
+            return tmp[a..a + s.len()] == *s;
+        }
         let Some(i) = s.iter().position(|&b| b != 0) else {
             return true;
         };
@@ -786,6 +802,8 @@ impl Inner {
             Class::Corrupt
         } else if has(|d| matches!(d, Verdict::Foreign { .. })) {
             Class::Misdirected
+        } else if has(|d| *d == Verdict::Zero) {
+            Class::Zeroed
         } else if has(|d| *d == Verdict::Good) {
             Class::Torn
         } else {
@@ -861,6 +879,10 @@ impl Inner {
                 if other_series { " of another run" } else { "" },
                 f.expected_gen
             ),
+            (Class::Zeroed, _) => format!(
+                "zeroed: {} of {n} sectors read back as zeros from offset {at} where iolab wrote",
+                f.sectors_bad
+            ),
             (Class::Torn, Verdict::Old { gen, .. }) => format!(
                 "torn: {} of {n} sectors read hold an older generation ({gen}) while the rest hold generation {}",
                 f.sectors_bad, f.expected_gen
@@ -911,6 +933,7 @@ fn class_of(d: &Verdict) -> Option<Class> {
     match d {
         Verdict::Corrupt => Some(Class::Corrupt),
         Verdict::Foreign { .. } => Some(Class::Misdirected),
+        Verdict::Zero => Some(Class::Zeroed),
         Verdict::Old { .. } => Some(Class::Stale),
         _ => None,
     }
@@ -1064,7 +1087,7 @@ mod tests {
     }
 
     #[test]
-    fn an_older_generation_is_stale_a_mix_is_torn_and_zeros_are_holes() {
+    fn an_older_generation_is_stale_a_mix_is_torn_zeros_are_zeroed() {
         let v = fv(1);
         let old = write_file(&v, 0, 0, 4096, 4096);
         let new = write_file(&v, 0, 0, 4096, 4096);
@@ -1081,23 +1104,33 @@ mod tests {
             (finding(&v, 1).offset, finding(&v, 1).sectors_bad),
             (2048, 4)
         );
-        // Zeros may be a hole iolab made: not checked, not a finding.
+        // The driver never writes past a file's end: zeros in a file
+        // created in this run are data lost to zeros.
         let mut z = new.clone();
         z[1024..1536].fill(0);
-        assert_eq!(v.check_read(0, 0, s, 0, 4096, &z, 4096), ReadCheck::Ok);
-        assert_eq!(v.totals().totals.blocks_unwritten, 1);
-        assert_eq!(v.findings(), 2);
+        v.check_read(0, 0, s, 0, 4096, &z, 4096);
+        assert_eq!(
+            (finding(&v, 2).class, finding(&v, 2).offset),
+            (Class::Zeroed, 1024)
+        );
+        let mut tail = new.clone();
+        tail[3000..].fill(0);
+        v.check_read(0, 0, s, 0, 4096, &tail, 4096);
+        assert_eq!(finding(&v, 3).class, Class::Zeroed);
+        assert_eq!(finding(&v, 3).offset, 2560);
     }
 
     #[test]
-    fn a_hole_left_by_a_write_past_the_end_is_no_finding_but_a_change_beside_it_is() {
-        let v = fv(1);
-        v.created(0, 0);
-        // 2,780 bytes, then a write at 4,096: a hole from 2,780 to 4,096
-        // (the sector at 2,560 holds this file's bytes, then zeros).
+    fn a_hole_in_a_kept_file_is_no_finding_but_a_change_beside_it_is() {
+        let before = fv(1);
+        before.created(0, 0);
+        // An earlier run wrote 2,780 bytes, then 4,096 at 4,096: a hole
+        // from 2,780 to 4,096 (the sector at 2,560 holds the file's bytes,
+        // then zeros).
         let mut f = vec![0u8; 8192];
-        v.stamp(0, 0, 0, &mut f[..2780]);
-        v.stamp(0, 0, 4096, &mut f[4096..]);
+        before.stamp(0, 0, 0, &mut f[..2780]);
+        before.stamp(0, 0, 4096, &mut f[4096..]);
+        let v = fv(1);
         assert_eq!(v.check(0, 0, 0, &f, 8192), ReadCheck::Ok);
         assert_eq!(v.check(0, 0, 2600, &f[2600..5000], 8192), ReadCheck::Ok);
         let t = v.totals().totals;
@@ -1108,6 +1141,13 @@ mod tests {
             (finding(&v, 0).class, finding(&v, 0).offset),
             (Class::Corrupt, 2560)
         );
+        // In the run that made the file, the same zeros are zeroed.
+        f[2700] ^= 1;
+        assert!(matches!(
+            before.check(0, 0, 0, &f, 8192),
+            ReadCheck::Finding(_)
+        ));
+        assert_eq!(finding(&before, 0).class, Class::Zeroed);
     }
 
     #[test]
