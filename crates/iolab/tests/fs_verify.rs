@@ -190,7 +190,49 @@ fn stamped_at_creation(kind: &str) {
     assert_eq!(v["findings_total"].as_u64(), Some(0), "{kind}: {v}");
 }
 
+/// fileserver and varmail (create, write whole, append, fsync, read
+/// whole, delete) for a second each under `--verify`: nothing found.
+fn personalities_clean(kind: &str) {
+    let Some(fs) = mount(kind) else { return };
+    let out = scratch();
+    for name in ["fileserver", "varmail"] {
+        let dir = fs.path().join(name);
+        std::fs::create_dir(&dir).unwrap();
+        let a = [
+            "--personality",
+            name,
+            "--dir",
+            s(&dir),
+            "--files",
+            "40",
+            "--file-size",
+            "gamma:12k",
+            "--jobs",
+            "4",
+            "--duration",
+            "1s",
+            "--verify",
+        ];
+        let (o, doc) = run_json(&a, out.path());
+        assert_eq!(o.status.code(), Some(0), "{kind} {name}: {}", stderr(&o));
+        let v = verify(&doc);
+        assert_eq!(v["findings_total"].as_u64(), Some(0), "{kind} {name}: {v}");
+        assert!(
+            v["blocks_checked"].as_u64().unwrap() > 1000,
+            "{kind} {name}: {v}"
+        );
+        assert!(
+            ops(&doc, "read") > 100 && ops(&doc, "append") > 100,
+            "{kind} {name}"
+        );
+    }
+}
+
 on_both!(a_clean_run_finds_nothing, super::clean);
+on_both!(
+    personalities_under_verify_find_nothing,
+    super::personalities_clean
+);
 on_both!(
     a_fileset_made_under_verify_is_stamped,
     super::stamped_at_creation
