@@ -28,6 +28,7 @@ pub mod uring;
 pub mod verify;
 
 mod action;
+mod dirs;
 mod exec;
 mod setup;
 mod sizes;
@@ -103,6 +104,8 @@ impl FsSet {
 /// What a workload's threads share.
 pub(crate) struct Shared {
     pub sets: Vec<FsSet>,
+    /// Threads of the whole workload.
+    pub threads: u32,
     pub verify: verify::FileVerify,
     /// `--ops` left (shared countdown), `--io-size` bytes left.
     pub ops_left: Option<AtomicI64>,

@@ -210,6 +210,14 @@ pub(super) fn plans(spec: &WorkloadSpec, clock: Option<TscRate>) -> Vec<Plan> {
     out
 }
 
+/// The workload's threads: `jobs` for a mix, the flows' threads.
+fn all_threads(spec: &WorkloadSpec, fs: &FsSpec) -> u32 {
+    match &fs.work {
+        FsWork::Mix(_) => spec.jobs.max(1),
+        FsWork::Flows(f) => f.iter().map(|f| f.threads.max(1)).sum(),
+    }
+}
+
 /// `p.threads` copies of `p`, numbered from `first`, sharing `rate`.
 fn threads(p: &Plan, rate: Option<f64>, first: usize) -> Vec<Plan> {
     (0..p.threads)
@@ -453,6 +461,7 @@ pub(super) fn make_verify(spec: &WorkloadSpec, layouts: &[Layout]) -> FileVerify
 /// The threads' shared state over the created filesets.
 pub(super) fn shared(spec: &WorkloadSpec, sets: Vec<FsSet>, verify: FileVerify) -> Shared {
     Shared {
+        threads: all_threads(spec, fs_of(spec)),
         verify,
         sets,
         ops_left: spec

@@ -288,6 +288,7 @@ fn phase4(root: RawFd, m: &mut Mem, f: RawFd, d: RawFd) -> Vec<Req> {
         Req::Rename {
             dir: root,
             from: m.n(F),
+            to_dir: root,
             to: m.n(F2),
         },
         Req::Unlink {
