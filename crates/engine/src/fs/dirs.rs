@@ -96,6 +96,29 @@ impl DirCache {
         (i as u32, fd)
     }
 
+    /// `f(dir, name)` for the NUL-terminated `path` (relative to
+    /// `anchor`, in leaf `key`): `dir` its leaf directory, `name` its last
+    /// component; `Err(errno)` when the leaf cannot be reached safely. For
+    /// the set-up and the clean-up, one call at a time.
+    pub fn with_leaf<R>(
+        &mut self,
+        key: u64,
+        anchor: i32,
+        path: &mut [u8],
+        f: impl FnOnce(i32, *const libc::c_char) -> R,
+    ) -> Result<R, i32> {
+        let Some(cut) = path.iter().rposition(|&b| b == b'/') else {
+            return Ok(f(anchor, path.as_ptr().cast()));
+        };
+        let (ent, fd) = self.acquire(key, anchor, path, cut);
+        if fd < 0 {
+            return Err(-fd);
+        }
+        let r = f(fd, path[cut + 1..].as_ptr().cast());
+        self.release(ent, fd, false);
+        Ok(r)
+    }
+
     /// A request that used `(ent, fd)` from [`DirCache::acquire`] is over;
     /// `stale`: it found its file gone, the entry must resolve again.
     #[inline]
