@@ -31,6 +31,11 @@ use super::table::{DIR, EXISTS};
 use iolab_spec::Op;
 use std::sync::atomic::Ordering::Relaxed;
 
+/// Operations in a row that found no file before the thread gives up,
+/// or a second of nothing else (at least 64 of them).
+const MAX_SKIPS: u32 = 10_000;
+const STARVED_NS: u64 = 1_000_000_000;
+
 impl<B: Backend> Exec<B> {
     /// Start the next operation in idle slot `s`, scheduled at `due`.
     #[inline]
@@ -42,6 +47,7 @@ impl<B: Backend> Exec<B> {
         sl.op = a.op;
         sl.set = a.set;
         sl.claimed = 0;
+        sl.shared = false;
         sl.own = false;
         sl.dir_open = false;
         sl.failed = None;
@@ -56,11 +62,33 @@ impl<B: Backend> Exec<B> {
         if ok {
             self.active += 1;
             self.skip_streak = 0;
+            self.last_ok = self.now;
             self.issue(s);
         } else {
-            self.skipped += 1;
-            self.skip_streak += 1;
+            self.skipped_op();
             self.step_done(s);
+        }
+    }
+
+    /// No file was in the state the operation needs: it is not an
+    /// operation (its `--ops` share goes back), and a long run of them
+    /// (every operation starved: a delete-only mix with every file gone;
+    /// 10,000 in a row or a second of nothing else) stops the workload
+    /// rather than spin.
+    #[cold]
+    fn skipped_op(&mut self) {
+        self.skipped += 1;
+        self.skip_streak += 1;
+        if self.measuring {
+            if let Some(b) = self.sh.ops_left.as_ref() {
+                b.fetch_add(1, Relaxed);
+            }
+        }
+        let idle_ns = self.now.saturating_sub(self.last_ok);
+        if self.skip_streak >= MAX_SKIPS || (self.skip_streak >= 64 && idle_ns >= STARVED_NS) {
+            self.starved = true;
+            self.stopping = true;
+            self.port.stop.store(true, Relaxed);
         }
     }
 
@@ -112,13 +140,20 @@ impl<B: Backend> Exec<B> {
         };
         let set = self.slots[s as usize].set as usize;
         let t = &self.sh.sets[set].table;
-        let Some(file) = self.pickers[set].claim(t, mask, want, &mut self.rng) else {
+        let shared = self.plan.acts[self.slots[s as usize].act as usize].shared;
+        let got = if shared {
+            self.pickers[set].share(t, &mut self.rng)
+        } else {
+            self.pickers[set].claim(t, mask, want, &mut self.rng)
+        };
+        let Some(file) = got else {
             return false;
         };
         let bits = t.bits(file);
         let sl = &mut self.slots[s as usize];
         sl.file = file;
         sl.claimed = 1;
+        sl.shared = shared;
         sl.bits = bits;
         self.sh.sets[set].layout.file_path_into(file, &mut sl.path);
         if matches!(op, Op::Mkdir | Op::Rmdir) {
@@ -209,23 +244,23 @@ impl<B: Backend> Exec<B> {
         let (size, nominal) = (set.table.size(sl.file), set.layout.size(sl.file));
         let x = a.xfer as u64;
         let (off, len) = match sl.op {
-            Op::Append if a.random => (size, self.rng.u64(1..=x)),
-            Op::Append => (size, x),
+            // Appends reserve their range (other threads may share the file).
+            Op::Append => {
+                let len = if a.random { self.rng.u64(1..=x) } else { x };
+                (set.table.reserve(sl.file, len), len)
+            }
             Op::Read | Op::Rewrite if a.whole => (0, size),
             Op::Write | Op::Create if a.whole => (0, nominal),
             Op::Create => (0, 0),
-            op => {
-                let span = if op == Op::Write {
-                    nominal.max(size)
-                } else {
-                    size
-                };
-                let off = self.xfer_offset(s, span, x, a.random);
-                (
-                    off,
-                    x.min(span.saturating_sub(off))
-                        .max((op == Op::Write) as u64 * x),
-                )
+            // One write: anywhere up to the file's end (it may extend the
+            // file, never leave a hole of zeros before what it writes).
+            Op::Write => {
+                let off = self.xfer_offset(s, size, x, a.random, true);
+                (off, x)
+            }
+            _ => {
+                let off = self.xfer_offset(s, size, x, a.random, false);
+                (off, x.min(size.saturating_sub(off)))
             }
         };
         let sl = &mut self.slots[s as usize];
@@ -233,15 +268,19 @@ impl<B: Backend> Exec<B> {
         sl.end = off + len;
     }
 
-    /// An `x`-aligned offset within `span` bytes: random, or where this
-    /// slot's last transfer on the file ended (from 0 past the end).
-    fn xfer_offset(&mut self, s: u32, span: u64, x: u64, random: bool) -> u64 {
-        let blocks = span / x.max(1);
+    /// An `x`-aligned offset in the file's `size` bytes (with `at_end`,
+    /// also the aligned offset that starts at or before its end): random,
+    /// or where this slot's last transfer on the file ended (from 0 past
+    /// the end).
+    fn xfer_offset(&mut self, s: u32, size: u64, x: u64, random: bool, at_end: bool) -> u64 {
+        let x = x.max(1);
+        let blocks = if at_end { size / x + 1 } else { size / x };
         let sl = &self.slots[s as usize];
         if random {
             return self.rng.u64(0..blocks.max(1)) * x;
         }
-        if sl.last_file == sl.file && sl.last_pos + x <= span {
+        let limit = if at_end { size } else { size.saturating_sub(x) };
+        if sl.last_file == sl.file && sl.last_pos <= limit && sl.last_pos < blocks * x {
             sl.last_pos
         } else {
             0
@@ -423,9 +462,12 @@ impl<B: Backend> Exec<B> {
             sl.cur_file = sl.file;
             sl.cur_fd = fd;
             sl.cur_write = writes;
-            self.sh.sets[sl.set as usize]
-                .table
-                .set_held(sl.file, sl.bits);
+            sl.cur_shared = sl.shared;
+            if !sl.shared {
+                self.sh.sets[sl.set as usize]
+                    .table
+                    .set_held(sl.file, sl.bits);
+            }
         } else {
             sl.own = true;
         }
@@ -435,25 +477,18 @@ impl<B: Backend> Exec<B> {
     /// A transfer piece of `n` bytes completed.
     #[inline]
     fn moved(&mut self, s: u32, n: u32) {
-        let sl = &mut self.slots[s as usize];
-        let set = &self.sh.sets[sl.set as usize];
-        if sl.op == Op::Read {
-            let size = set.table.size(sl.file);
-            // SAFETY: the kernel filled n bytes of the slot's buffer.
-            let data = unsafe { std::slice::from_raw_parts(sl.buf, n as usize) };
-            if let super::verify::ReadCheck::Finding(_) =
-                self.sh.verify.check(sl.set, sl.file, sl.off, data, size)
-            {
-                self.sh.findings.fetch_add(1, Relaxed);
-            }
-            if n == 0 {
-                // The file is shorter than iolab made it: someone else
-                // truncated it.
-                return self.step_failed(s, Ph::Xfer, 0);
-            }
-        } else if n < sl.len {
+        if self.slots[s as usize].op == Op::Read {
+            self.check_read(s, n);
+        }
+        if n == 0 {
+            // A read: the file is shorter than iolab made it (someone
+            // else truncated it); a write of nothing: no reason given.
             return self.step_failed(s, Ph::Xfer, 0);
         }
+        // A short write goes on from where it stopped: the next piece
+        // writes the rest, or gets the reason (ENOSPC) as its error.
+        let sl = &mut self.slots[s as usize];
+        let set = &self.sh.sets[sl.set as usize];
         sl.off += n as u64;
         sl.bytes += n as u64;
         if sl.op != Op::Read && sl.off > set.table.size(sl.file) {
@@ -463,6 +498,30 @@ impl<B: Backend> Exec<B> {
             sl.end = sl.off;
         }
         self.issue(s);
+    }
+
+    /// `--verify`: check the `n` bytes a read brought (free when off).
+    #[inline(always)]
+    fn check_read(&mut self, s: u32, n: u32) {
+        let sl = &self.slots[s as usize];
+        let size = self.sh.sets[sl.set as usize].table.size(sl.file);
+        // SAFETY: the kernel filled n bytes of the slot's buffer.
+        let data = unsafe { std::slice::from_raw_parts(sl.buf, n as usize) };
+        if let super::verify::ReadCheck::Finding(_) =
+            self.sh.verify.check(sl.set, sl.file, sl.off, data, size)
+        {
+            self.found();
+        }
+    }
+
+    /// A data validation finding: stop at `--max-errors` of them.
+    #[cold]
+    fn found(&mut self) {
+        let max = self.plan.max_errors;
+        if max > 0 && self.sh.verify.findings() >= max {
+            self.stopping = true;
+            self.port.stop.store(true, Relaxed);
+        }
     }
 
     /// The transfer is complete: close what the operation opened, or end.
@@ -536,6 +595,7 @@ impl<B: Backend> Exec<B> {
         let sl = &mut self.slots[s as usize];
         sl.cur_fd = -1;
         sl.claimed = 1;
+        sl.shared = sl.cur_shared;
         sl.set = sl.cur_set;
         sl.file = sl.cur_file;
         sl.bits = self.sh.sets[sl.set as usize].table.bits(sl.file);
@@ -585,7 +645,11 @@ impl<B: Backend> Exec<B> {
         let t = &self.sh.sets[sl.set as usize].table;
         let current = sl.cur_fd >= 0 && sl.cur_set == sl.set && sl.cur_file == sl.file;
         if sl.claimed >= 1 && !current {
-            t.release(sl.file, sl.bits);
+            if sl.shared {
+                t.unshare(sl.file);
+            } else {
+                t.release(sl.file, sl.bits);
+            }
         }
         if sl.claimed == 2 {
             t.release(sl.file2, t.bits(sl.file2));
@@ -627,7 +691,11 @@ impl<B: Backend> Exec<B> {
         }
         sl.cur_fd = -1;
         let t = &self.sh.sets[sl.cur_set as usize].table;
-        t.release(sl.cur_file, t.bits(sl.cur_file));
+        if sl.cur_shared {
+            t.unshare(sl.cur_file);
+        } else {
+            t.release(sl.cur_file, t.bits(sl.cur_file));
+        }
     }
 }
 

@@ -60,6 +60,8 @@ pub(super) struct Slot {
     pub claimed: u8,
     /// State bits `file` is released with.
     pub bits: u8,
+    /// The claim on `file` is shared (an append-only open).
+    pub shared: bool,
     pub fd: i32,
     /// `fd` was opened for this operation and is closed at its end.
     pub own: bool,
@@ -82,6 +84,7 @@ pub(super) struct Slot {
     pub cur_file: u64,
     pub cur_fd: i32,
     pub cur_write: bool,
+    pub cur_shared: bool,
     /// Where the last sequential transfer ended, on `last_file`.
     pub last_file: u64,
     pub last_pos: u64,
@@ -102,6 +105,7 @@ impl Slot {
             file2: 0,
             claimed: 0,
             bits: 0,
+            shared: false,
             fd: -1,
             own: false,
             dir_open: false,
@@ -120,6 +124,7 @@ impl Slot {
             cur_file: 0,
             cur_fd: -1,
             cur_write: false,
+            cur_shared: false,
             last_file: u64::MAX,
             last_pos: 0,
             path: Vec::with_capacity(PATH_CAP),
@@ -136,6 +141,8 @@ pub struct FsWorkerOut {
     pub counters: FilesetCounters,
     pub op_errors: Vec<(Op, i32, u64)>,
     pub skipped: u64,
+    /// It stopped the workload: no operation found a file to work on.
+    pub starved: bool,
     /// The workload's operations this thread's backend ran as system
     /// calls.
     pub sync_ops: Vec<Op>,
@@ -174,6 +181,10 @@ pub(super) struct Exec<B: Backend> {
     pub skipped: u64,
     /// Starts in a row that found no file (back off instead of spinning).
     pub skip_streak: u32,
+    /// When the last operation started (for the starvation check).
+    pub last_ok: u64,
+    /// The thread stopped: its starts found no file for too long.
+    pub starved: bool,
     pub errors: ErrorTally,
     pub gaps: GapTracker,
 }
@@ -231,6 +242,8 @@ impl<B: Backend> Exec<B> {
             op_errors: Vec::new(),
             skipped: 0,
             skip_streak: 0,
+            starved: false,
+            last_ok: port.window.start_ns,
             errors: ErrorTally::default(),
             gaps: GapTracker::new(),
             be,
@@ -314,7 +327,9 @@ impl<B: Backend> Exec<B> {
     #[inline(always)]
     fn charge_op(&mut self) -> bool {
         match self.sh.ops_left.as_ref() {
-            Some(b) => b.fetch_sub(1, Relaxed) > 0,
+            Some(b) => b
+                .fetch_update(Relaxed, Relaxed, |v| (v > 0).then_some(v - 1))
+                .is_ok(),
             None => true,
         }
     }
@@ -336,7 +351,6 @@ impl<B: Backend> Exec<B> {
         }
         if self.skip_streak > 0 {
             wake = wake.min(self.now + 100_000).max(self.now + 20_000);
-            self.skip_streak = 0;
         }
         self.sleep_until(wake);
         self.now = self.clock.now();
@@ -498,6 +512,7 @@ impl<B: Backend> Exec<B> {
             counters: self.counters,
             op_errors: std::mem::take(&mut self.op_errors),
             skipped: self.skipped,
+            starved: self.starved,
             sync_ops: self
                 .plan
                 .ops

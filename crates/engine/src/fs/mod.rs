@@ -30,6 +30,7 @@ pub mod verify;
 mod action;
 mod exec;
 mod setup;
+mod sizes;
 mod table;
 #[cfg(test)]
 mod tests;
@@ -45,7 +46,7 @@ use iolab_spec::{OnError, WorkloadSpec};
 use std::any::Any;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64};
+use std::sync::atomic::{AtomicBool, AtomicI64};
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -106,8 +107,6 @@ pub(crate) struct Shared {
     /// `--ops` left (shared countdown), `--io-size` bytes left.
     pub ops_left: Option<AtomicI64>,
     pub bytes_left: Option<AtomicI64>,
-    /// Reads whose data validation found something.
-    pub findings: AtomicU64,
 }
 
 /// One operation of a mix or step of a flow, resolved.
@@ -123,6 +122,9 @@ pub(crate) struct Act {
     /// A flow's `open` opens for writing (a later step before the next
     /// close writes).
     pub open_write: bool,
+    /// A flow's `open` followed only by appends (and syncs) until its
+    /// close: a shared claim, so threads append to one file together.
+    pub shared: bool,
     /// Index of the operation in [`Plan::ops`].
     pub stat: u8,
 }
@@ -152,6 +154,8 @@ pub(crate) struct Plan {
     pub seed: u64,
     pub clock: Option<TscRate>,
     pub on_error: OnError,
+    /// Stop after this many data validation findings (0: never).
+    pub max_errors: u64,
     /// O_DIRECT and O_DSYNC for opens that write; O_DIRECT for reads.
     pub data_flags: i32,
     pub direct_flag: i32,
@@ -252,10 +256,11 @@ impl Driver for FsDriver {
 
     fn prepare(&mut self, obs: &mut dyn Observer, stop: &AtomicBool) -> Option<String> {
         self.prepared = true;
-        match setup::create_all(&self.spec, &self.layouts, obs, stop) {
+        let verify = setup::make_verify(&self.spec, &self.layouts);
+        match setup::create_all(&self.spec, &self.layouts, &verify, obs, stop) {
             Ok((sets, raws)) => {
                 self.filesets = raws;
-                self.shared = Some(Arc::new(setup::shared(&self.spec, sets)));
+                self.shared = Some(Arc::new(setup::shared(&self.spec, sets, verify)));
                 None
             }
             Err((reason, raws)) => {
@@ -340,12 +345,32 @@ impl Driver for FsDriver {
         }
         if let Some(sh) = self.shared.as_ref() {
             setup::end_filesets(&self.spec, sh, &mut fs.filesets, &mut self.notes);
+            // --verify: what the reads found (fs/verify.rs).
+            raw.verify = sh.verify.run_raw().map(|mut v| {
+                v.max_errors = self.spec.max_errors;
+                v.stopped_on_max_errors = v.max_errors > 0 && sh.verify.findings() >= v.max_errors;
+                v
+            });
+            if raw.incomplete_reason.is_none()
+                && raw.verify.as_ref().is_some_and(|v| v.stopped_on_max_errors)
+            {
+                raw.incomplete_reason = Some(format!(
+                    "stopped after {} data validation findings (--max-errors)",
+                    self.spec.max_errors
+                ));
+            }
         }
         for n in &self.notes {
             if !raw.notes.contains(n) {
                 obs.note(n);
                 raw.notes.push(n.clone());
             }
+        }
+        if raw.incomplete_reason.is_none() && outs.iter().any(|o| o.starved) {
+            raw.incomplete_reason = Some(
+                "stopped: the operations found no file in the state they need (e.g. delete with every file gone, create with none missing); give a mix that makes files as well as removing them"
+                    .into(),
+            );
         }
         if raw.incomplete_reason.is_none() {
             raw.incomplete_reason = setup::stop_reason(raw, &self.spec);
@@ -397,5 +422,6 @@ fn go<B: backend::Backend>(
         return;
     };
     port.wait_start(t0);
+    sh.verify.started(t0);
     exec::run(be, sh, plan, pool, port, t0);
 }

@@ -6,19 +6,21 @@
 
 use super::exec::FsWorkerOut;
 use super::table::{FileTable, DIR, EXISTS};
+use super::verify::FileVerify;
 use super::{Act, FsSet, Plan, Shared};
 use crate::clock::TscRate;
 use iolab_core::Observer;
 use iolab_fileset::{anchor, Anchor, AnchorState, CreateOptions, Layout, Needs, Progress};
 use iolab_raw::{errno_name, FilesetRaw, FsRaw, Op, WorkloadRaw};
-use iolab_spec::fs::{FileSelect, FsFileset, FsSpec, FsWork, Step};
+use iolab_spec::fileset::Format;
+use iolab_spec::fs::{FileSelect, FsSpec, FsWork, Step};
 use iolab_spec::fs::{MAX_FILESETS, MAX_STEPS};
 use iolab_spec::{OnError, SyncMode, WorkloadSpec};
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64};
+use std::sync::atomic::{AtomicBool, AtomicI64};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -93,7 +95,7 @@ fn ops_of(fs: &FsSpec) -> Vec<Op> {
         .collect()
 }
 
-fn act(s: &Step, spec: &WorkloadSpec, ops: &[Op], open_write: bool) -> Act {
+fn act(s: &Step, spec: &WorkloadSpec, ops: &[Op], open_write: bool, shared: bool) -> Act {
     let xfer = if s.xfer == 0 { spec.max_bs() } else { s.xfer };
     Act {
         op: s.op,
@@ -103,6 +105,7 @@ fn act(s: &Step, spec: &WorkloadSpec, ops: &[Op], open_write: bool) -> Act {
         random: s.random,
         iters: s.iters.max(1),
         open_write,
+        shared,
         stat: ops.iter().position(|&o| o == s.op).unwrap_or(0) as u8,
     }
 }
@@ -112,11 +115,15 @@ fn act(s: &Step, spec: &WorkloadSpec, ops: &[Op], open_write: bool) -> Act {
 fn flow_acts(steps: &[Step], spec: &WorkloadSpec, ops: &[Op]) -> Vec<Act> {
     (0..steps.len())
         .map(|i| {
-            let w = steps[i + 1..]
-                .iter()
-                .take_while(|s| !matches!(s.op, Op::Close | Op::Open | Op::Create))
-                .any(|s| s.op.writes_data() || matches!(s.op, Op::Setattr));
-            act(&steps[i], spec, ops, w)
+            let until_close = || {
+                steps[i + 1..]
+                    .iter()
+                    .take_while(|s| !matches!(s.op, Op::Close | Op::Open | Op::Create))
+            };
+            let w = until_close().any(|s| s.op.writes_data() || matches!(s.op, Op::Setattr));
+            let appends = until_close().any(|s| s.op == Op::Append)
+                && until_close().all(|s| matches!(s.op, Op::Append | Op::Fsync | Op::Fdatasync));
+            act(&steps[i], spec, ops, w, steps[i].op == Op::Open && appends)
         })
         .collect()
 }
@@ -154,13 +161,17 @@ pub(super) fn plans(spec: &WorkloadSpec, clock: Option<TscRate>) -> Vec<Plan> {
         seed: spec.seed,
         clock,
         on_error: spec.on_error,
+        max_errors: spec.max_errors,
         data_flags: direct | dsync,
         direct_flag: direct,
     };
     let mut out = Vec::new();
     match &fs.work {
         FsWork::Mix(m) => {
-            let acts: Vec<Act> = m.iter().map(|e| act(&e.step, spec, &ops, true)).collect();
+            let acts: Vec<Act> = m
+                .iter()
+                .map(|e| act(&e.step, spec, &ops, true, false))
+                .collect();
             let mut t = 0u32;
             let cum = m
                 .iter()
@@ -256,6 +267,7 @@ type Created = Result<(Vec<FsSet>, Vec<FilesetRaw>), (String, Vec<FilesetRaw>)>;
 pub(super) fn create_all(
     spec: &WorkloadSpec,
     layouts: &[Layout],
+    verify: &FileVerify,
     obs: &mut dyn Observer,
     stop: &AtomicBool,
 ) -> Created {
@@ -277,25 +289,30 @@ pub(super) fn create_all(
             bytes: layout.total_bytes(),
             ..Default::default()
         };
-        let r = create_one(spec, f, layout, &mut raw, obs, stop);
+        let r = create_one(spec, sets.len() as u32, layout, &mut raw, verify, obs, stop);
         raws.push(raw);
         if let Err(e) = r {
             return Err((e, raws));
         }
         let set = open_set(&f.spec.anchor, layout, side_dirs).map_err(|e| (e, raws.clone()))?;
+        super::sizes::take(&set, spec.verify && f.format == Format::No);
         sets.push(set);
     }
     Ok((sets, raws))
 }
 
+/// Create fileset number `set` (its files stamped under `--verify`).
 fn create_one(
     spec: &WorkloadSpec,
-    f: &FsFileset,
+    set: u32,
     layout: &Layout,
     raw: &mut FilesetRaw,
+    verify: &FileVerify,
     obs: &mut dyn Observer,
     stop: &AtomicBool,
 ) -> Result<(), String> {
+    let f = &fs_of(spec).filesets[set as usize];
+    let fill = |i: u64, off: u64, buf: &mut [u8]| verify.fill(set, i, off, buf);
     let latest: Mutex<Option<Progress>> = Mutex::new(None);
     let cb = |p: &Progress| *latest.lock().unwrap_or_else(|e| e.into_inner()) = Some(*p);
     let opts = CreateOptions {
@@ -304,6 +321,7 @@ fn create_one(
         check_capacity: true,
         progress: Some(&cb),
         stop: Some(stop),
+        fill: verify.on().then_some(&fill),
     };
     let path = raw.anchor.clone();
     let t = Instant::now();
@@ -408,15 +426,34 @@ fn lstat(dir: i32, p: &mut Vec<u8>) -> Option<libc::stat> {
     (r == 0).then_some(st)
 }
 
+/// The workload's data validation (off without `--verify`), made before
+/// the filesets so that their creation stamps what it writes. Findings
+/// name files by path (formatted only on a finding).
+pub(super) fn make_verify(spec: &WorkloadSpec, layouts: &[Layout]) -> FileVerify {
+    if !spec.verify {
+        return FileVerify::off();
+    }
+    let files: Vec<u64> = layouts.iter().map(|l| l.files()).collect();
+    let v = FileVerify::with_data(&files, spec.seed, spec.data);
+    let named: Vec<(PathBuf, Layout)> = fs_of(spec)
+        .filesets
+        .iter()
+        .zip(layouts)
+        .map(|(f, l)| (f.spec.anchor.clone(), l.clone()))
+        .collect();
+    v.set_names(Box::new(move |set, i| {
+        named.get(set as usize).map_or_else(
+            || format!("fileset {set} file {i}"),
+            |(a, l)| a.join(l.file_path(i)).display().to_string(),
+        )
+    }));
+    v
+}
+
 /// The threads' shared state over the created filesets.
-pub(super) fn shared(spec: &WorkloadSpec, sets: Vec<FsSet>) -> Shared {
-    let files: Vec<u64> = sets.iter().map(|s| s.layout.files()).collect();
+pub(super) fn shared(spec: &WorkloadSpec, sets: Vec<FsSet>, verify: FileVerify) -> Shared {
     Shared {
-        verify: if spec.verify {
-            super::verify::FileVerify::new(&files, spec.seed)
-        } else {
-            super::verify::FileVerify::off()
-        },
+        verify,
         sets,
         ops_left: spec
             .ops
@@ -424,7 +461,6 @@ pub(super) fn shared(spec: &WorkloadSpec, sets: Vec<FsSet>) -> Shared {
         bytes_left: spec
             .io_size
             .map(|n| AtomicI64::new(n.min(i64::MAX as u64) as i64)),
-        findings: AtomicU64::new(0),
     }
 }
 
@@ -469,6 +505,14 @@ pub(super) fn end_filesets(
         .zip(raws.iter_mut())
     {
         raw.files_at_end = set.table.existing();
+        if spec.verify && !f.cleanup {
+            if let Err(e) = super::sizes::save(set) {
+                notes.push(format!(
+                    "fileset {}: recording the files' sizes for the next --verify run: {e}",
+                    f.name
+                ));
+            }
+        }
         if !f.cleanup {
             continue;
         }
