@@ -25,6 +25,13 @@
 //! stamped sector that fall in its range. A read checks whole sectors with
 //! one CRC-32C each and partial ones against the rebuilt sector.
 //!
+//! Zeros: the driver never writes past a file's end, so a file created in
+//! this run has no holes, and zeros read where iolab wrote are `zeroed`.
+//! In a loose file (below) zeros are not checked: an earlier run or tool
+//! may have left holes, and one byte per file cannot say where; a sector
+//! where such a hole begins or ends must hold the file's bytes besides
+//! the zeros.
+//!
 //! Memory: one byte per file ([`AtomicU8`]: bits 0-5 the generation, 0 =
 //! nothing known; bit 6 LOOSE, bit 7 MOVED), plus the stamper's payload
 //! pool (116 KiB) for the whole workload. One byte cannot say which
@@ -427,8 +434,11 @@ impl FileVerify {
             out = v.finding(set, file, r.finding(now & GEN));
         }
         let shard = &v.shards[id % SHARDS];
-        if v.fast_ok(&acc, off, buf) {
-            shard.checked.fetch_add(sectors(off, buf.len()), Relaxed);
+        if let Some(zeros) = v.fast_ok(&acc, off, buf) {
+            shard.unknown.fetch_add(zeros, Relaxed);
+            shard
+                .checked
+                .fetch_add(sectors(off, buf.len()) - zeros, Relaxed);
             return out;
         }
         let verdicts = v.verdicts(&acc, off, buf);
@@ -579,16 +589,23 @@ impl Inner {
         }
     }
 
-    /// The fast check: every piece holds an accepted stamp.
+    /// The fast check: every piece holds an accepted stamp, or (loose
+    /// files) is a whole sector of zeros, not checked. Some(sectors of
+    /// zeros), or None when the slow path must look.
     #[inline]
-    fn fast_ok(&self, acc: &Accept, off: u64, buf: &[u8]) -> bool {
+    fn fast_ok(&self, acc: &Accept, off: u64, buf: &[u8]) -> Option<u64> {
         let mut tmp = [0u8; SECTOR];
-        pieces(off, buf.len()).all(|(sec, a, n, p)| {
+        let mut zeros = 0;
+        let all = pieces(off, buf.len()).all(|(sec, a, n, p)| {
             let s = &buf[p..p + n];
             if n == SECTOR {
                 let g = s[13];
                 let t = if acc.moved { u32_at(s, 24) } else { acc.target };
-                return acc.gen_ok(g) && self.stamper.sector_ok(s, t, sec, g, 1);
+                if acc.gen_ok(g) && self.stamper.sector_ok(s, t, sec, g, 1) {
+                    return true;
+                }
+                zeros += 1;
+                return acc.loose && s.iter().all(|&b| b == 0);
             }
             // A partial sector: rebuild it in the generation its header
             // shows, else the ones the reader expects.
@@ -604,7 +621,8 @@ impl Inner {
                     tmp[a..a + n] == *s
                 }
             })
-        })
+        });
+        all.then_some(zeros)
     }
 
     /// Each piece's verdict (the slow path).
@@ -615,9 +633,9 @@ impl Inner {
     }
 
     fn verdict(&self, acc: &Accept, sec: u64, a: usize, s: &[u8]) -> Verdict {
-        let unknown_or = |v| if acc.loose { Verdict::Unknown } else { v };
         if s.iter().all(|&b| b == 0) {
-            return unknown_or(Verdict::Zero);
+            // Loose files: maybe a hole an earlier run left, not checked.
+            return self.unknown_or(acc, Verdict::Zero);
         }
         let full = s.len() == SECTOR;
         let head = if full {
@@ -628,32 +646,66 @@ impl Inner {
         } else {
             header(s, a)
         };
+        // The file's bytes, then zeros (or zeros, then its bytes): in a
+        // loose file where a hole of an earlier run begins or ends, else
+        // bytes lost to zeros.
+        let zeros_beside = if acc.loose {
+            Verdict::Good
+        } else {
+            Verdict::Zero
+        };
         if let Some(h) = head {
             return match self.judge_stamp(acc, sec, h) {
-                Verdict::Good if full || self.matches(h.2, sec, h.0, a, s) => Verdict::Good,
+                Verdict::Good if full || self.matches(h.2, sec, h.0, a, s, false) => Verdict::Good,
+                Verdict::Good if self.matches(h.2, sec, h.0, a, s, true) => zeros_beside,
                 Verdict::Good if acc.loose && self.split(acc, sec, a, s, h.0) => Verdict::Good,
                 Verdict::Good => Verdict::Corrupt,
                 v => v,
             };
         }
+        let hdr_gen = (a <= 13 && a + s.len() > 13).then(|| s[13 - a]);
+        if s[0] == 0 || s[s.len() - 1] == 0 {
+            let gens = match hdr_gen {
+                Some(g) if acc.gen_ok(g) => vec![g],
+                _ => acc.candidates(),
+            };
+            if gens
+                .iter()
+                .any(|&g| self.matches(acc.target, sec, g, a, s, true))
+            {
+                return zeros_beside;
+            }
+        }
         if header_magic(s, a) {
             // The magic without a valid stamp: a changed byte, or (loose
             // files) two writes of different generations in one sector.
-            let g = s.get(13 - a).copied().unwrap_or(0);
+            let g = hdr_gen.unwrap_or(0);
             return match acc.loose && self.split(acc, sec, a, s, g) {
                 true => Verdict::Good,
                 false => Verdict::Corrupt,
             };
         }
-        if full || a + s.len() >= 12 {
+        if full || (a <= 8 && a + s.len() >= 12) {
             // The header was read and is not a stamp: data iolab did not
             // write (or whose magic was changed).
-            return unknown_or(Verdict::Corrupt);
+            return self.unknown_or(acc, Verdict::Corrupt);
         }
         let gens = acc.candidates();
-        match gens.iter().any(|&g| self.matches(acc.target, sec, g, a, s)) {
+        match gens
+            .iter()
+            .any(|&g| self.matches(acc.target, sec, g, a, s, acc.loose))
+        {
             true => Verdict::Good,
-            false => unknown_or(Verdict::Corrupt),
+            false => self.unknown_or(acc, Verdict::Corrupt),
+        }
+    }
+
+    /// Loose files: what cannot be told from foreign data is not checked.
+    fn unknown_or(&self, acc: &Accept, v: Verdict) -> Verdict {
+        if acc.loose {
+            Verdict::Unknown
+        } else {
+            v
         }
     }
 
@@ -695,11 +747,20 @@ impl Inner {
         }
     }
 
-    /// The piece equals the stamped sector of (target, sec, gen) there.
-    fn matches(&self, target: u32, sec: u64, gen: u8, a: usize, s: &[u8]) -> bool {
+    /// The piece holds the stamped sector of (target, sec, gen) there
+    /// (with `holes`, but for zeros before or after: where a hole begins
+    /// or ends).
+    fn matches(&self, target: u32, sec: u64, gen: u8, a: usize, s: &[u8], holes: bool) -> bool {
         let mut tmp = [0u8; SECTOR];
         self.sector(target, sec, gen, &mut tmp);
-        tmp[a..a + s.len()] == *s
+        if !holes {
+            return tmp[a..a + s.len()] == *s;
+        }
+        let Some(i) = s.iter().position(|&b| b != 0) else {
+            return true;
+        };
+        let j = s.iter().rposition(|&b| b != 0).unwrap_or(i);
+        tmp[a + i..=a + j] == s[i..=j]
     }
 
     /// A loose file's sector where two writes of different generations
@@ -818,13 +879,13 @@ impl Inner {
                 if other_series { " of another run" } else { "" },
                 f.expected_gen
             ),
+            (Class::Zeroed, _) => format!(
+                "zeroed: {} of {n} sectors read back as zeros from offset {at} where iolab wrote",
+                f.sectors_bad
+            ),
             (Class::Torn, Verdict::Old { gen, .. }) => format!(
                 "torn: {} of {n} sectors read hold an older generation ({gen}) while the rest hold generation {}",
                 f.sectors_bad, f.expected_gen
-            ),
-            (Class::Zeroed, _) => format!(
-                "zeroed: {} of {n} sectors read back as zeros from offset {at}",
-                f.sectors_bad
             ),
             _ => format!(
                 "corrupt: {} of {n} sectors read do not hold what iolab wrote (first differing byte at offset {})",
@@ -1026,7 +1087,7 @@ mod tests {
     }
 
     #[test]
-    fn an_older_generation_is_stale_and_a_mix_is_torn_zeros_are_zeroed() {
+    fn an_older_generation_is_stale_a_mix_is_torn_zeros_are_zeroed() {
         let v = fv(1);
         let old = write_file(&v, 0, 0, 4096, 4096);
         let new = write_file(&v, 0, 0, 4096, 4096);
@@ -1043,10 +1104,50 @@ mod tests {
             (finding(&v, 1).offset, finding(&v, 1).sectors_bad),
             (2048, 4)
         );
+        // The driver never writes past a file's end: zeros in a file
+        // created in this run are data lost to zeros.
         let mut z = new.clone();
         z[1024..1536].fill(0);
         v.check_read(0, 0, s, 0, 4096, &z, 4096);
-        assert_eq!(finding(&v, 2).class, Class::Zeroed);
+        assert_eq!(
+            (finding(&v, 2).class, finding(&v, 2).offset),
+            (Class::Zeroed, 1024)
+        );
+        let mut tail = new.clone();
+        tail[3000..].fill(0);
+        v.check_read(0, 0, s, 0, 4096, &tail, 4096);
+        assert_eq!(finding(&v, 3).class, Class::Zeroed);
+        assert_eq!(finding(&v, 3).offset, 2560);
+    }
+
+    #[test]
+    fn a_hole_in_a_kept_file_is_no_finding_but_a_change_beside_it_is() {
+        let before = fv(1);
+        before.created(0, 0);
+        // An earlier run wrote 2,780 bytes, then 4,096 at 4,096: a hole
+        // from 2,780 to 4,096 (the sector at 2,560 holds the file's bytes,
+        // then zeros).
+        let mut f = vec![0u8; 8192];
+        before.stamp(0, 0, 0, &mut f[..2780]);
+        before.stamp(0, 0, 4096, &mut f[4096..]);
+        let v = fv(1);
+        assert_eq!(v.check(0, 0, 0, &f, 8192), ReadCheck::Ok);
+        assert_eq!(v.check(0, 0, 2600, &f[2600..5000], 8192), ReadCheck::Ok);
+        let t = v.totals().totals;
+        assert_eq!((t.findings_total, t.blocks_unwritten), (0, 2 + 2));
+        f[2700] ^= 1;
+        assert!(matches!(v.check(0, 0, 0, &f, 8192), ReadCheck::Finding(_)));
+        assert_eq!(
+            (finding(&v, 0).class, finding(&v, 0).offset),
+            (Class::Corrupt, 2560)
+        );
+        // In the run that made the file, the same zeros are zeroed.
+        f[2700] ^= 1;
+        assert!(matches!(
+            before.check(0, 0, 0, &f, 8192),
+            ReadCheck::Finding(_)
+        ));
+        assert_eq!(finding(&before, 0).class, Class::Zeroed);
     }
 
     #[test]
