@@ -85,8 +85,8 @@ pub fn interval_record(iv: &IntervalRaw) -> Interval {
 }
 
 /// Rates and latencies of `ops` over `secs` seconds: read, write, their
-/// total (every operation but fsync, which `fsyncs` counts) and the other
-/// operations by name.
+/// total (every operation in the table; a block workload's fsyncs are not
+/// in it, `fsyncs` counts them) and the other operations by name.
 fn summary(ops: &OpStats, fsyncs: u64, c: CpuTime, secs: f64, rate: Option<f64>) -> Summary {
     let total = total_of(ops);
     Summary {
@@ -111,11 +111,14 @@ fn summary(ops: &OpStats, fsyncs: u64, c: CpuTime, secs: f64, rate: Option<f64>)
     }
 }
 
-/// Every operation but fsync merged (read + write for a block workload).
+/// Every operation of the table merged: reads and writes for a block
+/// workload (whose fsyncs stay out of the table, in `fsyncs`), every
+/// operation, fsync and fdatasync included, for a file-system workload
+/// (as its IO summary counts them).
 fn total_of(ops: &OpStats) -> DirStats {
     let mut t = both(ops.read(), ops.write());
     for (o, d) in ops.iter() {
-        if !matches!(o, Op::Read | Op::Write | Op::Fsync) {
+        if !matches!(o, Op::Read | Op::Write) {
             t.merge(d);
         }
     }
