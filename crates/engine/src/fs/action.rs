@@ -27,7 +27,7 @@
 
 use super::backend::{Backend, Req};
 use super::exec::{Exec, Ph};
-use super::table::{DIR, EXISTS};
+use super::table::{Claim, DIR, EXISTS};
 use iolab_spec::Op;
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -47,7 +47,7 @@ impl<B: Backend> Exec<B> {
         sl.op = a.op;
         sl.set = a.set;
         sl.claimed = 0;
-        sl.shared = false;
+        sl.claim = Claim::Excl;
         sl.own = false;
         sl.dir_open = false;
         sl.failed = None;
@@ -140,11 +140,10 @@ impl<B: Backend> Exec<B> {
         };
         let set = self.slots[s as usize].set as usize;
         let t = &self.sh.sets[set].table;
-        let shared = self.plan.acts[self.slots[s as usize].act as usize].shared;
-        let got = if shared {
-            self.pickers[set].share(t, &mut self.rng)
-        } else {
-            self.pickers[set].claim(t, mask, want, &mut self.rng)
+        let claim = self.plan.acts[self.slots[s as usize].act as usize].claim;
+        let got = match claim {
+            Claim::Excl => self.pickers[set].claim(t, mask, want, &mut self.rng),
+            kind => self.pickers[set].share(t, kind, &mut self.rng),
         };
         let Some(file) = got else {
             return false;
@@ -153,7 +152,7 @@ impl<B: Backend> Exec<B> {
         let sl = &mut self.slots[s as usize];
         sl.file = file;
         sl.claimed = 1;
-        sl.shared = shared;
+        sl.claim = claim;
         sl.bits = bits;
         self.sh.sets[set].layout.file_path_into(file, &mut sl.path);
         if matches!(op, Op::Mkdir | Op::Rmdir) {
@@ -462,8 +461,8 @@ impl<B: Backend> Exec<B> {
             sl.cur_file = sl.file;
             sl.cur_fd = fd;
             sl.cur_write = writes;
-            sl.cur_shared = sl.shared;
-            if !sl.shared {
+            sl.cur_claim = sl.claim;
+            if sl.claim == Claim::Excl {
                 self.sh.sets[sl.set as usize]
                     .table
                     .set_held(sl.file, sl.bits);
@@ -492,7 +491,8 @@ impl<B: Backend> Exec<B> {
         sl.off += n as u64;
         sl.bytes += n as u64;
         if sl.op != Op::Read && sl.off > set.table.size(sl.file) {
-            set.table.set_size(sl.file, sl.off);
+            // Sharers may write at the end together: the size only grows.
+            set.table.grow(sl.file, sl.off);
         }
         if sl.op == Op::Read && sl.off >= set.table.size(sl.file) {
             sl.end = sl.off;
@@ -595,7 +595,7 @@ impl<B: Backend> Exec<B> {
         let sl = &mut self.slots[s as usize];
         sl.cur_fd = -1;
         sl.claimed = 1;
-        sl.shared = sl.cur_shared;
+        sl.claim = sl.cur_claim;
         sl.set = sl.cur_set;
         sl.file = sl.cur_file;
         sl.bits = self.sh.sets[sl.set as usize].table.bits(sl.file);
@@ -638,14 +638,21 @@ impl<B: Backend> Exec<B> {
         self.step_done(s);
     }
 
-    /// Release the files the operation claimed (not the flow's current
-    /// file).
+    /// Release the files the operation claimed (not the file a flow's
+    /// open or create made current: that claim stays until its close; a
+    /// stat of the same file under its own shared claim drops that one).
     fn release(&mut self, s: u32) {
         let sl = &mut self.slots[s as usize];
         let t = &self.sh.sets[sl.set as usize].table;
-        let current = sl.cur_fd >= 0 && sl.cur_set == sl.set && sl.cur_file == sl.file;
+        let current = matches!(sl.op, Op::Open | Op::Create)
+            && sl.cur_fd >= 0
+            && sl.cur_set == sl.set
+            && sl.cur_file == sl.file;
         if sl.claimed >= 1 && !current {
-            if sl.shared {
+            if sl.claim != Claim::Excl {
+                if sl.bits & EXISTS == 0 {
+                    t.gone(sl.file);
+                }
                 t.unshare(sl.file);
             } else {
                 t.release(sl.file, sl.bits);
@@ -691,7 +698,7 @@ impl<B: Backend> Exec<B> {
         }
         sl.cur_fd = -1;
         let t = &self.sh.sets[sl.cur_set as usize].table;
-        if sl.cur_shared {
+        if sl.cur_claim != Claim::Excl {
             t.unshare(sl.cur_file);
         } else {
             t.release(sl.cur_file, t.bits(sl.cur_file));
@@ -700,7 +707,7 @@ impl<B: Backend> Exec<B> {
 }
 
 /// The flow steps that act on (or make) the slot's current file.
-fn on_current(op: Op) -> bool {
+pub(super) fn on_current(op: Op) -> bool {
     matches!(
         op,
         Op::Create

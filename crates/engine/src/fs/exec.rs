@@ -15,6 +15,7 @@
 //! The steps of an operation are in `action.rs`.
 
 use super::backend::{Backend, Req};
+use super::table::Claim;
 use super::{Plan, Shared};
 use crate::buffers::BufferPool;
 use crate::clock::WorkerClock;
@@ -60,8 +61,8 @@ pub(super) struct Slot {
     pub claimed: u8,
     /// State bits `file` is released with.
     pub bits: u8,
-    /// The claim on `file` is shared (an append-only open).
-    pub shared: bool,
+    /// How `file` is held (alone, or shared).
+    pub claim: Claim,
     pub fd: i32,
     /// `fd` was opened for this operation and is closed at its end.
     pub own: bool,
@@ -84,7 +85,7 @@ pub(super) struct Slot {
     pub cur_file: u64,
     pub cur_fd: i32,
     pub cur_write: bool,
-    pub cur_shared: bool,
+    pub cur_claim: Claim,
     /// Where the last sequential transfer ended, on `last_file`.
     pub last_file: u64,
     pub last_pos: u64,
@@ -105,7 +106,7 @@ impl Slot {
             file2: 0,
             claimed: 0,
             bits: 0,
-            shared: false,
+            claim: Claim::Excl,
             fd: -1,
             own: false,
             dir_open: false,
@@ -124,7 +125,7 @@ impl Slot {
             cur_file: 0,
             cur_fd: -1,
             cur_write: false,
-            cur_shared: false,
+            cur_claim: Claim::Excl,
             last_file: u64::MAX,
             last_pos: 0,
             path: Vec::with_capacity(PATH_CAP),
@@ -504,6 +505,9 @@ impl<B: Backend> Exec<B> {
     fn finish(mut self) {
         for s in 0..self.slots.len() {
             self.drop_current(s as u32);
+        }
+        for (p, set) in self.pickers.iter_mut().zip(&self.sh.sets) {
+            p.forget(&set.table);
         }
         if self.now >= self.tl.start(self.iv_idx) {
             self.send_snapshot(self.now);

@@ -122,9 +122,10 @@ pub(crate) struct Act {
     /// A flow's `open` opens for writing (a later step before the next
     /// close writes).
     pub open_write: bool,
-    /// A flow's `open` followed only by appends (and syncs) until its
-    /// close: a shared claim, so threads append to one file together.
-    pub shared: bool,
+    /// How the operation (a flow's `open`: its steps until the close)
+    /// holds its file: alone, or shared with other threads (decided when
+    /// the workload is planned, `setup.rs`; the rule is in `table.rs`).
+    pub claim: table::Claim,
     /// Index of the operation in [`Plan::ops`].
     pub stat: u8,
 }
