@@ -30,6 +30,8 @@ pub mod verify;
 mod action;
 mod exec;
 mod setup;
+#[cfg(test)]
+mod share_tests;
 mod sizes;
 mod table;
 #[cfg(test)]
@@ -328,7 +330,7 @@ impl Driver for FsDriver {
         &mut self,
         raw: &mut WorkloadRaw,
         extras: Vec<Box<dyn Any + Send>>,
-        _per_worker: &[(u64, u64)],
+        per_worker: &[(u64, u64)],
         obs: &mut dyn Observer,
     ) {
         raw.effective = self.effective();
@@ -341,9 +343,10 @@ impl Driver for FsDriver {
         let skipped = setup::merge_outs(&mut fs, &outs);
         if skipped > 0 {
             self.notes.push(format!(
-                "{skipped} operations found no file in the state they need (e.g. delete with every file gone) and were skipped"
+                "{skipped} operations found no file in the state they need and free (e.g. delete with every file gone, or every file held by other threads) and were skipped"
             ));
         }
+        self.notes.extend(setup::idle_threads(per_worker));
         if let Some(sh) = self.shared.as_ref() {
             setup::end_filesets(&self.spec, sh, &mut fs.filesets, &mut self.notes);
             // --verify: what the reads found (fs/verify.rs).

@@ -518,6 +518,18 @@ pub(super) fn merge_outs(fs: &mut FsRaw, outs: &[FsWorkerOut]) -> u64 {
     skipped
 }
 
+/// A note when some threads did no operation in the measured time
+/// (`per_worker`: each thread's measured operations and bytes).
+pub(super) fn idle_threads(per_worker: &[(u64, u64)]) -> Option<String> {
+    let idle = per_worker.iter().filter(|w| w.0 == 0).count();
+    (idle > 0).then(|| {
+        format!(
+            "{idle} of {} threads did no operation in the measured time (their starts found every file held by other threads or in the wrong state, or think time or the rate kept them waiting)",
+            per_worker.len()
+        )
+    })
+}
+
 /// Files left at the end, and the clean-up when asked.
 pub(super) fn end_filesets(
     spec: &WorkloadSpec,
