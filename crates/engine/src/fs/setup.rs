@@ -126,18 +126,17 @@ fn claim_of(s: &Step, verify: bool) -> Claim {
 }
 
 /// A flow's steps. An `open` holds its file for the steps that act on it
-/// until the next close (or open or create; the pass wraps around): it
+/// until the next close (a pass ends with none open): it
 /// opens for writing when one of them writes data or sets attributes,
 /// shares the file with appenders when they are appends and syncs, with
 /// readers and in-place writers when each of them would share it
 /// ([`claim_of`]), and holds it alone otherwise.
 fn flow_acts(steps: &[Step], spec: &WorkloadSpec, ops: &[Op]) -> Vec<Act> {
-    let n = steps.len();
-    (0..n)
+    (0..steps.len())
         .map(|i| {
             let body = || {
-                (1..n)
-                    .map(move |k| &steps[(i + k) % n])
+                steps[i + 1..]
+                    .iter()
                     .take_while(|s| !matches!(s.op, Op::Close | Op::Open | Op::Create))
                     .filter(|s| super::action::on_current(s.op))
             };

@@ -33,11 +33,13 @@
 //!   shared claim (atomic maximum), after the bytes are written.
 //!
 //! Exclusive claims wait for shared holders to leave without starving:
-//! when a thread's draws find no free file but one in the right state
-//! held only by sharers, it marks that file pending (one per thread and
-//! fileset, in its [`Picker`]); a pending file takes no new shared claim,
-//! so its holders drain (each at the end of its operation, or its flow's
-//! close), and the thread takes it on a later try. Until then its
+//! when a thread's exclusive claims found no free file 8 times in a row
+//! and its draws met a file in the right state held only by sharers, it
+//! marks that file pending (one per thread and fileset, in its
+//! [`Picker`]); a pending file takes no new shared claim, so its holders
+//! drain (each at the end of its operation, or its flow's close: oltp's
+//! readers after their 100 reads), and the thread takes it on a later try
+//! (or a free file it finds first, dropping the mark). Until then its
 //! operation is skipped, under the skip rules of `action.rs` (back off,
 //! stop only after 10,000 skips in a row or a second of nothing else).
 
@@ -60,6 +62,10 @@ const RANDOM_TRIES: u32 = 16;
 /// Files probed one after another from a random point after that (a
 /// bounded scan: a few microseconds at worst).
 const PROBE: u64 = 1024;
+/// Exclusive claims in a row that found no free file before the next one
+/// marks a shared file pending (where sharers leave gaps, waiting for one
+/// costs the readers more than it gains).
+const PATIENCE: u32 = 8;
 
 /// How an operation holds its file (see the module doc).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -266,6 +272,8 @@ enum Draw {
 pub struct Picker {
     draw: Draw,
     pending: Option<(u64, u8, u8)>,
+    /// Exclusive claims in a row that found nothing.
+    misses: u32,
 }
 
 impl Picker {
@@ -279,6 +287,7 @@ impl Picker {
         Picker {
             draw,
             pending: None,
+            misses: 0,
         }
     }
 
@@ -361,12 +370,13 @@ impl Picker {
             }
             false
         });
+        self.misses = if got.is_some() { 0 } else { self.misses + 1 };
         match (got, self.pending) {
             (Some(_), Some((p, _, _))) => {
                 t.unpend(p);
                 self.pending = None;
             }
-            (None, None) => {
+            (None, None) if self.misses >= PATIENCE => {
                 if let Some(h) = held.filter(|&h| t.try_pend(h, mask, want)) {
                     self.pending = Some((h, mask, want));
                 }
@@ -441,7 +451,12 @@ mod tests {
         let mut rng = fastrand::Rng::with_seed(5);
         let mut p = Picker::new(FileSelect::Uniform, 2, 0, 1, 0);
         assert!(t.try_share(0, Claim::Data) && t.try_share(1, Claim::Data));
-        // Every file is shared: nothing now, but one is marked pending.
+        // Every file is shared: nothing now, and after 8 misses in a row
+        // one is marked pending.
+        for _ in 0..PATIENCE - 1 {
+            assert_eq!(p.claim(&t, EXISTS, EXISTS, &mut rng), None);
+            assert_eq!(p.pending, None);
+        }
         assert_eq!(p.claim(&t, EXISTS, EXISTS, &mut rng), None);
         let (i, _, _) = p.pending.expect("a file marked pending");
         // No new sharer on it; the other file still takes them.
@@ -449,7 +464,9 @@ mod tests {
         assert!(t.try_share(1 - i, Claim::Data));
         // Another thread's exclusive claim does not steal it.
         let mut q = Picker::new(FileSelect::Uniform, 2, 0, 1, 0);
-        assert_eq!(q.claim(&t, EXISTS, EXISTS, &mut rng), None);
+        for _ in 0..PATIENCE {
+            assert_eq!(q.claim(&t, EXISTS, EXISTS, &mut rng), None);
+        }
         assert_eq!(q.pending.map(|p| p.0), Some(1 - i));
         q.forget(&t);
         // Its sharer leaves: the waiting thread takes it.
@@ -465,7 +482,9 @@ mod tests {
         assert_eq!(p.claim(&t, EXISTS, EXISTS, &mut rng), Some(1 - i));
         t.release(1 - i, EXISTS);
         assert!(t.try_share(1 - i, Claim::Data));
-        assert_eq!(p.claim(&t, EXISTS, EXISTS, &mut rng), None);
+        for _ in 0..PATIENCE {
+            assert_eq!(p.claim(&t, EXISTS, EXISTS, &mut rng), None);
+        }
         assert!(p.pending.is_some());
         // A mark given up lets sharers in again.
         p.forget(&t);
