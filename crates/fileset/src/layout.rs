@@ -172,6 +172,12 @@ impl Layout {
         push_num(out, b'f', i % self.per_leaf.max(1));
     }
 
+    /// The number of the leaf directory holding file `i` (files of one
+    /// leaf directory share it).
+    pub fn leaf_of(&self, i: u64) -> u64 {
+        i / self.per_leaf.max(1)
+    }
+
     /// The directory holding file `i`, relative to the anchor, into `out`
     /// (cleared first; empty when the files sit in the anchor itself).
     pub fn leaf_dir_into(&self, i: u64, out: &mut Vec<u8>) {

@@ -24,8 +24,15 @@
 //! ended; rewrite stays within the file's size; append writes `xfer`
 //! bytes (or 1..=xfer with `random`) at the end. With O_DIRECT transfer
 //! lengths are rounded up to 4 KiB.
+//!
+//! Paths: opens (and readdir's) go from the anchor's descriptor through
+//! openat2 with no symbolic link allowed on the way; stat, access,
+//! delete, mkdir, rmdir and rename go from a descriptor of the file's
+//! leaf directory (the thread's cache, `dirs.rs`) with the file's name
+//! alone, so a directory swapped for a symbolic link is never followed.
 
 use super::backend::{Backend, Req};
+use super::dirs::{DirCache, NO_ENT};
 use super::exec::{Exec, Ph};
 use super::table::{Claim, DIR, EXISTS};
 use iolab_spec::Op;
@@ -296,7 +303,10 @@ impl<B: Backend> Exec<B> {
                 Some(r) => r,
                 None => return self.body_done(s),
             },
-            Ph::One => self.req_one(s),
+            Ph::One => match self.req_one(s) {
+                Ok(r) => r,
+                Err(errno) => return self.step_failed(s, Ph::One, errno),
+            },
             Ph::Dents => {
                 let sl = &self.slots[s as usize];
                 Req::Getdents {
@@ -365,11 +375,11 @@ impl<B: Backend> Exec<B> {
         })
     }
 
-    fn req_one(&mut self, s: u32) -> Req {
+    /// The request of a one-request step; `Err(errno)` when the file's
+    /// leaf directory cannot be reached safely.
+    fn req_one(&mut self, s: u32) -> Result<Req, i32> {
         let sl = &mut self.slots[s as usize];
-        let dir = self.sh.sets[sl.set as usize].dir_fd();
-        let path = sl.path.as_ptr() as *const libc::c_char;
-        match sl.op {
+        Ok(match sl.op {
             Op::Fsync | Op::Fdatasync => Req::Fsync {
                 fd: sl.fd,
                 datasync: sl.op == Op::Fdatasync,
@@ -384,6 +394,25 @@ impl<B: Backend> Exec<B> {
                 fd: sl.fd,
                 mode: 0o644,
             },
+            _ => return self.req_named(s),
+        })
+    }
+
+    /// A request on the file's name in its leaf directory (rename: also
+    /// the target's).
+    fn req_named(&mut self, s: u32) -> Result<Req, i32> {
+        let (dir, path) = self.leaf(s, false)?;
+        if self.slots[s as usize].op == Op::Rename {
+            let (to_dir, to) = self.leaf(s, true)?;
+            return Ok(Req::Rename {
+                dir,
+                from: path,
+                to_dir,
+                to,
+            });
+        }
+        let sl = &mut self.slots[s as usize];
+        Ok(match sl.op {
             Op::Stat => Req::Statx {
                 dir,
                 path,
@@ -395,11 +424,6 @@ impl<B: Backend> Exec<B> {
                 path,
                 mode: libc::R_OK,
             },
-            Op::Rename => Req::Rename {
-                dir,
-                from: path,
-                to: sl.path2.as_ptr() as *const libc::c_char,
-            },
             Op::Mkdir => Req::Mkdir {
                 dir,
                 path,
@@ -410,7 +434,36 @@ impl<B: Backend> Exec<B> {
                 path,
                 rmdir: op == Op::Rmdir,
             },
+        })
+    }
+
+    /// The slot's file's leaf directory (`second`: rename's target's) as
+    /// a descriptor (the anchor's when the files sit in it) and the name
+    /// in it; the descriptor is held until the operation's end.
+    #[inline]
+    fn leaf(&mut self, s: u32, second: bool) -> Result<(i32, *const libc::c_char), i32> {
+        let sl = &mut self.slots[s as usize];
+        let set = &self.sh.sets[sl.set as usize];
+        let (file, path) = if second {
+            (sl.file2, &mut sl.path2)
+        } else {
+            (sl.file, &mut sl.path)
+        };
+        let Some(cut) = path.iter().rposition(|&b| b == b'/') else {
+            return Ok((set.dir_fd(), path.as_ptr().cast()));
+        };
+        let key = DirCache::key(sl.set, set.layout.leaf_of(file));
+        let (ent, fd) = self.dirs.acquire(key, set.dir_fd(), path, cut);
+        if fd < 0 {
+            return Err(-fd);
         }
+        let name = path[cut + 1..].as_ptr().cast();
+        if second {
+            sl.dir2 = (ent, fd);
+        } else {
+            sl.dir = (ent, fd);
+        }
+        Ok((fd, name))
     }
 
     /// The result `res` of slot `s`'s request.
@@ -662,6 +715,22 @@ impl<B: Backend> Exec<B> {
             t.release(sl.file2, t.bits(sl.file2));
         }
         sl.claimed = 0;
+        if sl.dir.0 != NO_ENT || sl.dir2.0 != NO_ENT {
+            self.release_dirs(s);
+        }
+    }
+
+    /// Hand back the leaf directories the operation held (a file found
+    /// gone through one: it is resolved again next time, it may have been
+    /// replaced).
+    #[cold]
+    fn release_dirs(&mut self, s: u32) {
+        let sl = &mut self.slots[s as usize];
+        let stale = sl.failed == Some(libc::ENOENT);
+        for d in [&mut sl.dir, &mut sl.dir2] {
+            self.dirs.release(d.0, d.1, stale);
+            *d = (NO_ENT, -1);
+        }
     }
 
     /// A flow moves to its next step (think time after the last).

@@ -17,7 +17,9 @@ use std::os::unix::io::RawFd;
 /// One system-level operation.
 #[derive(Clone, Copy, Debug)]
 pub enum Req {
-    /// `openat(dir, path, flags, mode)` -> fd.
+    /// `openat2(dir, path, {flags | O_NOFOLLOW | O_CLOEXEC, mode,
+    /// RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS})` -> fd (`openat` with
+    /// O_NOFOLLOW on a kernel without openat2).
     Open {
         dir: RawFd,
         path: *const c_char,
@@ -66,10 +68,11 @@ pub enum Req {
         path: *const c_char,
         mode: u32,
     },
-    /// `renameat(dir, from, dir, to)`.
+    /// `renameat(dir, from, to_dir, to)`.
     Rename {
         dir: RawFd,
         from: *const c_char,
+        to_dir: RawFd,
         to: *const c_char,
     },
     /// `getdents64(fd, buf, len)` -> bytes (0 at the end). No io_uring

@@ -15,6 +15,7 @@
 //! The steps of an operation are in `action.rs`.
 
 use super::backend::{Backend, Req};
+use super::dirs::{DirCache, NO_ENT};
 use super::table::Claim;
 use super::{Plan, Shared};
 use crate::buffers::BufferPool;
@@ -91,6 +92,10 @@ pub(super) struct Slot {
     pub last_pos: u64,
     pub path: Vec<u8>,
     pub path2: Vec<u8>,
+    /// The leaf directories (cache entry, descriptor) the operation's
+    /// request is relative to (`path`'s, `path2`'s); see `dirs.rs`.
+    pub dir: (u32, i32),
+    pub dir2: (u32, i32),
     pub stx: Box<libc::statx>,
     pub buf: *mut u8,
 }
@@ -130,6 +135,8 @@ impl Slot {
             last_pos: 0,
             path: Vec::with_capacity(PATH_CAP),
             path2: Vec::with_capacity(PATH_CAP),
+            dir: (NO_ENT, -1),
+            dir2: (NO_ENT, -1),
             // SAFETY: statx is plain data; zero is a valid value.
             stx: Box::new(unsafe { std::mem::zeroed() }),
             buf,
@@ -164,6 +171,8 @@ pub(super) struct Exec<B: Backend> {
     pub end_ns: Option<u64>,
     pub rng: fastrand::Rng,
     pub pickers: Vec<super::table::Picker>,
+    /// Leaf-directory descriptors for metadata requests.
+    pub dirs: DirCache,
     /// This interval's figures, indexed like `plan.ops`.
     pub stats: Vec<DirStats>,
     pub iv_idx: u32,
@@ -218,7 +227,13 @@ impl<B: Backend> Exec<B> {
             })
             .collect();
         let svc = plan.svc;
+        let leaves = sh
+            .sets
+            .iter()
+            .map(|s| s.layout.leaf_of(s.table.files()))
+            .sum::<u64>();
         Exec {
+            dirs: DirCache::new(leaves + sh.sets.len() as u64, sh.threads),
             slots: (0..plan.qd as usize)
                 .map(|i| Slot::new(pool.ptr(i)))
                 .collect(),

@@ -14,12 +14,16 @@
 //! Safety: every path is relative to a descriptor of the fileset's anchor
 //! (which holds iolab's marker) and comes from the layout (`d1/d0/f17`),
 //! never from outside. Opens resolve with `RESOLVE_BENEATH |
-//! RESOLVE_NO_SYMLINKS` (openat2; the synchronous backend falls back to
+//! RESOLVE_NO_SYMLINKS` (openat2 on both backends; `openat` with
 //! `O_NOFOLLOW` before Linux 5.6), so no symbolic link on the way is
-//! followed; statx, faccessat use `AT_SYMLINK_NOFOLLOW`; unlink, rmdir,
-//! rename and mkdir never follow their last component. The directories
-//! on the way were made by iolab and checked to be directories when the
-//! fileset was created.
+//! followed. stat, access, delete, mkdir, rmdir and rename (and the
+//! set-up's stat and the clean-up's rmdir) go from a descriptor of the
+//! file's leaf directory, opened the same way, with the file's name alone
+//! (`dirs.rs`): a directory of the tree swapped for a symbolic link during
+//! a run fails those operations (ELOOP, ENOTDIR, ...; counted) and never
+//! reaches outside the anchor. statx and faccessat use
+//! `AT_SYMLINK_NOFOLLOW`; unlink, rmdir, rename and mkdir never follow
+//! their last component.
 
 pub mod backend;
 pub mod sync;
@@ -28,11 +32,14 @@ pub mod uring;
 pub mod verify;
 
 mod action;
+mod dirs;
 mod exec;
 mod setup;
 #[cfg(test)]
 mod share_tests;
 mod sizes;
+#[cfg(test)]
+mod swap_tests;
 mod table;
 #[cfg(test)]
 mod tests;
@@ -105,6 +112,8 @@ impl FsSet {
 /// What a workload's threads share.
 pub(crate) struct Shared {
     pub sets: Vec<FsSet>,
+    /// Threads of the whole workload.
+    pub threads: u32,
     pub verify: verify::FileVerify,
     /// `--ops` left (shared countdown), `--io-size` bytes left.
     pub ops_left: Option<AtomicI64>,

@@ -4,6 +4,7 @@
 //! state of every file, and at the end the results (counters, errors,
 //! files left) and the clean-up.
 
+use super::dirs::DirCache;
 use super::exec::FsWorkerOut;
 use super::table::{Claim, FileTable, DIR, EXISTS};
 use super::verify::FileVerify;
@@ -236,6 +237,14 @@ pub(super) fn plans(spec: &WorkloadSpec, clock: Option<TscRate>) -> Vec<Plan> {
     out
 }
 
+/// The workload's threads: `jobs` for a mix, the flows' threads.
+fn all_threads(spec: &WorkloadSpec, fs: &FsSpec) -> u32 {
+    match &fs.work {
+        FsWork::Mix(_) => spec.jobs.max(1),
+        FsWork::Flows(f) => f.iter().map(|f| f.threads.max(1)).sum(),
+    }
+}
+
 /// `p.threads` copies of `p`, numbered from `first`, sharing `rate`.
 fn threads(p: &Plan, rate: Option<f64>, first: usize) -> Vec<Plan> {
     (0..p.threads)
@@ -406,10 +415,12 @@ fn open_set(anchor_path: &Path, layout: &Layout, side_dirs: bool) -> Result<FsSe
     anchor::read_marker(anchor_path).map_err(|e| e.to_string())?;
     let table = FileTable::new(layout.files());
     let mut p = Vec::with_capacity(super::exec::PATH_CAP);
+    let mut dirs = DirCache::new(layout.leaf_of(layout.files()) + 1, 1);
     for i in 0..layout.files() {
         layout.file_path_into(i, &mut p);
         let mut bits = 0;
-        let st = lstat(dir.as_raw_fd(), &mut p);
+        let leaf = DirCache::key(0, layout.leaf_of(i));
+        let st = lstat(&mut dirs, leaf, dir.as_raw_fd(), &mut p);
         let size = match st {
             Some(st) if st.st_mode & libc::S_IFMT == libc::S_IFREG => {
                 bits |= EXISTS;
@@ -419,7 +430,7 @@ fn open_set(anchor_path: &Path, layout: &Layout, side_dirs: bool) -> Result<FsSe
         };
         if side_dirs {
             p.extend_from_slice(b".d");
-            if lstat(dir.as_raw_fd(), &mut p)
+            if lstat(&mut dirs, leaf, dir.as_raw_fd(), &mut p)
                 .is_some_and(|s| s.st_mode & libc::S_IFMT == libc::S_IFDIR)
             {
                 bits |= DIR;
@@ -435,21 +446,36 @@ fn open_set(anchor_path: &Path, layout: &Layout, side_dirs: bool) -> Result<FsSe
     })
 }
 
-/// fstatat(dir, path, AT_SYMLINK_NOFOLLOW) of `p` (NUL added and removed).
-fn lstat(dir: i32, p: &mut Vec<u8>) -> Option<libc::stat> {
+/// fstatat(leaf, name, AT_SYMLINK_NOFOLLOW) of `p` (relative to the
+/// anchor `dir`; NUL added and removed), its leaf directory reached with
+/// no symbolic link followed (`dirs.rs`); `None` when missing or
+/// unreachable.
+fn lstat(dirs: &mut DirCache, leaf: u64, dir: i32, p: &mut Vec<u8>) -> Option<libc::stat> {
     p.push(0);
-    // SAFETY: stat is plain data; p is NUL-terminated.
+    // SAFETY: stat is plain data.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    let r = unsafe {
-        libc::fstatat(
-            dir,
-            p.as_ptr() as *const _,
-            &mut st,
-            libc::AT_SYMLINK_NOFOLLOW,
-        )
-    };
+    let r = dirs.with_leaf(leaf, dir, p, |d, name| {
+        // SAFETY: name is NUL-terminated, d a directory descriptor.
+        unsafe { libc::fstatat(d, name, &mut st, libc::AT_SYMLINK_NOFOLLOW) }
+    });
     p.pop();
-    (r == 0).then_some(st)
+    (r == Ok(0)).then_some(st)
+}
+
+/// rmdir of the side directories (`f17.d`) the run left, each from its
+/// leaf directory reached with no symbolic link followed.
+fn remove_side_dirs(set: &FsSet) {
+    let mut p = Vec::with_capacity(super::exec::PATH_CAP);
+    let mut dirs = DirCache::new(set.layout.leaf_of(set.table.files()) + 1, 1);
+    for i in set.table.side_dirs().collect::<Vec<_>>() {
+        set.layout.file_path_into(i, &mut p);
+        p.extend_from_slice(b".d\0");
+        let leaf = DirCache::key(0, set.layout.leaf_of(i));
+        // SAFETY: name is NUL-terminated, d a directory descriptor.
+        let _ = dirs.with_leaf(leaf, set.dir_fd(), &mut p, |d, name| unsafe {
+            libc::unlinkat(d, name, libc::AT_REMOVEDIR)
+        });
+    }
 }
 
 /// The workload's data validation (off without `--verify`), made before
@@ -479,6 +505,7 @@ pub(super) fn make_verify(spec: &WorkloadSpec, layouts: &[Layout]) -> FileVerify
 /// The threads' shared state over the created filesets.
 pub(super) fn shared(spec: &WorkloadSpec, sets: Vec<FsSet>, verify: FileVerify) -> Shared {
     Shared {
+        threads: all_threads(spec, fs_of(spec)),
         verify,
         sets,
         ops_left: spec
@@ -554,13 +581,7 @@ pub(super) fn end_filesets(
         if !f.cleanup {
             continue;
         }
-        let mut p = Vec::with_capacity(super::exec::PATH_CAP);
-        for i in set.table.side_dirs().collect::<Vec<_>>() {
-            set.layout.file_path_into(i, &mut p);
-            p.extend_from_slice(b".d\0");
-            // SAFETY: a NUL-terminated path relative to the anchor's fd.
-            unsafe { libc::unlinkat(set.dir_fd(), p.as_ptr() as *const _, libc::AT_REMOVEDIR) };
-        }
+        remove_side_dirs(set);
         match iolab_fileset::remove(&set.anchor, &set.layout) {
             Ok(r) => {
                 raw.removed = true;

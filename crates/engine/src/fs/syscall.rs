@@ -2,8 +2,81 @@
 //! give (`fd`, bytes or 0, or `-errno`). The one synchronous execution of
 //! a request, shared by the synchronous backend (`sync.rs`) and by the
 //! io_uring backend for the requests it has no opcode for (`uring.rs`).
+//!
+//! Opens go through `openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`
+//! ([`open_beneath`]): no component of the path (not only the last, as
+//! `O_NOFOLLOW` gives) may be a symbolic link, and nothing outside the
+//! directory the path is relative to can be reached. On a kernel without
+//! openat2 (before 5.6: ENOSYS, remembered for the process) it falls back
+//! to `openat` with `O_NOFOLLOW`.
 
 use super::backend::Req;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
+/// What every open of the driver resolves with.
+pub(crate) const RESOLVE_SAFE: u64 = libc::RESOLVE_BENEATH | libc::RESOLVE_NO_SYMLINKS;
+
+/// `struct open_how` of openat2(2) (libc's is non-exhaustive: it cannot
+/// be built).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct OpenHow {
+    pub flags: u64,
+    pub mode: u64,
+    pub resolve: u64,
+}
+
+/// openat2 answered ENOSYS once: the kernel lacks it.
+static NO_OPENAT2: AtomicBool = AtomicBool::new(false);
+
+/// The `open_how` of an open with `flags` and `mode` (mode only with
+/// O_CREAT: openat2 refuses one otherwise), O_CLOEXEC and O_NOFOLLOW
+/// added, resolved with [`RESOLVE_SAFE`].
+#[inline]
+pub(crate) fn open_how(flags: i32, mode: u32) -> OpenHow {
+    let flags = flags | libc::O_CLOEXEC | libc::O_NOFOLLOW;
+    let mode = if flags & libc::O_CREAT != 0 { mode } else { 0 };
+    OpenHow {
+        flags: flags as u32 as u64,
+        mode: mode as u64,
+        resolve: RESOLVE_SAFE,
+    }
+}
+
+/// `openat2(dir, path, how(flags, mode))` -> fd or `-errno`; `openat`
+/// with O_NOFOLLOW where the kernel has no openat2.
+///
+/// # Safety
+/// `path` is a NUL-terminated string valid for the call.
+pub(crate) unsafe fn open_beneath(
+    dir: libc::c_int,
+    path: *const libc::c_char,
+    flags: i32,
+    mode: u32,
+) -> i32 {
+    let how = open_how(flags, mode);
+    if !NO_OPENAT2.load(Relaxed) {
+        let size = std::mem::size_of::<OpenHow>();
+        let r = libc::syscall(libc::SYS_openat2, dir, path, &how, size);
+        let r = ret(r);
+        if r != -libc::ENOSYS {
+            return r;
+        }
+        NO_OPENAT2.store(true, Relaxed);
+    }
+    ret(libc::openat(dir, path, how.flags as i32, mode) as i64)
+}
+
+/// A system call's return value as io_uring gives it: the value, or
+/// `-errno`.
+#[inline]
+fn ret(r: i64) -> i32 {
+    if r < 0 {
+        -errno()
+    } else {
+        r as i32
+    }
+}
 
 /// Run `req` now; its result or `-errno`. The pointers in `req` follow
 /// [`Req`]'s rule: valid, owned by the caller's slot, for the call.
@@ -18,7 +91,7 @@ pub(crate) fn syscall(req: &Req) -> i32 {
                 path,
                 flags,
                 mode,
-            } => libc::openat(dir, path, flags, mode) as i64,
+            } => return open_beneath(dir, path, flags, mode),
             Req::Close { fd } => libc::close(fd) as i64,
             Req::Read { fd, buf, len, off } => {
                 libc::pread(fd, buf.cast(), len as usize, off as libc::off_t) as i64
@@ -42,7 +115,12 @@ pub(crate) fn syscall(req: &Req) -> i32 {
                 libc::unlinkat(dir, path, flags) as i64
             }
             Req::Mkdir { dir, path, mode } => libc::mkdirat(dir, path, mode) as i64,
-            Req::Rename { dir, from, to } => libc::renameat(dir, from, dir, to) as i64,
+            Req::Rename {
+                dir,
+                from,
+                to_dir,
+                to,
+            } => libc::renameat(dir, from, to_dir, to) as i64,
             Req::Getdents { fd, buf, len } => {
                 libc::syscall(libc::SYS_getdents64, fd, buf, len as libc::c_uint)
             }
@@ -52,11 +130,7 @@ pub(crate) fn syscall(req: &Req) -> i32 {
             }
         }
     };
-    if r < 0 {
-        -errno()
-    } else {
-        r as i32
-    }
+    ret(r)
 }
 
 /// vdbench's setattr: `fchmod(fd, mode)` then `futimens(fd, now)`; -1 with

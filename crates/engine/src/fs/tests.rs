@@ -541,6 +541,38 @@ fn rates() {
     }
 }
 
+/// [`rates`] on a wide tree (64 x 64 leaf directories of 2 files): the
+/// metadata operations' leaf directories mostly miss the threads' caches
+/// of descriptors (`dirs.rs`), the worst case for them.
+#[test]
+#[ignore]
+fn rates_wide() {
+    let d = tempfile::tempdir().unwrap();
+    let mut set = fileset(&d.path().join("a"), 2, "4k");
+    set.spec.shape = Shape::Tree(TreeShape {
+        depth: 2,
+        width: 64,
+        files: 2,
+        sizes: "4k".into(),
+    });
+    for (name, m, qd) in [
+        ("stat", vec![(Op::Stat, 1)], 1),
+        ("stat", vec![(Op::Stat, 1)], 16),
+        ("delete+rename", vec![(Op::Delete, 1), (Op::Rename, 4)], 1),
+        ("create+delete", vec![(Op::Create, 1), (Op::Delete, 1)], 1),
+        ("create+delete", vec![(Op::Create, 1), (Op::Delete, 1)], 16),
+    ] {
+        let mut w = workload(set.clone(), mix(&m), 1.0);
+        w.qd = qd;
+        let r = go(w).unwrap();
+        let n = r.ops.total_ops();
+        let cpu = (r.cpu.user_us + r.cpu.sys_us) as f64 / n.max(1) as f64;
+        let rate = n as f64 / (r.measured_ns as f64 / 1e9);
+        let eng = &r.effective.engine;
+        println!("wide {name:>14} qd {qd:>2} {eng}: {rate:>9.0} ops/s, {cpu:.1} us CPU/op");
+    }
+}
+
 #[test]
 fn skipped_operations_do_not_count_and_a_starved_workload_stops() {
     let d = tempfile::tempdir().unwrap();

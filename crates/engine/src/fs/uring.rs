@@ -1,8 +1,15 @@
 //! The io_uring backend of the file-system driver: one ring per worker
 //! thread, each [`Req`] one SQE tagged with its slot (`user_data`), so a
 //! thread keeps several operations in flight, metadata included
-//! (`openat`, `close`, `read`, `write`, `fsync`/`fdatasync`, `statx`,
+//! (`openat2`, `close`, `read`, `write`, `fsync`/`fdatasync`, `statx`,
 //! `unlinkat`, `mkdirat`, `renameat`).
+//!
+//! Opens are `IORING_OP_OPENAT2` with `RESOLVE_BENEATH |
+//! RESOLVE_NO_SYMLINKS` (as the system-call path, `syscall.rs`): no
+//! symbolic link anywhere on the path is followed. The `open_how` each
+//! points at lives in a table with one entry per tag, preallocated for
+//! the ring's depth, untouched until the tag's completion is reaped. A
+//! kernel without OpenAt2 (before 5.6) runs opens as system calls.
 //!
 //! The ring is set up as the block engine's (`engines/uring.rs`: single
 //! issuer with deferred task work where the kernel has them, the ring's
@@ -20,7 +27,7 @@
 //! there: only `readdir`, `setattr` and `access` run synchronously.
 
 use super::backend::{Backend, Req};
-use super::syscall::syscall;
+use super::syscall::{open_how, syscall};
 use crate::engines::uring::{build_ring, enter, enter_target, unregister_ring_fd, UringSetup};
 use io_uring::{opcode, squeue, types, IoUring, Probe};
 use iolab_spec::Op;
@@ -82,7 +89,7 @@ impl Kind {
     /// The io_uring opcode that does this request, if there is one.
     fn opcode(self) -> Option<u8> {
         Some(match self {
-            Kind::Open => opcode::OpenAt::CODE,
+            Kind::Open => opcode::OpenAt2::CODE,
             Kind::Close => opcode::Close::CODE,
             Kind::Read => opcode::Read::CODE,
             Kind::Write => opcode::Write::CODE,
@@ -136,8 +143,9 @@ fn probe(ring: &IoUring) -> [bool; KINDS] {
     Kind::ALL.map(|k| probed && k.opcode().is_some_and(|c| p.is_supported(c)))
 }
 
-/// The SQE for `req` (a kind with an opcode).
-fn entry(req: &Req) -> squeue::Entry {
+/// The SQE for `req` (a kind with an opcode); an open's `open_how` is
+/// `how`, memory that stays put until the completion is reaped.
+fn entry(req: &Req, how: &mut types::OpenHow) -> squeue::Entry {
     use types::Fd;
     match *req {
         Req::Open {
@@ -145,10 +153,14 @@ fn entry(req: &Req) -> squeue::Entry {
             path,
             flags,
             mode,
-        } => opcode::OpenAt::new(Fd(dir), path)
-            .flags(flags)
-            .mode(mode)
-            .build(),
+        } => {
+            let h = open_how(flags, mode);
+            *how = types::OpenHow::new()
+                .flags(h.flags)
+                .mode(h.mode)
+                .resolve(h.resolve);
+            opcode::OpenAt2::new(Fd(dir), path, how).build()
+        }
         Req::Close { fd } => opcode::Close::new(Fd(fd)).build(),
         Req::Read { fd, buf, len, off } => opcode::Read::new(Fd(fd), buf, len).offset(off).build(),
         Req::Write { fd, buf, len, off } => {
@@ -175,7 +187,12 @@ fn entry(req: &Req) -> squeue::Entry {
             .flags(if rmdir { libc::AT_REMOVEDIR } else { 0 })
             .build(),
         Req::Mkdir { dir, path, mode } => opcode::MkDirAt::new(Fd(dir), path).mode(mode).build(),
-        Req::Rename { dir, from, to } => opcode::RenameAt::new(Fd(dir), from, Fd(dir), to).build(),
+        Req::Rename {
+            dir,
+            from,
+            to_dir,
+            to,
+        } => opcode::RenameAt::new(Fd(dir), from, Fd(to_dir), to).build(),
         Req::Getdents { .. } | Req::Setattr { .. } | Req::Access { .. } => {
             unreachable!("no io_uring opcode for {req:?}")
         }
@@ -198,6 +215,9 @@ pub struct UringBackend {
     local: Vec<(u32, i32)>,
     /// Requests on the ring (queued or submitted) not yet reaped.
     ring_in_flight: u32,
+    /// The `open_how` of each tag's open (index = tag), valid until its
+    /// completion is reaped; `depth` entries, grown only for a tag beyond.
+    hows: Vec<types::OpenHow>,
     setup: UringSetup,
 }
 
@@ -219,6 +239,7 @@ impl UringBackend {
             on_ring,
             local: Vec::with_capacity(depth.max(1) as usize),
             ring_in_flight: 0,
+            hows: vec![types::OpenHow::new(); depth.max(1) as usize],
             setup,
         })
     }
@@ -285,6 +306,27 @@ impl UringBackend {
         }
     }
 
+    /// Room in the `open_how` table for `tag` (a tag beyond the depth the
+    /// ring was made for). Only when no request is on the ring: moving
+    /// the table would move memory an open in flight points at.
+    #[cold]
+    fn grow_hows(&mut self, tag: u32) {
+        while self.ring_in_flight > 0 {
+            self.enter(self.ring_in_flight);
+            let local = &mut self.local;
+            let n = {
+                let mut n = 0;
+                for c in self.ring.completion() {
+                    local.push((c.user_data() as u32, c.result()));
+                    n += 1;
+                }
+                n
+            };
+            self.ring_in_flight -= n;
+        }
+        self.hows.resize(tag as usize + 1, types::OpenHow::new());
+    }
+
     /// Hand every completion on the ring to `done`; how many.
     fn drain(&mut self, done: &mut impl FnMut(u32, i32)) -> u32 {
         let mut n = 0;
@@ -303,7 +345,10 @@ impl Backend for UringBackend {
             self.local.push((tag, syscall(&req)));
             return;
         }
-        let e = entry(&req).user_data(tag as u64);
+        if tag as usize >= self.hows.len() {
+            self.grow_hows(tag);
+        }
+        let e = entry(&req, &mut self.hows[tag as usize]).user_data(tag as u64);
         // SAFETY: the memory the request points at stays valid and
         // untouched until its completion is reaped (backend.rs).
         while unsafe { self.ring.submission().push(&e).is_err() } {

@@ -288,6 +288,7 @@ fn phase4(root: RawFd, m: &mut Mem, f: RawFd, d: RawFd) -> Vec<Req> {
         Req::Rename {
             dir: root,
             from: m.n(F),
+            to_dir: root,
             to: m.n(F2),
         },
         Req::Unlink {
@@ -625,4 +626,51 @@ fn sync_ops_name_every_operation_of_a_missing_opcode() {
     let mut want = want.to_vec();
     want.sort_by_key(|o| Op::ALL.iter().position(|a| a == o));
     assert_eq!(sync_ops_of(&on_ring), want);
+}
+
+/// Opens on the ring (OpenAt2) in flight together, each with its own
+/// flags: creates of new names succeed, while a symbolic link anywhere on
+/// a path (the middle, or the end) is refused and the file it leads to
+/// is left alone; no two opens share an `open_how`.
+#[test]
+fn ring_opens_follow_no_symlink_and_keep_their_own_flags() {
+    require_io_uring!();
+    let dir = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    std::fs::write(out.path().join("f"), b"user data").unwrap();
+    std::os::unix::fs::symlink(out.path(), dir.path().join("link")).unwrap();
+    std::os::unix::fs::symlink(out.path().join("f"), dir.path().join("flink")).unwrap();
+    let root = DirFd::open(dir.path());
+    let names: Vec<CString> = (0..8)
+        .map(|i| match i % 4 {
+            1 => cs("link/f"),
+            3 => cs("flink"),
+            _ => cs(&format!("new{i}")),
+        })
+        .collect();
+    let reqs: Vec<Req> = (names.iter().enumerate())
+        .map(|(i, p)| Req::Open {
+            dir: root.0,
+            path: p.as_ptr(),
+            flags: match i % 4 {
+                1 | 3 => libc::O_WRONLY | libc::O_TRUNC,
+                _ => libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY,
+            },
+            mode: 0o600,
+        })
+        .collect();
+    let mut b = UringBackend::new(8).unwrap();
+    assert!(!b.sync_ops().contains(&Op::Open), "{:?}", b.sync_ops());
+    let res = push_all(&mut b, &reqs);
+    for (i, &r) in res.iter().enumerate() {
+        match i % 4 {
+            1 | 3 => assert!([libc::ELOOP, libc::EXDEV].contains(&-r), "open {i}: {r}"),
+            _ => {
+                assert!(r >= 0, "create {i}: {r}");
+                // SAFETY: the descriptor the open returned.
+                unsafe { libc::close(r) };
+            }
+        }
+    }
+    assert_eq!(std::fs::read(out.path().join("f")).unwrap(), b"user data");
 }
