@@ -70,6 +70,7 @@ impl<B: Backend> Exec<B> {
             self.active += 1;
             self.skip_streak = 0;
             self.last_ok = self.now;
+            self.starts += 1;
             self.issue(s);
         } else {
             self.skipped_op();

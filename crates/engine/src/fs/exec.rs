@@ -151,6 +151,8 @@ pub struct FsWorkerOut {
     pub skipped: u64,
     /// It stopped the workload: no operation found a file to work on.
     pub starved: bool,
+    /// None of its starts found a file (it tried, and started nothing).
+    pub idle: bool,
     /// The workload's operations this thread's backend ran as system
     /// calls.
     pub sync_ops: Vec<Op>,
@@ -193,6 +195,8 @@ pub(super) struct Exec<B: Backend> {
     pub skip_streak: u32,
     /// When the last operation started (for the starvation check).
     pub last_ok: u64,
+    /// Operations started.
+    pub starts: u64,
     /// The thread stopped: its starts found no file for too long.
     pub starved: bool,
     pub errors: ErrorTally,
@@ -258,6 +262,7 @@ impl<B: Backend> Exec<B> {
             op_errors: Vec::new(),
             skipped: 0,
             skip_streak: 0,
+            starts: 0,
             starved: false,
             last_ok: port.window.start_ns,
             errors: ErrorTally::default(),
@@ -532,6 +537,7 @@ impl<B: Backend> Exec<B> {
             op_errors: std::mem::take(&mut self.op_errors),
             skipped: self.skipped,
             starved: self.starved,
+            idle: self.skipped > 0 && self.starts == 0,
             sync_ops: self
                 .plan
                 .ops

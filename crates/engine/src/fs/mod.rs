@@ -339,7 +339,7 @@ impl Driver for FsDriver {
         &mut self,
         raw: &mut WorkloadRaw,
         extras: Vec<Box<dyn Any + Send>>,
-        per_worker: &[(u64, u64)],
+        _per_worker: &[(u64, u64)],
         obs: &mut dyn Observer,
     ) {
         raw.effective = self.effective();
@@ -355,7 +355,7 @@ impl Driver for FsDriver {
                 "{skipped} operations found no file in the state they need and free (e.g. delete with every file gone, or every file held by other threads) and were skipped"
             ));
         }
-        self.notes.extend(setup::idle_threads(per_worker));
+        self.notes.extend(setup::idle_threads(&outs));
         if let Some(sh) = self.shared.as_ref() {
             setup::end_filesets(&self.spec, sh, &mut fs.filesets, &mut self.notes);
             // --verify: what the reads found (fs/verify.rs).

@@ -544,14 +544,14 @@ pub(super) fn merge_outs(fs: &mut FsRaw, outs: &[FsWorkerOut]) -> u64 {
     skipped
 }
 
-/// A note when some threads did no operation in the measured time
-/// (`per_worker`: each thread's measured operations and bytes).
-pub(super) fn idle_threads(per_worker: &[(u64, u64)]) -> Option<String> {
-    let idle = per_worker.iter().filter(|w| w.0 == 0).count();
+/// A note when some threads started no operation at all: every start
+/// found no file in the state it needs and free.
+pub(super) fn idle_threads(outs: &[FsWorkerOut]) -> Option<String> {
+    let idle = outs.iter().filter(|o| o.idle).count();
     (idle > 0).then(|| {
         format!(
-            "{idle} of {} threads did no operation in the measured time (their starts found every file held by other threads or in the wrong state, or think time or the rate kept them waiting)",
-            per_worker.len()
+            "{idle} of {} threads started no operation: every file they needed was held by other threads or in the wrong state",
+            outs.len()
         )
     })
 }
