@@ -47,6 +47,7 @@ impl<B: Backend> Exec<B> {
     /// Start the next operation in idle slot `s`, scheduled at `due`.
     #[inline]
     pub(super) fn begin(&mut self, s: u32, due: u64) {
+        self.refused_busy = false;
         let act = self.next_act(s);
         let a = self.plan.acts[act as usize];
         let sl = &mut self.slots[s as usize];
@@ -82,7 +83,8 @@ impl<B: Backend> Exec<B> {
     /// operation (its `--ops` share goes back), and a long run of them
     /// (every operation starved: a delete-only mix with every file gone;
     /// 10,000 in a row or a second of nothing else) stops the workload
-    /// rather than spin.
+    /// rather than spin. Files in the right state held by other threads
+    /// are a wait, not starvation: they reset the run.
     #[cold]
     fn skipped_op(&mut self) {
         self.skipped += 1;
@@ -91,6 +93,14 @@ impl<B: Backend> Exec<B> {
             if let Some(b) = self.sh.ops_left.as_ref() {
                 b.fetch_add(1, Relaxed);
             }
+        }
+        if self.refused_busy {
+            // Files in the state it needs exist, held by other threads: a
+            // wait as long as their operations (a pending mark bounds it),
+            // not starvation; the back-off goes on.
+            self.last_ok = self.now;
+            self.skip_streak = 1;
+            return;
         }
         let idle_ns = self.now.saturating_sub(self.last_ok);
         if self.skip_streak >= MAX_SKIPS || (self.skip_streak >= 64 && idle_ns >= STARVED_NS) {
@@ -154,6 +164,7 @@ impl<B: Backend> Exec<B> {
             kind => self.pickers[set].share(t, kind, &mut self.rng),
         };
         let Some(file) = got else {
+            self.refused_busy = self.pickers[set].busy();
             return false;
         };
         let bits = t.bits(file);

@@ -197,6 +197,9 @@ pub(super) struct Exec<B: Backend> {
     pub last_ok: u64,
     /// Operations started.
     pub starts: u64,
+    /// The last start found files in the state it needs, all held by
+    /// other threads.
+    pub refused_busy: bool,
     /// The thread stopped: its starts found no file for too long.
     pub starved: bool,
     pub errors: ErrorTally,
@@ -263,6 +266,7 @@ impl<B: Backend> Exec<B> {
             skipped: 0,
             skip_streak: 0,
             starts: 0,
+            refused_busy: false,
             starved: false,
             last_ok: port.window.start_ns,
             errors: ErrorTally::default(),

@@ -156,6 +156,13 @@ impl FileTable {
         cur >= SHARE && cur & (BUSY | PENDING) == 0 && cur & mask as u32 == want as u32
     }
 
+    /// File `i` is in the state wanted and held (or marked) by a thread.
+    #[inline]
+    fn held(&self, i: u64, mask: u8, want: u8) -> bool {
+        let cur = self.state[i as usize].load(Relaxed);
+        cur & !STATE != 0 && cur & mask as u32 == want as u32
+    }
+
     /// Mark file `i` pending for an exclusive claim (no new sharers).
     fn try_pend(&self, i: u64, mask: u8, want: u8) -> bool {
         self.state[i as usize]
@@ -274,6 +281,9 @@ pub struct Picker {
     pending: Option<(u64, u8, u8)>,
     /// Exclusive claims in a row that found nothing.
     misses: u32,
+    /// The last claim found nothing, but files in the state it wanted
+    /// held by other threads (a wait, not starvation).
+    busy: bool,
 }
 
 impl Picker {
@@ -288,6 +298,7 @@ impl Picker {
             draw,
             pending: None,
             misses: 0,
+            busy: false,
         }
     }
 
@@ -329,7 +340,20 @@ impl Picker {
         if n == 0 {
             return None;
         }
-        self.find(n, rng, |i| t.try_share(i, kind))
+        let mut busy = false;
+        let got = self.find(n, rng, |i| {
+            let ok = t.try_share(i, kind);
+            busy |= !ok && t.held(i, EXISTS, EXISTS);
+            ok
+        });
+        self.busy = got.is_none() && busy;
+        got
+    }
+
+    /// The last claim or share found files in the state it wanted, all
+    /// held by other threads.
+    pub fn busy(&self) -> bool {
+        self.busy
     }
 
     /// Claim a file of `t` alone whose `state & mask == want`: the file
@@ -360,17 +384,20 @@ impl Picker {
             _ => {}
         }
         let mut held = None;
+        let mut busy = self.pending.is_some();
         let watch = self.pending.is_none();
         let got = self.find(n, rng, |i| {
             if t.try_claim(i, mask, want) {
                 return true;
             }
+            busy |= t.held(i, mask, want);
             if watch && held.is_none() && t.shared_only(i, mask, want) {
                 held = Some(i);
             }
             false
         });
         self.misses = if got.is_some() { 0 } else { self.misses + 1 };
+        self.busy = got.is_none() && busy;
         match (got, self.pending) {
             (Some(_), Some((p, _, _))) => {
                 t.unpend(p);
