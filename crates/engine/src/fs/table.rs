@@ -40,8 +40,10 @@
 //! drain (each at the end of its operation, or its flow's close: oltp's
 //! readers after their 100 reads), and the thread takes it on a later try
 //! (or a free file it finds first, dropping the mark). Until then its
-//! operation is skipped, under the skip rules of `action.rs` (back off,
-//! stop only after 10,000 skips in a row or a second of nothing else).
+//! operation is skipped, under the skip rules of `action.rs`: a back-off,
+//! and, since files in the state it needs exist ([`Picker::busy`]), no
+//! stop for starvation (which takes 10,000 skips in a row or a second of
+//! nothing else with no such file).
 
 use iolab_spec::fs::FileSelect;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
@@ -483,7 +485,12 @@ mod tests {
         for _ in 0..PATIENCE - 1 {
             assert_eq!(p.claim(&t, EXISTS, EXISTS, &mut rng), None);
             assert_eq!(p.pending, None);
+            // Files to wait for, not starvation.
+            assert!(p.busy());
         }
+        // No file missing: nothing to wait for.
+        assert_eq!(p.claim(&t, EXISTS, 0, &mut rng), None);
+        assert!(!p.busy());
         assert_eq!(p.claim(&t, EXISTS, EXISTS, &mut rng), None);
         let (i, _, _) = p.pending.expect("a file marked pending");
         // No new sharer on it; the other file still takes them.
