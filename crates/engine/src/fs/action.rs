@@ -34,7 +34,7 @@
 use super::backend::{Backend, Req};
 use super::dirs::{DirCache, NO_ENT};
 use super::exec::{Exec, Ph};
-use super::table::{DIR, EXISTS};
+use super::table::{Claim, DIR, EXISTS};
 use iolab_spec::Op;
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -47,6 +47,7 @@ impl<B: Backend> Exec<B> {
     /// Start the next operation in idle slot `s`, scheduled at `due`.
     #[inline]
     pub(super) fn begin(&mut self, s: u32, due: u64) {
+        self.refused_busy = false;
         let act = self.next_act(s);
         let a = self.plan.acts[act as usize];
         let sl = &mut self.slots[s as usize];
@@ -54,7 +55,7 @@ impl<B: Backend> Exec<B> {
         sl.op = a.op;
         sl.set = a.set;
         sl.claimed = 0;
-        sl.shared = false;
+        sl.claim = Claim::Excl;
         sl.own = false;
         sl.dir_open = false;
         sl.failed = None;
@@ -70,6 +71,7 @@ impl<B: Backend> Exec<B> {
             self.active += 1;
             self.skip_streak = 0;
             self.last_ok = self.now;
+            self.starts += 1;
             self.issue(s);
         } else {
             self.skipped_op();
@@ -81,7 +83,8 @@ impl<B: Backend> Exec<B> {
     /// operation (its `--ops` share goes back), and a long run of them
     /// (every operation starved: a delete-only mix with every file gone;
     /// 10,000 in a row or a second of nothing else) stops the workload
-    /// rather than spin.
+    /// rather than spin. Files in the right state held by other threads
+    /// are a wait, not starvation: they reset the run.
     #[cold]
     fn skipped_op(&mut self) {
         self.skipped += 1;
@@ -90,6 +93,14 @@ impl<B: Backend> Exec<B> {
             if let Some(b) = self.sh.ops_left.as_ref() {
                 b.fetch_add(1, Relaxed);
             }
+        }
+        if self.refused_busy {
+            // Files in the state it needs exist, held by other threads: a
+            // wait as long as their operations (a pending mark bounds it),
+            // not starvation; the back-off goes on.
+            self.last_ok = self.now;
+            self.skip_streak = 1;
+            return;
         }
         let idle_ns = self.now.saturating_sub(self.last_ok);
         if self.skip_streak >= MAX_SKIPS || (self.skip_streak >= 64 && idle_ns >= STARVED_NS) {
@@ -147,20 +158,20 @@ impl<B: Backend> Exec<B> {
         };
         let set = self.slots[s as usize].set as usize;
         let t = &self.sh.sets[set].table;
-        let shared = self.plan.acts[self.slots[s as usize].act as usize].shared;
-        let got = if shared {
-            self.pickers[set].share(t, &mut self.rng)
-        } else {
-            self.pickers[set].claim(t, mask, want, &mut self.rng)
+        let claim = self.plan.acts[self.slots[s as usize].act as usize].claim;
+        let got = match claim {
+            Claim::Excl => self.pickers[set].claim(t, mask, want, &mut self.rng),
+            kind => self.pickers[set].share(t, kind, &mut self.rng),
         };
         let Some(file) = got else {
+            self.refused_busy = self.pickers[set].busy();
             return false;
         };
         let bits = t.bits(file);
         let sl = &mut self.slots[s as usize];
         sl.file = file;
         sl.claimed = 1;
-        sl.shared = shared;
+        sl.claim = claim;
         sl.bits = bits;
         self.sh.sets[set].layout.file_path_into(file, &mut sl.path);
         if matches!(op, Op::Mkdir | Op::Rmdir) {
@@ -515,8 +526,8 @@ impl<B: Backend> Exec<B> {
             sl.cur_file = sl.file;
             sl.cur_fd = fd;
             sl.cur_write = writes;
-            sl.cur_shared = sl.shared;
-            if !sl.shared {
+            sl.cur_claim = sl.claim;
+            if sl.claim == Claim::Excl {
                 self.sh.sets[sl.set as usize]
                     .table
                     .set_held(sl.file, sl.bits);
@@ -545,7 +556,8 @@ impl<B: Backend> Exec<B> {
         sl.off += n as u64;
         sl.bytes += n as u64;
         if sl.op != Op::Read && sl.off > set.table.size(sl.file) {
-            set.table.set_size(sl.file, sl.off);
+            // Sharers may write at the end together: the size only grows.
+            set.table.grow(sl.file, sl.off);
         }
         if sl.op == Op::Read && sl.off >= set.table.size(sl.file) {
             sl.end = sl.off;
@@ -648,7 +660,7 @@ impl<B: Backend> Exec<B> {
         let sl = &mut self.slots[s as usize];
         sl.cur_fd = -1;
         sl.claimed = 1;
-        sl.shared = sl.cur_shared;
+        sl.claim = sl.cur_claim;
         sl.set = sl.cur_set;
         sl.file = sl.cur_file;
         sl.bits = self.sh.sets[sl.set as usize].table.bits(sl.file);
@@ -691,14 +703,21 @@ impl<B: Backend> Exec<B> {
         self.step_done(s);
     }
 
-    /// Release the files the operation claimed (not the flow's current
-    /// file).
+    /// Release the files the operation claimed (not the file a flow's
+    /// open or create made current: that claim stays until its close; a
+    /// stat of the same file under its own shared claim drops that one).
     fn release(&mut self, s: u32) {
         let sl = &mut self.slots[s as usize];
         let t = &self.sh.sets[sl.set as usize].table;
-        let current = sl.cur_fd >= 0 && sl.cur_set == sl.set && sl.cur_file == sl.file;
+        let current = matches!(sl.op, Op::Open | Op::Create)
+            && sl.cur_fd >= 0
+            && sl.cur_set == sl.set
+            && sl.cur_file == sl.file;
         if sl.claimed >= 1 && !current {
-            if sl.shared {
+            if sl.claim != Claim::Excl {
+                if sl.bits & EXISTS == 0 {
+                    t.gone(sl.file);
+                }
                 t.unshare(sl.file);
             } else {
                 t.release(sl.file, sl.bits);
@@ -760,7 +779,7 @@ impl<B: Backend> Exec<B> {
         }
         sl.cur_fd = -1;
         let t = &self.sh.sets[sl.cur_set as usize].table;
-        if sl.cur_shared {
+        if sl.cur_claim != Claim::Excl {
             t.unshare(sl.cur_file);
         } else {
             t.release(sl.cur_file, t.bits(sl.cur_file));
@@ -769,7 +788,7 @@ impl<B: Backend> Exec<B> {
 }
 
 /// The flow steps that act on (or make) the slot's current file.
-fn on_current(op: Op) -> bool {
+pub(super) fn on_current(op: Op) -> bool {
     matches!(
         op,
         Op::Create

@@ -16,6 +16,7 @@
 
 use super::backend::{Backend, Req};
 use super::dirs::{DirCache, NO_ENT};
+use super::table::Claim;
 use super::{Plan, Shared};
 use crate::buffers::BufferPool;
 use crate::clock::WorkerClock;
@@ -61,8 +62,8 @@ pub(super) struct Slot {
     pub claimed: u8,
     /// State bits `file` is released with.
     pub bits: u8,
-    /// The claim on `file` is shared (an append-only open).
-    pub shared: bool,
+    /// How `file` is held (alone, or shared).
+    pub claim: Claim,
     pub fd: i32,
     /// `fd` was opened for this operation and is closed at its end.
     pub own: bool,
@@ -85,7 +86,7 @@ pub(super) struct Slot {
     pub cur_file: u64,
     pub cur_fd: i32,
     pub cur_write: bool,
-    pub cur_shared: bool,
+    pub cur_claim: Claim,
     /// Where the last sequential transfer ended, on `last_file`.
     pub last_file: u64,
     pub last_pos: u64,
@@ -110,7 +111,7 @@ impl Slot {
             file2: 0,
             claimed: 0,
             bits: 0,
-            shared: false,
+            claim: Claim::Excl,
             fd: -1,
             own: false,
             dir_open: false,
@@ -129,7 +130,7 @@ impl Slot {
             cur_file: 0,
             cur_fd: -1,
             cur_write: false,
-            cur_shared: false,
+            cur_claim: Claim::Excl,
             last_file: u64::MAX,
             last_pos: 0,
             path: Vec::with_capacity(PATH_CAP),
@@ -150,6 +151,8 @@ pub struct FsWorkerOut {
     pub skipped: u64,
     /// It stopped the workload: no operation found a file to work on.
     pub starved: bool,
+    /// None of its starts found a file (it tried, and started nothing).
+    pub idle: bool,
     /// The workload's operations this thread's backend ran as system
     /// calls.
     pub sync_ops: Vec<Op>,
@@ -192,6 +195,11 @@ pub(super) struct Exec<B: Backend> {
     pub skip_streak: u32,
     /// When the last operation started (for the starvation check).
     pub last_ok: u64,
+    /// Operations started.
+    pub starts: u64,
+    /// The last start found files in the state it needs, all held by
+    /// other threads.
+    pub refused_busy: bool,
     /// The thread stopped: its starts found no file for too long.
     pub starved: bool,
     pub errors: ErrorTally,
@@ -257,6 +265,8 @@ impl<B: Backend> Exec<B> {
             op_errors: Vec::new(),
             skipped: 0,
             skip_streak: 0,
+            starts: 0,
+            refused_busy: false,
             starved: false,
             last_ok: port.window.start_ns,
             errors: ErrorTally::default(),
@@ -520,6 +530,9 @@ impl<B: Backend> Exec<B> {
         for s in 0..self.slots.len() {
             self.drop_current(s as u32);
         }
+        for (p, set) in self.pickers.iter_mut().zip(&self.sh.sets) {
+            p.forget(&set.table);
+        }
         if self.now >= self.tl.start(self.iv_idx) {
             self.send_snapshot(self.now);
         }
@@ -528,6 +541,7 @@ impl<B: Backend> Exec<B> {
             op_errors: std::mem::take(&mut self.op_errors),
             skipped: self.skipped,
             starved: self.starved,
+            idle: self.skipped > 0 && self.starts == 0,
             sync_ops: self
                 .plan
                 .ops

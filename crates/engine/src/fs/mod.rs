@@ -35,6 +35,8 @@ mod action;
 mod dirs;
 mod exec;
 mod setup;
+#[cfg(test)]
+mod share_tests;
 mod sizes;
 #[cfg(test)]
 mod swap_tests;
@@ -131,9 +133,10 @@ pub(crate) struct Act {
     /// A flow's `open` opens for writing (a later step before the next
     /// close writes).
     pub open_write: bool,
-    /// A flow's `open` followed only by appends (and syncs) until its
-    /// close: a shared claim, so threads append to one file together.
-    pub shared: bool,
+    /// How the operation (a flow's `open`: its steps until the close)
+    /// holds its file: alone, or shared with other threads (decided when
+    /// the workload is planned, `setup.rs`; the rule is in `table.rs`).
+    pub claim: table::Claim,
     /// Index of the operation in [`Plan::ops`].
     pub stat: u8,
 }
@@ -349,9 +352,10 @@ impl Driver for FsDriver {
         let skipped = setup::merge_outs(&mut fs, &outs);
         if skipped > 0 {
             self.notes.push(format!(
-                "{skipped} operations found no file in the state they need (e.g. delete with every file gone) and were skipped"
+                "{skipped} operations found no file in the state they need and free (e.g. delete with every file gone, or every file held by other threads) and were skipped"
             ));
         }
+        self.notes.extend(setup::idle_threads(&outs));
         if let Some(sh) = self.shared.as_ref() {
             setup::end_filesets(&self.spec, sh, &mut fs.filesets, &mut self.notes);
             // --verify: what the reads found (fs/verify.rs).

@@ -6,7 +6,7 @@
 
 use super::dirs::DirCache;
 use super::exec::FsWorkerOut;
-use super::table::{FileTable, DIR, EXISTS};
+use super::table::{Claim, FileTable, DIR, EXISTS};
 use super::verify::FileVerify;
 use super::{Act, FsSet, Plan, Shared};
 use crate::clock::TscRate;
@@ -96,7 +96,7 @@ fn ops_of(fs: &FsSpec) -> Vec<Op> {
         .collect()
 }
 
-fn act(s: &Step, spec: &WorkloadSpec, ops: &[Op], open_write: bool, shared: bool) -> Act {
+fn act(s: &Step, spec: &WorkloadSpec, ops: &[Op], open_write: bool, claim: Claim) -> Act {
     let xfer = if s.xfer == 0 { spec.max_bs() } else { s.xfer };
     Act {
         op: s.op,
@@ -106,25 +106,51 @@ fn act(s: &Step, spec: &WorkloadSpec, ops: &[Op], open_write: bool, shared: bool
         random: s.random,
         iters: s.iters.max(1),
         open_write,
-        shared,
+        claim,
         stat: ops.iter().position(|&o| o == s.op).unwrap_or(0) as u8,
     }
 }
 
-/// A flow's steps: an `open` writes when a later step before the next
-/// close (or the end of the pass) writes data.
+/// How a step holds the file it works on (the rule is in `table.rs`):
+/// shared when it leaves the file's existence alone and its size alone
+/// (or grows it by one transfer at most); appends share with appends.
+/// Under `--verify` whatever writes data holds its file alone, so a read
+/// never meets another thread's write of the same block.
+fn claim_of(s: &Step, verify: bool) -> Claim {
+    match s.op {
+        Op::Append => Claim::Append,
+        Op::Read | Op::Fsync | Op::Fdatasync | Op::Getattr | Op::Stat | Op::Access => Claim::Data,
+        Op::Rewrite if !verify => Claim::Data,
+        Op::Write if !s.whole && !verify => Claim::Data,
+        _ => Claim::Excl,
+    }
+}
+
+/// A flow's steps. An `open` holds its file for the steps that act on it
+/// until the next close (a pass ends with none open): it
+/// opens for writing when one of them writes data or sets attributes,
+/// shares the file with appenders when they are appends and syncs, with
+/// readers and in-place writers when each of them would share it
+/// ([`claim_of`]), and holds it alone otherwise.
 fn flow_acts(steps: &[Step], spec: &WorkloadSpec, ops: &[Op]) -> Vec<Act> {
     (0..steps.len())
         .map(|i| {
-            let until_close = || {
+            let body = || {
                 steps[i + 1..]
                     .iter()
                     .take_while(|s| !matches!(s.op, Op::Close | Op::Open | Op::Create))
+                    .filter(|s| super::action::on_current(s.op))
             };
-            let w = until_close().any(|s| s.op.writes_data() || matches!(s.op, Op::Setattr));
-            let appends = until_close().any(|s| s.op == Op::Append)
-                && until_close().all(|s| matches!(s.op, Op::Append | Op::Fsync | Op::Fdatasync));
-            act(&steps[i], spec, ops, w, steps[i].op == Op::Open && appends)
+            let w = body().any(|s| s.op.writes_data() || matches!(s.op, Op::Setattr));
+            let appends = body().any(|s| s.op == Op::Append)
+                && body().all(|s| matches!(s.op, Op::Append | Op::Fsync | Op::Fdatasync));
+            let claim = match steps[i].op {
+                Op::Open if appends => Claim::Append,
+                Op::Open if body().all(|s| claim_of(s, spec.verify) == Claim::Data) => Claim::Data,
+                Op::Open => Claim::Excl,
+                _ => claim_of(&steps[i], spec.verify),
+            };
+            act(&steps[i], spec, ops, w, claim)
         })
         .collect()
 }
@@ -171,7 +197,7 @@ pub(super) fn plans(spec: &WorkloadSpec, clock: Option<TscRate>) -> Vec<Plan> {
         FsWork::Mix(m) => {
             let acts: Vec<Act> = m
                 .iter()
-                .map(|e| act(&e.step, spec, &ops, true, false))
+                .map(|e| act(&e.step, spec, &ops, true, claim_of(&e.step, spec.verify)))
                 .collect();
             let mut t = 0u32;
             let cum = m
@@ -516,6 +542,18 @@ pub(super) fn merge_outs(fs: &mut FsRaw, outs: &[FsWorkerOut]) -> u64 {
         v.sort();
     }
     skipped
+}
+
+/// A note when some threads started no operation at all: every start
+/// found no file in the state it needs and free.
+pub(super) fn idle_threads(outs: &[FsWorkerOut]) -> Option<String> {
+    let idle = outs.iter().filter(|o| o.idle).count();
+    (idle > 0).then(|| {
+        format!(
+            "{idle} of {} threads started no operation: every file they needed was held by other threads or in the wrong state",
+            outs.len()
+        )
+    })
 }
 
 /// Files left at the end, and the clean-up when asked.

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-fn fileset(anchor: &Path, files: u64, size: &str) -> FsFileset {
+pub(super) fn fileset(anchor: &Path, files: u64, size: &str) -> FsFileset {
     FsFileset {
         name: "fs".into(),
         spec: FilesetSpec {
@@ -30,7 +30,7 @@ fn fileset(anchor: &Path, files: u64, size: &str) -> FsFileset {
     }
 }
 
-fn workload(set: FsFileset, work: FsWork, secs: f64) -> WorkloadSpec {
+pub(super) fn workload(set: FsFileset, work: FsWork, secs: f64) -> WorkloadSpec {
     let mut w = WorkloadSpec::example("fs", "unused", "read");
     w.targets.clear();
     w.direct = false;
@@ -46,11 +46,11 @@ fn workload(set: FsFileset, work: FsWork, secs: f64) -> WorkloadSpec {
     w
 }
 
-fn step(op: Op) -> Step {
+pub(super) fn step(op: Op) -> Step {
     Step::new(op)
 }
 
-fn mix(entries: &[(Op, u32)]) -> FsWork {
+pub(super) fn mix(entries: &[(Op, u32)]) -> FsWork {
     FsWork::Mix(
         entries
             .iter()
@@ -62,7 +62,7 @@ fn mix(entries: &[(Op, u32)]) -> FsWork {
     )
 }
 
-fn go(w: WorkloadSpec) -> Result<WorkloadRaw, RunError> {
+pub(super) fn go(w: WorkloadSpec) -> Result<WorkloadRaw, RunError> {
     let r = run(
         &RunSpec::single(w),
         &mut Quiet,
@@ -74,7 +74,7 @@ fn go(w: WorkloadSpec) -> Result<WorkloadRaw, RunError> {
 
 /// Regular files and directories under `root` (the marker and the side
 /// directories' contents included as what they are).
-fn walk(root: &Path) -> (u64, u64) {
+pub(super) fn walk(root: &Path) -> (u64, u64) {
     let (mut files, mut dirs) = (0, 0);
     for e in std::fs::read_dir(root).unwrap() {
         let e = e.unwrap();
@@ -91,7 +91,7 @@ fn walk(root: &Path) -> (u64, u64) {
     (files, dirs)
 }
 
-fn ops(r: &WorkloadRaw, op: Op) -> u64 {
+pub(super) fn ops(r: &WorkloadRaw, op: Op) -> u64 {
     r.ops.get(op).map_or(0, |d| d.ops)
 }
 
