@@ -261,6 +261,29 @@ def busy_ticks():
     return user + nice + system + irq + softirq + steal
 
 
+def machine_busy(secs=1.0):
+    """Busy CPU of the whole machine over `secs`, in CPUs."""
+    b1, t1 = busy_ticks(), time.monotonic()
+    time.sleep(secs)
+    return (busy_ticks() - b1) / CLK_TCK / (time.monotonic() - t1)
+
+
+def wait_quiet(max_busy, max_wait_s):
+    """Wait (at most max_wait_s) until the machine's busy CPU stays under
+    max_busy CPUs for a second; returns (busy, seconds waited).  The
+    machine is shared: this keeps other people's bursts out of most runs,
+    and the busy CPU beside each run's own says how far it did not."""
+    t0 = time.monotonic()
+    busy = machine_busy(1.0)
+    said = False
+    while busy > max_busy and time.monotonic() - t0 < max_wait_s:
+        if not said:
+            log(f"    (machine busy {busy:.2f} CPUs: waiting up to {max_wait_s:.0f} s for < {max_busy:.2f})")
+            said = True
+        busy = machine_busy(1.0)
+    return busy, time.monotonic() - t0
+
+
 class Sampler(threading.Thread):
     """Every SAMPLE_S: wall time, monotonic time, the CPU ticks of the
     tool's whole process tree (every thread of every process; a child that
