@@ -27,6 +27,13 @@ const PER_IO_FILES: &[&str] = &[
     "src/verify.rs",
     "src/clock.rs",
     "src/buffers.rs",
+    // The file-system driver.
+    "src/fs/mod.rs",
+    "src/fs/exec.rs",
+    "src/fs/action.rs",
+    "src/fs/sync.rs",
+    "src/fs/table.rs",
+    "src/fs/setup.rs",
     // The run core's worker side (gap tracker, error tally, snapshots).
     "../core/src/port.rs",
 ];

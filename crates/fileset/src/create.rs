@@ -44,6 +44,9 @@ pub struct Progress {
     pub bytes_total: u64,
 }
 
+/// Fills a piece of a file: (file number, offset, bytes to fill).
+pub type FillFn<'a> = dyn Fn(u64, u64, &mut [u8]) + Sync + 'a;
+
 /// How to create.
 #[derive(Clone, Copy)]
 pub struct CreateOptions<'a> {
@@ -54,6 +57,14 @@ pub struct CreateOptions<'a> {
     /// need to run a file system full on purpose).
     pub check_capacity: bool,
     pub progress: Option<&'a (dyn Fn(&Progress) + Sync)>,
+    /// Fills `buf` with the bytes file `i` gets at offset `off`, instead
+    /// of fresh random bytes (`--verify` stamps the files it creates:
+    /// `FileVerify::fill` in the engine). Called from the filling threads,
+    /// a file's pieces in order from its first byte written.
+    pub fill: Option<&'a FillFn<'a>>,
+    /// Set by the caller to stop creation early (Ctrl-C): the threads
+    /// stop after their current file and creation fails with EINTR.
+    pub stop: Option<&'a AtomicBool>,
 }
 
 impl Default for CreateOptions<'_> {
@@ -63,6 +74,8 @@ impl Default for CreateOptions<'_> {
             threads: 4,
             check_capacity: true,
             progress: None,
+            fill: None,
+            stop: None,
         }
     }
 }
@@ -192,11 +205,11 @@ fn fill_files(
         for t in 0..threads {
             let (next, stop, first_err, finished) = (&next, &stop, &first_err, &finished);
             s.spawn(move || {
-                let mut w = Worker::new(anchor, layout, opts.format, c, seed_for(t));
+                let mut w = Worker::new(anchor, layout, opts, c, seed_for(t));
                 'outer: while !stop.load(Relaxed) {
                     let start = next.fetch_add(CHUNK, Relaxed);
                     for i in start..(start + CHUNK).min(layout.files()) {
-                        if stop.load(Relaxed) {
+                        if stop.load(Relaxed) || opts.stop.is_some_and(|s| s.load(Relaxed)) {
                             break 'outer;
                         }
                         if let Err(e) = w.file(i) {
@@ -224,6 +237,11 @@ fn fill_files(
     report_progress(opts, c, totals);
     match first_err.into_inner().unwrap_or_else(|p| p.into_inner()) {
         Some(e) => Err(e),
+        None if opts.stop.is_some_and(|s| s.load(Relaxed)) => Err(FsError {
+            path: anchor.path.clone(),
+            what: "creation interrupted".into(),
+            errno: Some(libc::EINTR),
+        }),
         None => Ok(()),
     }
 }
@@ -250,6 +268,7 @@ struct Worker<'a> {
     anchor: &'a Anchor,
     layout: &'a Layout,
     format: Format,
+    fill: Option<&'a FillFn<'a>>,
     c: &'a Counters,
     cache: DirCache<'a>,
     buf: Vec<u8>,
@@ -260,7 +279,7 @@ impl<'a> Worker<'a> {
     fn new(
         anchor: &'a Anchor,
         layout: &'a Layout,
-        format: Format,
+        opts: &CreateOptions<'a>,
         c: &'a Counters,
         seed: u64,
     ) -> Self {
@@ -269,7 +288,8 @@ impl<'a> Worker<'a> {
         Worker {
             anchor,
             layout,
-            format,
+            format: opts.format,
+            fill: opts.fill,
             c,
             cache: DirCache::new(anchor),
             buf,
@@ -324,7 +344,7 @@ impl<'a> Worker<'a> {
             Some(have) => have,
             None => 0,
         };
-        self.fill(&f, start, want).map_err(|e| os("write", e))?;
+        self.fill(i, &f, start, want).map_err(|e| os("write", e))?;
         let done = if from.is_some() {
             &self.c.resized
         } else {
@@ -334,12 +354,16 @@ impl<'a> Worker<'a> {
         Ok(())
     }
 
-    /// Writes fresh random bytes over [from, to).
-    fn fill(&mut self, f: &std::fs::File, from: u64, to: u64) -> io::Result<()> {
+    /// Writes fresh random bytes (or what the `fill` hook gives) over
+    /// [from, to) of file `i`.
+    fn fill(&mut self, i: u64, f: &std::fs::File, from: u64, to: u64) -> io::Result<()> {
         let mut off = from;
         while off < to {
             let n = ((to - off) as usize).min(self.buf.len());
-            self.rng.fill(&mut self.buf[..n]);
+            match self.fill {
+                Some(fill) => fill(i, off, &mut self.buf[..n]),
+                None => self.rng.fill(&mut self.buf[..n]),
+            }
             f.write_all_at(&self.buf[..n], off)?;
             off += n as u64;
             self.c.bytes.fetch_add(n as u64, Relaxed);

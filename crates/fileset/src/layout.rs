@@ -161,6 +161,31 @@ impl Layout {
         p
     }
 
+    /// File `i`'s path relative to the anchor written into `out` (cleared
+    /// first) without allocating once `out` has room: the per-operation
+    /// form of [`Layout::file_path`].
+    pub fn file_path_into(&self, i: u64, out: &mut Vec<u8>) {
+        self.leaf_dir_into(i, out);
+        if !out.is_empty() {
+            out.push(b'/');
+        }
+        push_num(out, b'f', i % self.per_leaf.max(1));
+    }
+
+    /// The directory holding file `i`, relative to the anchor, into `out`
+    /// (cleared first; empty when the files sit in the anchor itself).
+    pub fn leaf_dir_into(&self, i: u64, out: &mut Vec<u8>) {
+        out.clear();
+        let leaf = i / self.per_leaf.max(1);
+        for k in 1..=self.depth {
+            let digit = (leaf / self.width.pow(self.depth - k)) % self.width;
+            if k > 1 {
+                out.push(b'/');
+            }
+            push_num(out, b'd', digit);
+        }
+    }
+
     /// Bytes this layout holds on the heap (what it costs in memory).
     pub fn heap_bytes(&self) -> usize {
         self.sizes.capacity() * std::mem::size_of::<u64>()
@@ -183,6 +208,20 @@ fn splitmix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
+}
+
+/// `prefix` and the decimal digits of `n` appended to `out`.
+fn push_num(out: &mut Vec<u8>, prefix: u8, mut n: u64) {
+    out.push(prefix);
+    let start = out.len();
+    loop {
+        out.push(b'0' + (n % 10) as u8);
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out[start..].reverse();
 }
 
 /// A gamma(shape, 1) draw (Marsaglia and Tsang); written here because it is
@@ -298,6 +337,16 @@ mod tests {
     fn total_bytes_saturate_instead_of_overflowing() {
         let l = Layout::new(&tree(0, 1, 10_000, "8p"), 1).unwrap();
         assert_eq!(l.total_bytes(), u64::MAX);
+    }
+
+    #[test]
+    fn path_into_matches_file_path() {
+        let l = Layout::new(&tree(2, 3, 4, "4k"), 1).unwrap();
+        let mut b = Vec::new();
+        for i in 0..l.files() {
+            l.file_path_into(i, &mut b);
+            assert_eq!(b, l.file_path(i).as_os_str().as_encoded_bytes());
+        }
     }
 
     /// A million files: the layout must hold 8 bytes per file and a few

@@ -19,7 +19,8 @@ pub mod spec;
 pub use anchor::{Anchor, AnchorState, FsError, MARKER};
 pub use capacity::{check_capacity, Needs};
 pub use create::{
-    create, remove, CreateError, CreateOptions, CreateReport, Format, Progress, RemoveReport,
+    create, remove, CreateError, CreateOptions, CreateReport, FillFn, Format, Progress,
+    RemoveReport,
 };
 pub use layout::Layout;
 pub use spec::{parse_size_mix, EntriesShape, FileSize, FilesetSpec, Shape, SpecError, TreeShape};

@@ -1,5 +1,6 @@
 //! Device statistics beside a run: find the devices under each target of
-//! every workload (the union), sample them at every interval as `iostat
+//! every workload, or under each anchor of a file-system workload (the
+//! union), sample them at every interval as `iostat
 //! -x` would, compare iolab's counts with theirs per device where the
 //! counts can be told apart, and give the advice that applies
 //! (docs/doctor.md).
@@ -14,7 +15,7 @@ use iolab_devices::{
     Sysroot, TargetContext, WorkloadFacts,
 };
 use iolab_report::model::{DeviceInterval, DeviceStats, DeviceTarget, RunResult, Summary};
-use iolab_spec::{DataPattern, RunSpec, SyncMode};
+use iolab_spec::{DataPattern, RunSpec, SyncMode, WorkloadSpec};
 
 pub struct DevRun {
     root: Sysroot,
@@ -34,11 +35,10 @@ impl DevRun {
         let mut set: Vec<String> = Vec::new();
         let mut targets = Vec::new();
         let mut paths: Vec<&str> = Vec::new();
-        for w in &run.workloads {
-            for t in &w.targets {
-                if !paths.contains(&t.path.as_str()) {
-                    paths.push(&t.path);
-                }
+        let all: Vec<String> = run.workloads.iter().flat_map(workload_paths).collect();
+        for p in &all {
+            if !paths.contains(&p.as_str()) {
+                paths.push(p);
             }
         }
         for path in paths {
@@ -143,10 +143,15 @@ impl DevRun {
             let Some(spec) = spec
                 .workloads
                 .iter()
-                .find(|w| w.targets.iter().any(|x| x.path == t.target))
+                .find(|w| workload_paths(w).contains(&t.target))
             else {
                 continue;
             };
+            if spec.fs.is_some() {
+                // The advice reasons about block workloads (pattern,
+                // region, prefill); files have none of these.
+                continue;
+            }
             let region = run
                 .targets
                 .iter()
@@ -261,6 +266,19 @@ impl iolab_core::Sampler for DevSampler {
     }
 }
 
+/// The paths whose devices a workload drives: its targets, or the
+/// anchors of its filesets (the device under the anchor's mount).
+pub fn workload_paths(w: &WorkloadSpec) -> Vec<String> {
+    match &w.fs {
+        Some(fs) => fs
+            .filesets
+            .iter()
+            .map(|f| f.spec.anchor.to_string_lossy().into_owned())
+            .collect(),
+        None => w.targets.iter().map(|t| t.path.clone()).collect(),
+    }
+}
+
 /// Per top device whose counts can be told apart, the workloads (indexes
 /// into `spec.workloads`) whose I/O all lands there: every target on it
 /// has it as its only top device, and every workload driving one of those
@@ -281,11 +299,11 @@ fn device_groups(
         let is_on = |path: &str| on.iter().any(|t| t.target == path);
         let alone = on.iter().all(|t| t.top.len() == 1);
         let users: Vec<usize> = (0..spec.workloads.len())
-            .filter(|&i| spec.workloads[i].targets.iter().any(|x| is_on(&x.path)))
+            .filter(|&i| workload_paths(&spec.workloads[i]).iter().any(|x| is_on(x)))
             .collect();
         let only_here = users
             .iter()
-            .all(|&i| spec.workloads[i].targets.iter().all(|x| is_on(&x.path)));
+            .all(|&i| workload_paths(&spec.workloads[i]).iter().all(|x| is_on(x)));
         if alone && only_here && !users.is_empty() {
             groups.push((top.clone(), users));
         } else {
@@ -298,7 +316,6 @@ fn device_groups(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use iolab_spec::WorkloadSpec;
 
     fn target(path: &str, top: &[&str]) -> DeviceTarget {
         DeviceTarget {

@@ -190,6 +190,11 @@ impl LiveDoc {
             w.stalls = t.stalls();
             w.complete = false;
             w.incomplete_reason = Some(reason.clone());
+            // A file-system workload's operations so far; its fileset
+            // counters are known only when it ends (cleared below).
+            if w.spec.fs.is_some() && w.fs.is_none() {
+                w.fs = Some(Default::default());
+            }
         }
         let verify = sk.workloads.iter().any(|w| w.spec.verify);
         raw.notes.push(format!(
@@ -206,6 +211,9 @@ impl LiveDoc {
         for (w, t) in run.workloads.iter_mut().zip(&self.workloads) {
             w.intervals = t.intervals.clone();
             w.stalls.provisional = true;
+            if w.io_summary.is_some() {
+                w.fileset = None;
+            }
         }
         if let Some((point, repeat, params)) = &self.tags {
             run.point = Some(*point);
@@ -266,12 +274,18 @@ impl Tally {
             zero_intervals: self
                 .intervals
                 .iter()
-                .filter(|r| !r.warmup && r.total.ops + r.errors == 0 && r.end_s > r.start_s)
+                .filter(|r| !r.warmup && ops_of(r) + r.errors == 0 && r.end_s > r.start_s)
                 .map(|r| r.index)
                 .collect(),
             ..Default::default()
         }
     }
+}
+
+/// Operations an interval completed: every operation of a file-system
+/// workload (fsync included), reads and writes of a block workload.
+fn ops_of(r: &Interval) -> u64 {
+    r.all.as_ref().map_or(r.total.ops, |a| a.ops)
 }
 
 /// Whether the interval that ended at `end_ns` brings an update: yes when

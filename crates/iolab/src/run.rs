@@ -45,7 +45,15 @@ impl Observer for Term {
             println!("{}: {} workloads at once", run.name, run.workloads.len());
         }
         for w in &run.workloads {
-            println!("{}", terminal::run_heading(w));
+            match &w.fs {
+                Some(fs) => {
+                    println!("{}", w.fs_heading().unwrap_or_default());
+                    for line in fs.describe() {
+                        println!("  {line}");
+                    }
+                }
+                None => println!("{}", terminal::run_heading(w)),
+            }
         }
     }
 
@@ -73,7 +81,8 @@ impl Observer for Term {
             self.clear_progress();
             let names: Vec<&str> = run.workloads.iter().map(|w| w.name.as_str()).collect();
             if !self.header_done {
-                println!("{}", terminal::interval_header_for(&names));
+                let fs = run.workloads.iter().any(|w| w.fs.is_some());
+                println!("{}", terminal::interval_header_of(&names, fs));
                 self.header_done = true;
             }
             let ws: Vec<(&str, Option<&Interval>)> = names
@@ -146,7 +155,7 @@ pub fn run_command(args: RunArgs) -> ExitCode {
         runs
     } else if !args.workload.is_empty() {
         vec![crate::workload_args::run_options(&args)]
-    } else if !args.opts.target.is_empty() {
+    } else if !args.opts.target.is_empty() || iolab_jobfile::fs::is_fs(&args.opts) {
         vec![RunOptions::single(0, args.opts.clone())]
     } else {
         match default_job(&args.opts) {

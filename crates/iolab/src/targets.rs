@@ -1,6 +1,6 @@
 //! A plan's targets checked with the engine before its first I/O (and by
 //! `--dry-run`): the bridge from the planner (iolab-plan, which does no
-//! I/O) to the engine's checks.
+//! I/O) to the engine's checks; the anchors of file-system workloads too.
 
 use iolab_plan::Plan;
 
@@ -14,25 +14,73 @@ pub fn check_targets(plan: &Plan) -> Result<(), String> {
     let n = plan.runs.len();
     for (i, r) in plan.runs.iter().enumerate() {
         for w in &r.spec.workloads {
-            check.check(w).map_err(|e| {
-                // A run of several workloads names the one refused.
-                let e = if r.is_concurrent() {
-                    format!("workload '{}': {e}", w.name)
-                } else {
-                    e.to_string()
-                };
-                if n > 1 {
-                    let params = r.params_text();
-                    let what = if params.is_empty() {
-                        r.spec.name.clone()
+            check
+                .check(w)
+                .and_then(|_| check_anchors(w).map_err(iolab_engine::RunError::Setup))
+                .map_err(|e| {
+                    // A run of several workloads names the one refused.
+                    let e = if r.is_concurrent() {
+                        format!("workload '{}': {e}", w.name)
                     } else {
-                        params
+                        e.to_string()
                     };
-                    format!("run {}/{n} ({what}): {e}", i + 1)
-                } else {
-                    e
-                }
-            })?;
+                    if n > 1 {
+                        let params = r.params_text();
+                        let what = if params.is_empty() {
+                            r.spec.name.clone()
+                        } else {
+                            params
+                        };
+                        format!("run {}/{n} ({what}): {e}", i + 1)
+                    } else {
+                        e
+                    }
+                })?;
+        }
+    }
+    Ok(())
+}
+
+/// The anchors of a file-system workload, checked before anything is
+/// created: an anchor that exists is a directory; one that does not has
+/// a parent directory that does (iolab creates the anchor, never its
+/// parents). The marker, free space and inodes are the driver's checks.
+pub fn check_anchors(w: &iolab_spec::WorkloadSpec) -> Result<(), String> {
+    let Some(fs) = &w.fs else {
+        return Ok(());
+    };
+    for f in &fs.filesets {
+        let a = &f.spec.anchor;
+        match std::fs::metadata(a) {
+            Ok(m) if m.is_dir() => continue,
+            Ok(_) => {
+                return Err(format!(
+                    "--dir: {} is not a directory; give a directory for the files",
+                    a.display()
+                ))
+            }
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(format!("--dir: cannot look at {}: {e}", a.display()))
+            }
+            Err(_) => {}
+        }
+        let parent = a
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."));
+        if !parent.is_dir() && fs.personality.is_some() {
+            return Err(format!(
+                "--dir {} does not exist; create it or give another --dir (the personality's filesets go to DIR/NAME)",
+                parent.display()
+            ));
+        }
+        if !parent.is_dir() {
+            return Err(format!(
+                "--dir: {} does not exist and neither does its parent {}; iolab creates the anchor but not its parents: create {} or give another --dir",
+                a.display(),
+                parent.display(),
+                parent.display()
+            ));
         }
     }
     Ok(())

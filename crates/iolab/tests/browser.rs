@@ -809,3 +809,85 @@ fn a_run_of_two_workloads_draws_a_line_each_and_its_mark() {
         assert_eq!(c["markLabels"], 1, "{c}");
     }
 }
+
+/// A document of a file-system workload: a real run's record (null
+/// engine) whose workload is given the per-operation figures, IO summary
+/// and fileset counters a file-system run records (until the fs driver
+/// lands, the binary cannot write one itself).
+fn fs_doc(dir: &Path) -> PathBuf {
+    use iolab_report::model::{FilesetCounts, IoSummary, OpResult};
+    let json = dir.join("fs.json");
+    let out = iolab()
+        .args(["run", "--engine", "null", "--no-prefill", "--target"])
+        .arg(dir.join("fs.dat"))
+        .args(["--size", "16m", "--duration", "200ms", "-q", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut doc = iolab_report::load_document(&json).unwrap();
+    let w = &mut doc.runs[0].workloads[0];
+    w.name = "fileserver".into();
+    let base = w.summary.read.clone();
+    let ops = [
+        "create", "write", "close", "open", "append", "read", "delete", "stat",
+    ];
+    for (i, name) in ops.iter().enumerate() {
+        let mut f = base.clone();
+        f.iops = 1000.0 * (i + 1) as f64;
+        // Latencies spanning decades, as metadata and data operations do.
+        let k = 10f64.powi(i as i32 % 4);
+        f.lat_us.p50 = 5.0 * k;
+        f.lat_us.p90 = 12.0 * k;
+        f.lat_us.p99 = 20.0 * k;
+        f.lat_us.p99_99 = 60.0 * k;
+        f.lat_us.p99_9 = 40.0 * k;
+        f.lat_us.max = 90.0 * k;
+        let o = OpResult {
+            figures: f,
+            ..Default::default()
+        };
+        w.operations.insert(name.to_string(), o);
+    }
+    w.io_summary = Some(IoSummary {
+        ops: 36_000,
+        ops_per_s: 36_000.0,
+        ..Default::default()
+    });
+    w.fileset = Some(FilesetCounts {
+        files_created: 1000,
+        ..Default::default()
+    });
+    iolab_report::write_document(&json, &doc).unwrap();
+    json
+}
+
+/// Elements matching `sel` drawn with a real size on screen (bars with a
+/// height, lines with a length) in the chart whose label starts with
+/// `title`.
+fn drawn_in(b: &mut Browser, title: &str, sel: &str) -> u64 {
+    let js = format!(
+        "[...document.querySelectorAll('svg.chart')].filter(s => (s.getAttribute('aria-label') || '').startsWith({title:?})).map(s => [...s.querySelectorAll({sel:?})].filter(r => {{ const b = r.getBoundingClientRect(); return b.height > 0.5 && (r.tagName !== 'path' || r.getTotalLength() > 20); }}).length).reduce((a, n) => a + n, 0)"
+    );
+    b.eval(&js).as_u64().unwrap()
+}
+
+/// The report of a file-system workload draws a bar of ops/s per
+/// operation and a line of latency percentiles per operation on a log
+/// scale, all visible.
+#[test]
+fn an_fs_workload_draws_its_operations_and_their_percentiles() {
+    let Some(exe) = chromium_or_skip() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let html = report_html(&fs_doc(dir.path()));
+    let mut b = Browser::launch(&exe);
+    check_report(&mut b, "fs", &html, 16);
+    assert_eq!(
+        drawn_in(&mut b, "fileserver: operations per second", "rect.bar"),
+        8
+    );
+    let lat = "fileserver: latency percentiles by operation";
+    assert_eq!(drawn_in(&mut b, lat, "path.series"), 8);
+}

@@ -35,13 +35,27 @@ fn every_example_dry_runs() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("f");
     let mut concurrent = Vec::new();
+    // An empty directory: a personality's filesets go below it.
+    let anchor = dir.path().join("fs");
+    std::fs::create_dir(&anchor).unwrap();
     for ex in examples() {
+        // A file-system example gets a directory instead of a target.
+        let text = std::fs::read_to_string(&ex).unwrap();
+        let files = text
+            .lines()
+            .any(|l| l.starts_with("dir ") || l.starts_with("anchor "));
+        let (flag, path, size) = if files {
+            ("--dir", &anchor, [].as_slice())
+        } else {
+            ("--target", &target, ["--size", "2g"].as_slice())
+        };
         let out = iolab()
             .arg("run")
             .arg(&ex)
-            .arg("--target")
-            .arg(&target)
-            .args(["--size", "2g", "--duration", "90s", "--dry-run"])
+            .arg(flag)
+            .arg(path)
+            .args(size)
+            .args(["--duration", "90s", "--dry-run"])
             .output()
             .unwrap();
         assert!(out.status.success(), "{}: {}", ex.display(), stderr(&out));
@@ -52,6 +66,11 @@ fn every_example_dry_runs() {
         }
     }
     assert!(!target.exists(), "a dry run created the target");
+    assert_eq!(
+        std::fs::read_dir(&anchor).unwrap().count(),
+        0,
+        "a dry run created files under the anchor"
+    );
     for name in [
         "db-with-backup.toml",
         "read-while-write.toml",

@@ -36,11 +36,41 @@ mod tests {
         o: WorkloadOptions,
     }
 
+    /// The parameters of file-system workloads (resolved with `--dir`).
+    const FS: &str = "File system";
+
     fn spec(args: &[String]) -> iolab_spec::WorkloadSpec {
-        let mut argv = vec!["t".to_string(), "--target".into(), "/tmp/x".into()];
+        spec_on(&["--target", "/tmp/x"], args)
+    }
+
+    fn spec_on(base: &[&str], args: &[String]) -> iolab_spec::WorkloadSpec {
+        let mut argv = vec!["t".to_string()];
+        argv.extend(base.iter().map(|s| s.to_string()));
         argv.extend(args.iter().cloned());
         let f = Flags::try_parse_from(&argv).unwrap_or_else(|e| panic!("{argv:?}: {e}"));
         resolve(&f.o, 0).unwrap_or_else(|e| panic!("{argv:?}: {}", e.0))
+    }
+
+    #[test]
+    fn the_shown_defaults_of_file_system_parameters_are_what_an_absent_flag_does() {
+        let base = ["--dir", "/tmp/x", "--flow", "open,read,close"];
+        let implicit = spec_on(&base, &[]);
+        let mut all = Vec::new();
+        for p in PARAMS.iter().filter(|p| p.heading == FS) {
+            let DefaultIs::Value(v, _) = p.default else {
+                continue;
+            };
+            let one = if p.value_after_equals() {
+                vec![format!("--{}={v}", p.flag)]
+            } else {
+                vec![format!("--{}", p.flag), v.to_string()]
+            };
+            assert_eq!(spec_on(&base, &one), implicit, "--{} {v}", p.flag);
+            all.extend(one);
+        }
+        assert!(all.len() >= 10, "{all:?}");
+        assert_eq!(spec_on(&base, &all), implicit);
+        assert_ne!(spec_on(&base, &["--width".into(), "5".into()]), implicit);
     }
 
     #[test]
@@ -48,7 +78,7 @@ mod tests {
         let implicit = spec(&[]);
         let mut all = Vec::new();
         let mut checked = 0;
-        for p in PARAMS {
+        for p in PARAMS.iter().filter(|p| p.heading != FS) {
             let DefaultIs::Value(v, _) = p.default else {
                 continue;
             };

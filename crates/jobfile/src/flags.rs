@@ -42,6 +42,7 @@ pub fn arg(p: &Param) -> Arg {
     }
     match p.kind {
         Kind::Values | Kind::ValuesEq => a.value_parser(Values::parse_arg),
+        Kind::ValuesSemi => a.value_parser(Values::parse_arg_semi),
         Kind::Text | Kind::TextOrNumber => a.value_parser(clap::value_parser!(String)),
         Kind::Bool => a.value_parser(clap::value_parser!(bool)),
         Kind::Uint => a.value_parser(clap::value_parser!(u64)),

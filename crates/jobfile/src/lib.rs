@@ -8,9 +8,12 @@
 //! `[[run.workload]]` tables run together ([`runs`]); command-line flags
 //! override all of them. [`resolve`] turns merged options into a validated
 //! [`iolab_spec::WorkloadSpec`].
+// The options struct is built by a tt-muncher over every parameter.
+#![recursion_limit = "512"]
 
 pub mod defaults;
 pub mod flags;
+pub mod fs;
 mod options;
 mod resolve;
 pub mod runs;

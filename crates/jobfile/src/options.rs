@@ -112,6 +112,25 @@ fn is_bs_mix(s: &str) -> bool {
             .all(|item| item.trim().starts_with(|c: char| c.is_ascii_digit()))
 }
 
+impl Values {
+    /// Split the text of a parameter whose values hold commas (`--mix`,
+    /// `--flow`): values are separated by `;`.
+    pub fn parse_text_semi(s: &str) -> Values {
+        Values(s.split(';').map(|v| v.trim().to_string()).collect())
+    }
+
+    /// clap's value parser of such a parameter.
+    pub fn parse_arg_semi(s: &str) -> Result<Values, String> {
+        let v = Values::parse_text_semi(s);
+        if v.0.iter().any(|x| x.is_empty()) {
+            return Err(format!(
+                "'{s}' has an empty value; separate the values of a list with ';', e.g. read:60,write:40;read:100"
+            ));
+        }
+        Ok(v)
+    }
+}
+
 impl From<&str> for Values {
     fn from(s: &str) -> Values {
         Values::parse_text(s)
@@ -161,6 +180,21 @@ fn de_values<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Values>, D::Error
     Ok(Some(v))
 }
 
+/// [`de_values`] for values that hold commas: a string is split at `;`.
+fn de_values_semi<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Values>, D::Error> {
+    let v = match toml::Value::deserialize(d)? {
+        toml::Value::String(s) => toml::Value::Array(
+            Values::parse_text_semi(&s)
+                .0
+                .into_iter()
+                .map(toml::Value::String)
+                .collect(),
+        ),
+        other => other,
+    };
+    de_values(v).map_err(serde::de::Error::custom)
+}
+
 /// Builds the [`WorkloadOptions`] struct from the entries of
 /// [`iolab_spec::workload_params!`]: one field per parameter, its type and
 /// serde attributes (key, aliases, how the TOML value is read) chosen by
@@ -193,6 +227,12 @@ macro_rules! options_struct {
     };
     (@field [$($done:tt)*] ValuesEq $name:ident [$($alias:literal),*] [$($more:tt)*]) => {
         options_struct!(@field [$($done)*] Values $name [$($alias),*] [$($more)*]);
+    };
+    (@field [$($done:tt)*] ValuesSemi $name:ident [$($alias:literal),*] [$($more:tt)*]) => {
+        options_struct!(@fields [$($done)*
+            #[serde(default, deserialize_with = "de_values_semi" $(, alias = $alias)*)]
+            pub $name: Option<Values>,
+        ] $($more)*);
     };
     (@field [$($done:tt)*] Text $name:ident [$($alias:literal),*] [$($more:tt)*]) => {
         options_struct!(@fields [$($done)*
@@ -258,6 +298,9 @@ macro_rules! per_kind {
     (values ValuesEq $self:ident $name:ident $f:ident) => {
         per_kind!(values Values $self $name $f);
     };
+    (values ValuesSemi $self:ident $name:ident $f:ident) => {
+        per_kind!(values Values $self $name $f);
+    };
     (values $kind:ident $self:ident $name:ident $f:ident) => {};
     (values_mut Values $self:ident $name:ident $f:ident) => {
         if $name == stringify!($f) {
@@ -265,6 +308,9 @@ macro_rules! per_kind {
         }
     };
     (values_mut ValuesEq $self:ident $name:ident $f:ident) => {
+        per_kind!(values_mut Values $self $name $f);
+    };
+    (values_mut ValuesSemi $self:ident $name:ident $f:ident) => {
         per_kind!(values_mut Values $self $name $f);
     };
     (values_mut $kind:ident $self:ident $name:ident $f:ident) => {};
@@ -275,6 +321,9 @@ macro_rules! per_kind {
         }
     };
     (matches ValuesEq $self:ident $m:ident $f:ident) => {
+        per_kind!(matches Values $self $m $f);
+    };
+    (matches ValuesSemi $self:ident $m:ident $f:ident) => {
         per_kind!(matches Values $self $m $f);
     };
     (matches Text $self:ident $m:ident $f:ident) => {

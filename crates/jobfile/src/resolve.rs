@@ -224,11 +224,11 @@ pub fn load_job_file(path: &Path) -> Result<JobFile, JobError> {
     parse_job_text(&text, &path.display().to_string())
 }
 
-fn text(v: &Option<Values>) -> Option<&str> {
+pub(crate) fn text(v: &Option<Values>) -> Option<&str> {
     v.as_ref().map(Values::one)
 }
 
-fn size(v: &Option<Values>, flag: &str) -> Result<Option<u64>, JobError> {
+pub(crate) fn size(v: &Option<Values>, flag: &str) -> Result<Option<u64>, JobError> {
     text(v)
         .map(|s| parse_size(s).map_err(|e| JobError(format!("--{flag}: {e}"))))
         .transpose()
@@ -268,7 +268,7 @@ pub(crate) fn num<T: std::str::FromStr>(
 /// A whole number in `range` (the bounds live in `iolab_spec`): negative,
 /// overflowing and fractional text each get their own message naming the
 /// flag and the allowed range.
-fn int<T: TryFrom<i128>>(
+pub(crate) fn int<T: TryFrom<i128>>(
     v: &Option<Values>,
     flag: &str,
     range: (u64, u64),
@@ -383,11 +383,19 @@ pub fn resolve_run(
             size: tsize,
         })
         .collect::<Vec<_>>();
+    let jobs = int(&o.jobs, "jobs", JOBS_RANGE)?.unwrap_or(1);
+    let fs = crate::fs::resolve_fs(o, jobs)?;
     let mut duration_s = secs_v(&o.duration, "duration")?;
     let io_size = size(&o.io_size, "io-size")?;
     let ops = int::<u64>(&o.ops, "ops", (1, u64::MAX))?;
     if duration_s.is_none() && io_size.is_none() && ops.is_none() {
-        duration_s = Some(10.0);
+        // A personality runs as long as filebench's (`run 60`).
+        let personality = fs.as_ref().is_some_and(|f| f.fs.personality.is_some());
+        duration_s = Some(if personality {
+            iolab_spec::personality::DURATION_S
+        } else {
+            10.0
+        });
     }
     let direct = match boolean(&o.direct, "direct")? {
         Some(d) => d && !o.buffered,
@@ -395,7 +403,12 @@ pub fn resolve_run(
             !o.buffered && !targets.is_empty() && targets.iter().all(|t| is_block_device(&t.path))
         }
     };
-    let sync = match text(&o.sync).unwrap_or("none") {
+    let default_sync = if fs.as_ref().is_some_and(|f| f.dsync) {
+        "dsync"
+    } else {
+        "none"
+    };
+    let sync = match text(&o.sync).unwrap_or(default_sync) {
         "none" => SyncMode::None,
         "dsync" | "o_dsync" => SyncMode::Dsync,
         other => {
@@ -437,17 +450,17 @@ pub fn resolve_run(
         .unwrap_or(DEFAULT_SEED)
         .wrapping_add(seed_index as u64);
     let spec = WorkloadSpec {
-        name: o
-            .name
-            .clone()
-            .unwrap_or_else(|| format!("{rw}-{}", index + 1)),
+        name: o.name.clone().unwrap_or_else(|| match &fs {
+            Some(f) => format!("{}-{}", f.kind, index + 1),
+            None => format!("{rw}-{}", index + 1),
+        }),
         targets,
         rw,
         read_pct,
         random_pct,
         bs,
         align,
-        jobs: int(&o.jobs, "jobs", JOBS_RANGE)?.unwrap_or(1),
+        jobs,
         qd: int(&o.qd, "qd", QD_RANGE)?.unwrap_or(1),
         batch_complete: int(&o.batch_complete, "batch-complete", BATCH_COMPLETE_RANGE)?
             .unwrap_or(1),
@@ -484,7 +497,7 @@ pub fn resolve_run(
         max_errors: o.max_errors.unwrap_or(50),
         start_delay_s: secs_v(&o.start_delay, "start-delay")?.unwrap_or(0.0),
         skew_pct: num(&o.skew, "skew", "a percentage")?,
-        fs: None,
+        fs: fs.map(|f| f.fs),
     };
     spec.validate()?;
     Ok(spec)

@@ -27,7 +27,11 @@ fn example_job_files_resolve() {
         for (i, w) in ws.iter().enumerate() {
             let spec =
                 resolve(w, i).unwrap_or_else(|e| panic!("{} workload {}: {e}", p.display(), i + 1));
-            assert!(!spec.targets.is_empty(), "{}: no target", p.display());
+            assert!(
+                !spec.targets.is_empty() || spec.fs.is_some(),
+                "{}: no target and no --dir",
+                p.display()
+            );
         }
         n += 1;
     }

@@ -367,6 +367,53 @@ mod tests {
         assert_eq!(w.expansion_count(), 6);
     }
 
+    /// Sweeps over file-system parameters: the fileset's size and the mix
+    /// vary per run like any other parameter, in expansion order.
+    #[test]
+    fn file_system_parameters_sweep() {
+        use iolab_spec::fileset::Shape;
+        use iolab_spec::fs::FsWork;
+        let w = WorkloadOptions {
+            dir: Some("/tmp/iolab-plan-fs".into()),
+            mix: Some(iolab_jobfile::Values::parse_text_semi(
+                "read:60,write:40;stat:1",
+            )),
+            files: Some("100,1000".into()),
+            duration: Some("1s".into()),
+            ..Default::default()
+        };
+        let p = build_workloads(&[w], &PlanArgs::default()).unwrap();
+        let got: Vec<String> = p.runs.iter().map(PlannedRun::params_text).collect();
+        assert_eq!(
+            got,
+            [
+                "mix=read:60,write:40 files=100",
+                "mix=read:60,write:40 files=1000",
+                "mix=stat:1 files=100",
+                "mix=stat:1 files=1000",
+            ]
+        );
+        let fs = |i: usize| p.runs[i].spec.workloads[0].fs.clone().unwrap();
+        let Shape::Tree(t) = &fs(1).filesets[0].spec.shape else {
+            panic!("vdbench's tree by default")
+        };
+        assert_eq!(t.files * t.leaves().unwrap(), 1000);
+        assert!(matches!(&fs(2).work, FsWork::Mix(m) if m.len() == 1));
+        let w = WorkloadOptions {
+            dir: Some("/tmp/iolab-plan-fs".into()),
+            personality: Some("fileserver,varmail".into()),
+            duration: Some("1s".into()),
+            ..Default::default()
+        };
+        let p = build_workloads(&[w], &PlanArgs::default()).unwrap();
+        let names: Vec<&str> = p
+            .runs
+            .iter()
+            .map(|r| r.spec.workloads[0].name.as_str())
+            .collect();
+        assert_eq!(names, ["fileserver-1", "varmail-1"]);
+    }
+
     fn toml_like(body: &str) -> iolab_jobfile::JobFile {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("j.toml");

@@ -87,7 +87,7 @@ pub fn dry_run_text(plan: &Plan) -> String {
         let what = if r.is_concurrent() {
             run_line(r)
         } else {
-            iolab_report::terminal::run_heading(first)
+            heading(first)
         };
         out.push_str(&format!(
             "{:>5} {:>5} {:>3}  {:<name_w$}  {:<par_w$}  {:>#18x}  {:>9}  {}\n",
@@ -103,10 +103,28 @@ pub fn dry_run_text(plan: &Plan) -> String {
         if r.is_concurrent() {
             for (i, w) in r.spec.workloads.iter().enumerate() {
                 out.push_str(&workload_line(r, i, w));
+                fs_lines(&mut out, w, 17);
             }
+        } else {
+            fs_lines(&mut out, first, 7);
         }
     }
     out
+}
+
+/// The heading of a workload: a block workload's, or a file-system one's.
+fn heading(w: &iolab_spec::WorkloadSpec) -> String {
+    w.fs_heading()
+        .unwrap_or_else(|| iolab_report::terminal::run_heading(w))
+}
+
+/// A file-system workload's filesets and flows, a line each, indented.
+fn fs_lines(out: &mut String, w: &iolab_spec::WorkloadSpec, indent: usize) {
+    if let Some(fs) = &w.fs {
+        for line in fs.describe() {
+            out.push_str(&format!("{:indent$}{line}\n", ""));
+        }
+    }
 }
 
 /// `3 workloads together, rate 5000/s shared` (the seed column shows the
@@ -146,10 +164,5 @@ fn workload_line(r: &PlannedRun, i: usize, w: &iolab_spec::WorkloadSpec) -> Stri
         }
         notes.push(t);
     }
-    format!(
-        "{:>15}- {}; {}\n",
-        "",
-        iolab_report::terminal::run_heading(w),
-        notes.join(", ")
-    )
+    format!("{:>15}- {}; {}\n", "", heading(w), notes.join(", "))
 }

@@ -14,7 +14,7 @@ pub fn rfc3339(t: SystemTime) -> String {
     humantime::format_rfc3339_millis(t).to_string()
 }
 
-fn dir(d: &DirStats, secs: f64) -> DirResult {
+pub(crate) fn dir(d: &DirStats, secs: f64) -> DirResult {
     let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
     DirResult {
         ops: d.ops,
@@ -80,6 +80,7 @@ pub fn interval_record(iv: &IntervalRaw) -> Interval {
         errors: iv.errors,
         cpu: iv.cpu.map(|c| cpu(c, secs, total.ops)),
         workers_late: iv.workers_late,
+        all: crate::fs::all_ops(&iv.ops).map(|a| dir(&a, secs)),
     }
 }
 
@@ -218,7 +219,7 @@ pub fn event_record(e: &iolab_raw::EventRaw) -> Event {
 /// One workload's entry in `runs[].workloads[]`.
 pub fn build_workload(w: &WorkloadRaw) -> WorkloadResult {
     let secs = w.measured_ns as f64 / 1e9;
-    WorkloadResult {
+    let mut r = WorkloadResult {
         name: w.spec.name.clone(),
         spec: w.spec.clone(),
         start_s: w.start_ns as f64 / 1e9,
@@ -241,7 +242,16 @@ pub fn build_workload(w: &WorkloadRaw) -> WorkloadResult {
         latency_histograms: histograms(&w.ops),
         notes: w.notes.clone(),
         verify: w.verify.as_ref().map(verify_result),
+        operations: Default::default(),
+        fileset: None,
+        filesets: Vec::new(),
+        io_summary: None,
+        sync_ops: Vec::new(),
+    };
+    if let Some(fs) = &w.fs {
+        crate::fs::add_fs(&mut r, w, fs);
     }
+    r
 }
 
 /// The run's requested rate: the sum of its workloads' when every one has

@@ -27,6 +27,7 @@
 
 mod charts;
 mod key;
+pub mod ops;
 pub mod render;
 pub mod stats;
 mod tables;
@@ -292,12 +293,28 @@ pub struct Row {
     /// by position, in the matched runs. Empty for runs of one workload.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub workloads: Vec<Row>,
+    /// For a file-system workload: a row per operation of the baseline's
+    /// (label `row operation`), matched by operation name; changes of
+    /// ops/s, MB/s, mean and p99 latency ([`ops::OP_FIGURES`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub operations: Vec<Row>,
+    /// For a file-system workload: per document, the fileset counters of
+    /// the entry's first run (`null` where it has none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fileset: Vec<Option<crate::model::FilesetCounts>>,
 }
 
 impl Row {
     /// This row, then its workload rows.
     pub fn with_workloads(&self) -> impl Iterator<Item = &Row> {
         std::iter::once(self).chain(self.workloads.iter())
+    }
+
+    /// The rows with fs figures: this row and its workload rows that
+    /// have operation rows or fileset counters.
+    pub fn fs_rows(&self) -> impl Iterator<Item = &Row> {
+        self.with_workloads()
+            .filter(|r| !r.operations.is_empty() || !r.fileset.is_empty())
     }
 
     pub fn change(&self, doc: usize, f: Figure) -> Option<&Change> {
@@ -541,17 +558,21 @@ fn workload_rows(
     for (wi, wname) in base_names.iter().enumerate() {
         let label = format!("{}/{wname}", base_entry.label);
         let mut wentries: Vec<Option<Entry>> = Vec::new();
+        let mut per_doc: Vec<Option<Vec<&crate::model::WorkloadResult>>> = Vec::new();
         for ((e, v), pair) in entries.iter().zip(&all).zip(&pairs) {
             let (Some(e), Some(v)) = (e, v) else {
                 wentries.push(None);
+                per_doc.push(None);
                 continue;
             };
             let Some(oi) = pair.get(wi).copied().flatten() else {
                 wentries.push(None);
+                per_doc.push(None);
                 continue;
             };
             let picked: Vec<&crate::model::WorkloadResult> =
                 v.iter().filter_map(|ws| ws.get(oi)).collect();
+            per_doc.push(Some(picked.clone()));
             let sums: Vec<(f64, &crate::model::Summary)> =
                 picked.iter().map(|w| (w.measured_s, &w.summary)).collect();
             let first = picked[0];
@@ -585,6 +606,8 @@ fn workload_rows(
             }
         }
         rows.push(Row {
+            operations: ops::op_rows(&label, &per_doc),
+            fileset: ops::filesets(&per_doc),
             label,
             key: b.key.clone(),
             entries: wentries,
@@ -593,6 +616,27 @@ fn workload_rows(
         });
     }
     rows
+}
+
+/// Per document, the workloads of an entry's runs that ran one workload
+/// (a run of several has its operations in its workload rows).
+fn single_workloads<'a>(
+    docs: &[(String, String, &'a ResultDoc)],
+    entries: &[Option<Entry>],
+) -> Vec<Option<Vec<&'a crate::model::WorkloadResult>>> {
+    entries
+        .iter()
+        .map(|e| {
+            e.as_ref().map(|e| {
+                e.runs
+                    .iter()
+                    .map(|&i| &docs[e.doc].2.runs[i as usize])
+                    .filter(|r| r.workloads.len() == 1)
+                    .map(|r| &r.workloads[0])
+                    .collect()
+            })
+        })
+        .collect()
 }
 
 /// Compare documents; the first is the baseline. `labels` name them in
@@ -652,9 +696,12 @@ pub fn compare(docs: &[(String, String, &ResultDoc)], ignore: &[String]) -> Comp
             }
         }
         let workloads = workload_rows(docs, &row_entries, ignore, &mut res.notes);
+        let per_doc = single_workloads(docs, &row_entries);
         rows.push(Row {
             label: b.label.clone(),
             key: b.key.clone(),
+            operations: ops::op_rows(&b.label, &per_doc),
+            fileset: ops::filesets(&per_doc),
             entries: row_entries,
             changes,
             workloads,
@@ -749,6 +796,69 @@ mod tests {
         let t = &res.tables[0];
         assert!(t.rows.iter().any(|row| row[0] == "pair/writer"));
         assert!(render::text(&res).contains("pair/writer"));
+    }
+
+    #[test]
+    fn fs_workloads_match_per_operation_with_their_counters() {
+        let before = doc_of(&iolab_raw::RunRaw::single(testraw::fs_workload("fsrv")));
+        let mut w = testraw::fs_workload("fsrv");
+        // After: twice the stats, no creates; one more file deleted.
+        let mut stat = iolab_raw::OpStats::default();
+        testraw::add_op(&mut stat, iolab_raw::Op::Stat, 1994, 0, 3_000, 9_000);
+        w.ops.set(
+            iolab_raw::Op::Stat,
+            stat.get(iolab_raw::Op::Stat).unwrap().clone(),
+        );
+        w.ops
+            .set(iolab_raw::Op::Create, iolab_raw::DirStats::new(false));
+        w.fs.as_mut().unwrap().counters.files_deleted += 1;
+        let after = doc_of(&iolab_raw::RunRaw::single(w));
+        let docs = [
+            ("before".to_string(), "b.json".to_string(), &before),
+            ("after".to_string(), "a.json".to_string(), &after),
+        ];
+        let res = compare(&docs, &[]);
+        assert_eq!(res.rows.len(), 1, "{:?}", res.unmatched);
+        let ops = &res.rows[0].operations;
+        let labels: Vec<&str> = ops.iter().map(|r| r.label.as_str()).collect();
+        assert_eq!(labels[0], "fsrv create");
+        assert_eq!(labels.len(), 8);
+        let stat = ops.iter().find(|r| r.label == "fsrv stat").unwrap();
+        let c = stat.change(1, Figure::Iops).unwrap();
+        assert!((c.change_pct.unwrap() - 100.0).abs() < 1e-9, "{c:?}");
+        assert!(stat.change(1, Figure::CpuUsPerIo).is_none());
+        // The create of the baseline has no counterpart after.
+        let create = &ops[0];
+        assert!(create.entries[1].is_none() && create.changes.is_empty());
+        let f = &res.rows[0].fileset;
+        assert_eq!(f[1].unwrap().files_deleted, f[0].unwrap().files_deleted + 1);
+        let titles: Vec<&str> = res.tables.iter().map(|t| t.title.as_str()).collect();
+        assert!(
+            titles.contains(&"ops/s by operation (higher is better)"),
+            "{titles:?}"
+        );
+        let text = render::text(&res);
+        assert!(
+            text.contains("p99 latency by operation, us (lower is better)"),
+            "{text}"
+        );
+        assert!(text.contains("Fileset counters"), "{text}");
+        let del = text.lines().find(|l| l.contains("files deleted")).unwrap();
+        assert!(
+            del.contains("1000") && del.contains("1001") && del.contains("0.1"),
+            "{del}"
+        );
+        // Block workloads get no operation rows.
+        let b = doc_of(&testraw::two_workloads());
+        let docs = [
+            ("x".to_string(), "x.json".to_string(), &b),
+            ("y".to_string(), "y.json".to_string(), &b),
+        ];
+        let res = compare(&docs, &[]);
+        assert!(res.rows[0]
+            .with_workloads()
+            .all(|r| r.operations.is_empty()));
+        assert!(!render::text(&res).contains("by operation"));
     }
 
     #[test]

@@ -9,6 +9,7 @@
 use iolab_spec::WorkloadSpec;
 use iolab_stats::LatSummary;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 pub const SCHEMA_VERSION: u32 = 2;
 
@@ -358,6 +359,102 @@ pub struct WorkloadResult {
     pub notes: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<VerifyResult>,
+    /// File-system workloads: each operation issued, by name (`read`,
+    /// `create`, `stat`, ...), over `measured_s`. Absent for block
+    /// workloads.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub operations: BTreeMap<String, OpResult>,
+    /// File-system workloads: vdbench's fileset counters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fileset: Option<FilesetCounts>,
+    /// File-system workloads: each fileset as the run found and left it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub filesets: Vec<FilesetResult>,
+    /// File-system workloads: filebench's IO Summary, every operation
+    /// together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_summary: Option<IoSummary>,
+    /// File-system workloads: operations run by system calls because this
+    /// kernel's io_uring has no opcode for them (or io_uring was off).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sync_ops: Vec<String>,
+}
+
+/// One operation of a file-system workload: the figures of
+/// `summary.read` (`iops` is operations per second), its errors by errno
+/// name and, when the workload issued this operation only, the CPU per
+/// operation.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct OpResult {
+    #[serde(flatten)]
+    pub figures: DirResult,
+    /// Failed operations by errno name (`ENOENT`; `short_transfer` for a
+    /// file shorter than expected), warm-up included.
+    #[serde(default)]
+    pub errors: BTreeMap<String, u64>,
+    /// Process CPU (user + system) per operation, microseconds: present
+    /// only when the workload issued this one operation (CPU is not
+    /// measured per operation; see `io_summary.cpu_us_per_op`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_us_per_op: Option<f64>,
+}
+
+impl OpResult {
+    /// Errors of every errno together.
+    pub fn errors_total(&self) -> u64 {
+        self.errors.values().sum()
+    }
+}
+
+/// vdbench's file-system counters over the measured time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FilesetCounts {
+    pub files_created: u64,
+    pub dirs_created: u64,
+    pub files_deleted: u64,
+    pub dirs_deleted: u64,
+    pub opens_read: u64,
+    pub opens_write: u64,
+    pub closes: u64,
+}
+
+/// A fileset of a file-system workload as the run found and left it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FilesetResult {
+    pub name: String,
+    /// The anchor directory (absolute).
+    pub anchor: String,
+    /// Files, directories and bytes of the layout.
+    pub files: u64,
+    pub dirs: u64,
+    pub bytes: u64,
+    /// What creation before the run made (0 when everything was reused).
+    pub files_made: u64,
+    pub dirs_made: u64,
+    pub bytes_written: u64,
+    pub create_s: f64,
+    /// Files existing at the run's end.
+    pub files_at_end: u64,
+    /// The files were removed after the run (`cleanup`).
+    pub removed: bool,
+}
+
+/// filebench's IO Summary: every operation of the workload together
+/// (fsync and fdatasync included), over `measured_s`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct IoSummary {
+    pub ops: u64,
+    pub ops_per_s: f64,
+    /// `read` operations per second.
+    pub read_ops_per_s: f64,
+    /// `write`, `append` and `rewrite` operations per second.
+    pub write_ops_per_s: f64,
+    /// Bytes of the data operations, 10^6 per second.
+    pub mbps: f64,
+    /// Mean response time of every operation, microseconds.
+    pub lat_mean_us: f64,
+    /// Process CPU (user + system) per operation, microseconds.
+    pub cpu_us_per_op: f64,
 }
 
 impl WorkloadResult {
@@ -382,6 +479,11 @@ impl WorkloadResult {
             latency_histograms: r.latency_histograms.clone(),
             notes: r.notes.clone(),
             verify: r.verify.clone(),
+            operations: BTreeMap::new(),
+            fileset: None,
+            filesets: Vec::new(),
+            io_summary: None,
+            sync_ops: Vec::new(),
         }
     }
 }
@@ -531,6 +633,11 @@ pub struct Interval {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub cpu: Option<Cpu>,
     pub workers_late: u32,
+    /// Every operation together, fsync included (what a file-system
+    /// workload's interval line shows): present only when the interval
+    /// holds operations other than read and write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub all: Option<DirResult>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

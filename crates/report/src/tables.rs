@@ -54,8 +54,9 @@ const UNITS: [&str; 13] = [
 
 /// Columns that hold names, labels, verdicts or plain counts, which have
 /// no unit.
-const LABELS: [&str; 43] = [
+const LABELS: [&str; 44] = [
     "",
+    "operation",
     "workload",
     "note",
     "#",
@@ -130,6 +131,13 @@ pub fn document_tables(doc: &ResultDoc) -> Vec<Table> {
     t.push(runs_table(doc));
     for r in doc.runs.iter().filter(|r| r.workloads.len() > 1) {
         t.push(workloads_table(r));
+    }
+    for r in &doc.runs {
+        for w in r.workloads.iter().filter(|w| w.io_summary.is_some()) {
+            let mut ops = crate::fs::tables::op_table(w);
+            ops.title = format!("Operations of {}/{}", r.name, w.name);
+            t.push(ops);
+        }
     }
     t
 }
@@ -716,6 +724,27 @@ mod tests {
         });
         d.points = crate::summarize_points(&d);
         d
+    }
+
+    #[test]
+    fn fs_workloads_add_their_operation_tables_with_units() {
+        let raw = iolab_raw::RunRaw::single(crate::testraw::fs_workload("fsrv"));
+        let d = ResultDoc {
+            runs: vec![crate::build_run(&raw)],
+            ..Default::default()
+        };
+        let tables = document_tables(&d);
+        let ops = tables
+            .iter()
+            .find(|t| t.title == "Operations of fsrv/fsrv")
+            .expect("an operations table");
+        assert_eq!(ops.rows.len(), 8);
+        for t in &tables {
+            for c in &t.columns {
+                assert!(column_has_unit(c, &[]), "{}: column {c:?}", t.title);
+            }
+        }
+        assert!(table_markdown(ops).contains("| stat |"));
     }
 
     #[test]

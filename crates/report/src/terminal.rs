@@ -99,19 +99,48 @@ pub fn interval_line(iv: &Interval) -> String {
     line
 }
 
+/// Column heads for the interval lines of a file-system workload: every
+/// operation together instead of read and write shares.
+pub fn interval_header_fs() -> String {
+    format!(
+        "{:>8} {:>10} {:>9} {:>10} {:>10} {:>6}",
+        "time", "ops/s", "MB/s", "mean us", "p99 us", "CPU %"
+    )
+}
+
+fn cpu_cell(iv: &Interval) -> String {
+    iv.cpu
+        .as_ref()
+        .map(|c| format!("{:.1}", c.user_pct + c.sys_pct))
+        .unwrap_or_else(|| "-".into())
+}
+
+/// The figures of a file-system interval line: every operation (`all`).
+fn interval_cols_fs(iv: &Interval, a: &DirResult) -> String {
+    let tp = if iv.end_s - iv.start_s < 0.0995 { 3 } else { 1 };
+    format!(
+        "{:>7.tp$}s {:>10.1} {:>9.1} {:>10} {:>10} {:>6}",
+        iv.end_s,
+        a.iops,
+        a.mbps,
+        fmt_us(a.lat_us.mean),
+        fmt_us(a.lat_us.p99),
+        cpu_cell(iv)
+    )
+}
+
 /// The figures of an interval line, without its flags.
 fn interval_cols(iv: &Interval) -> String {
+    if let Some(a) = &iv.all {
+        return interval_cols_fs(iv, a);
+    }
     let t = &iv.total;
     let rpct = if t.ops > 0 {
         iv.read.ops as f64 * 100.0 / t.ops as f64
     } else {
         0.0
     };
-    let cpu = iv
-        .cpu
-        .as_ref()
-        .map(|c| format!("{:.1}", c.user_pct + c.sys_pct))
-        .unwrap_or_else(|| "-".into());
+    let cpu = cpu_cell(iv);
     // Intervals shorter than 0.1 s (--interval down to 1ms) need ms.
     let tp = if iv.end_s - iv.start_s < 0.0995 { 3 } else { 1 };
     format!(
@@ -134,7 +163,7 @@ fn interval_flags(iv: &Interval) -> String {
     if iv.warmup {
         line.push_str("  warm-up");
     }
-    if iv.total.ops == 0 && !iv.warmup {
+    if iv.total.ops == 0 && iv.all.as_ref().is_none_or(|a| a.ops == 0) && !iv.warmup {
         line.push_str("  NO COMPLETIONS");
     }
     if iv.errors > 0 {
@@ -170,11 +199,22 @@ fn cut(name: &str, w: usize) -> String {
 /// total's columns then one IOPS column per workload when there are more
 /// than [`COMPACT_AFTER`].
 pub fn interval_header_for(names: &[&str]) -> String {
+    interval_header_of(names, false)
+}
+
+/// [`interval_header_for`] of a run with a file-system workload (`fs`):
+/// the columns of [`interval_header_fs`].
+pub fn interval_header_of(names: &[&str], fs: bool) -> String {
+    let head = if fs {
+        interval_header_fs()
+    } else {
+        interval_header()
+    };
     match names.len() {
-        0 | 1 => interval_header(),
-        n if n <= COMPACT_AFTER => format!("{:<NAME_W$} {}", "workload", interval_header()),
+        0 | 1 => head,
+        n if n <= COMPACT_AFTER => format!("{:<NAME_W$} {head}", "workload"),
         _ => {
-            let mut h = format!("{}  |", interval_header());
+            let mut h = format!("{head}  |");
             for n in names {
                 write!(h, " {:>COL_W$}", cut(n, COL_W)).unwrap();
             }
@@ -211,7 +251,10 @@ pub fn interval_lines(total: &Interval, workloads: &[(&str, Option<&Interval>)])
             let mut line = format!("{}  |", interval_cols(total));
             for (_, iv) in workloads {
                 match iv {
-                    Some(iv) => write!(line, " {:>COL_W$.0}", iv.total.iops).unwrap(),
+                    Some(iv) => {
+                        let ops_s = iv.all.as_ref().map_or(iv.total.iops, |a| a.iops);
+                        write!(line, " {:>COL_W$.0}", ops_s).unwrap()
+                    }
                     None => write!(line, " {:>COL_W$}", "-").unwrap(),
                 }
             }
@@ -353,12 +396,16 @@ pub fn workload_summary(run: &str, w: &WorkloadResult) -> String {
     )
     .unwrap();
     let sm = &w.summary;
-    figures(
-        &mut s,
-        sm,
-        sm.read.ops > 0 || w.spec.read_pct > 0,
-        sm.write.ops > 0 || w.spec.read_pct < 100,
-    );
+    if w.io_summary.is_some() {
+        s.push_str(&crate::fs::text::fs_summary(w));
+    } else {
+        figures(
+            &mut s,
+            sm,
+            sm.read.ops > 0 || w.spec.read_pct > 0,
+            sm.write.ops > 0 || w.spec.read_pct < 100,
+        );
+    }
     if w.errors_total > 0 {
         writeln!(s, "errors: {}", w.errors_total).unwrap();
     }
@@ -398,7 +445,10 @@ pub fn summary(run: &RunResult) -> String {
     // A run with no workload (a monitor) has device figures only.
     let workload = run.spec.is_some() || !run.workloads.is_empty();
     if workload {
-        figures(&mut s, s_, run.shows_reads(), run.shows_writes());
+        match run.workloads.as_slice() {
+            [w] if w.io_summary.is_some() => s.push_str(&crate::fs::text::fs_summary(w)),
+            _ => figures(&mut s, s_, run.shows_reads(), run.shows_writes()),
+        }
         writeln!(
             s,
             "CPU: user {:.1}%, system {:.1}% of one CPU; {:.2} us of CPU per I/O",
@@ -834,6 +884,28 @@ mod tests {
             .unwrap();
         let t = s.find("pair (total of 2 workloads)").unwrap();
         assert!(a < b && b < t, "{s}");
+    }
+
+    #[test]
+    fn an_fs_interval_line_shows_every_operation_together() {
+        let raw = iolab_raw::RunRaw::single(testraw::fs_workload("fs"));
+        let r = crate::build_run(&raw);
+        let line = interval_line(&r.intervals[0]);
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        // time, ops/s (fsync-free flow: every op), MB/s, mean, p99, CPU.
+        assert_eq!(cols[..3], ["1.0s", "10997.0", "278.5"], "{line}");
+        assert_eq!(
+            cols[3],
+            fmt_us(r.workloads[0].io_summary.unwrap().lat_mean_us)
+        );
+        assert_eq!(cols.len(), 6, "{line}");
+        let h = interval_header_of(&["fs"], true);
+        assert_eq!(h.split_whitespace().collect::<Vec<_>>()[1], "ops/s");
+        assert_eq!(h.len(), line.len(), "{h}\n{line}");
+        // A block run keeps its read/write columns.
+        let b = crate::build_run(&testraw::two_workloads());
+        assert!(b.intervals[0].all.is_none());
+        assert!(interval_header_for(&["a"]).contains("r/w %"));
     }
 
     #[test]

@@ -152,3 +152,103 @@ pub fn monitor() -> RunRaw {
     });
     r
 }
+
+/// `n` operations of `op` of `bytes` each, latencies spread evenly over
+/// `lo_ns..hi_ns` (so the percentiles differ), into `s`.
+pub fn add_op(s: &mut OpStats, op: Op, n: u64, bytes: u64, lo_ns: u64, hi_ns: u64) {
+    let d = s.entry(op, false);
+    d.ops += n;
+    d.bytes += n * bytes;
+    for i in 0..n {
+        d.lat.record(lo_ns + (hi_ns - lo_ns) * i / n.max(1));
+    }
+}
+
+/// filebench's fileserver flow as steps: create, write whole, close,
+/// open, append, close, open, read whole, close, delete, stat.
+pub fn fileserver_spec(spec: &mut WorkloadSpec) {
+    use iolab_spec::fs::{FileSelect, Flow, FsSpec, FsWork, Step};
+    let steps = [
+        Op::Create,
+        Op::Write,
+        Op::Close,
+        Op::Open,
+        Op::Append,
+        Op::Close,
+        Op::Open,
+        Op::Read,
+        Op::Close,
+        Op::Delete,
+        Op::Stat,
+    ];
+    spec.fs = Some(FsSpec {
+        filesets: vec![],
+        work: FsWork::Flows(vec![Flow {
+            name: "filereader".into(),
+            threads: 50,
+            steps: steps.into_iter().map(Step::new).collect(),
+            rate_ops: None,
+            think_us: 0,
+        }]),
+        select: FileSelect::Uniform,
+        personality: Some("fileserver".into()),
+    });
+    spec.targets.clear();
+}
+
+/// One second of filebench's fileserver as an fs workload's raw figures:
+/// per-operation counts and latencies, fileset counters, errors by
+/// operation (3 x ENOENT on stat, 1 x ENOSPC on write), a fileset and
+/// the operations that ran by system calls.
+pub fn fs_workload(name: &str) -> WorkloadRaw {
+    use iolab_raw::{FilesetCounters, FilesetRaw, FsRaw};
+    let mut o = OpStats::default();
+    add_op(&mut o, Op::Create, 1000, 0, 40_000, 240_000);
+    add_op(&mut o, Op::Write, 1000, 131_072, 300_000, 2_300_000);
+    add_op(&mut o, Op::Close, 3000, 0, 2_000, 12_000);
+    add_op(&mut o, Op::Open, 2000, 0, 10_000, 50_000);
+    add_op(&mut o, Op::Append, 1000, 16_384, 100_000, 900_000);
+    add_op(&mut o, Op::Read, 1000, 131_072, 50_000, 650_000);
+    add_op(&mut o, Op::Delete, 1000, 0, 30_000, 330_000);
+    add_op(&mut o, Op::Stat, 997, 0, 3_000, 9_000);
+    let mut w = workload(name, "read", vec![(0, o)]);
+    fileserver_spec(&mut w.spec);
+    w.cpu = CpuTime {
+        user_us: 120_000,
+        sys_us: 480_000,
+    };
+    w.fs = Some(FsRaw {
+        counters: FilesetCounters {
+            files_created: 1000,
+            dirs_created: 0,
+            files_deleted: 1000,
+            dirs_deleted: 0,
+            opens_read: 1000,
+            opens_write: 2000,
+            closes: 3000,
+        },
+        op_errors: [
+            (Op::Stat, vec![(libc::ENOENT, 3)]),
+            (Op::Write, vec![(libc::ENOSPC, 1)]),
+        ]
+        .into_iter()
+        .collect(),
+        filesets: vec![FilesetRaw {
+            name: "bigfileset".into(),
+            anchor: "/mnt/fb/bigfileset".into(),
+            files: 10_000,
+            dirs: 500,
+            bytes: 1_310_720_000,
+            files_made: 10_000,
+            dirs_made: 500,
+            bytes_written: 1_048_576_000,
+            create_secs: 4.5,
+            files_at_end: 10_000,
+            removed: false,
+        }],
+        sync_ops: vec![Op::Stat],
+    });
+    w.errno_counts = vec![(libc::ENOENT, 3), (libc::ENOSPC, 1)];
+    w.errors_total = 4;
+    w
+}

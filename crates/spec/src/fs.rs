@@ -158,3 +158,432 @@ pub enum FileSelect {
     /// operations.
     Zipf(f64),
 }
+
+/// Most threads of all flows of a workload together.
+pub const MAX_FLOW_THREADS: u64 = 65_536;
+
+fn bad<T>(s: String) -> Result<T, crate::SpecError> {
+    Err(crate::SpecError(s))
+}
+
+impl FsSpec {
+    /// Checks what can be checked without the disk, one line each: the
+    /// filesets (shape, distinct names and anchors), the mix's weights,
+    /// the flows' threads, rates and steps (fileset indices, a current
+    /// file for every step that needs one, no file left open at the end
+    /// of a pass).
+    pub fn validate(&self) -> Result<(), crate::SpecError> {
+        self.validate_filesets()?;
+        if let FileSelect::Zipf(t) = self.select {
+            if !(t > 0.0 && t.is_finite()) {
+                return bad(format!(
+                    "--file-select zipf:{t}: give a theta above 0, e.g. zipf:1.1"
+                ));
+            }
+        }
+        match &self.work {
+            FsWork::Mix(m) => self.validate_mix(m),
+            FsWork::Flows(f) => self.validate_flows(f),
+        }
+    }
+
+    fn validate_filesets(&self) -> Result<(), crate::SpecError> {
+        let n = self.filesets.len();
+        if n == 0 || n > MAX_FILESETS {
+            return bad(format!(
+                "a file-system workload needs 1 to {MAX_FILESETS} filesets, not {n}; give --dir DIR"
+            ));
+        }
+        for (i, f) in self.filesets.iter().enumerate() {
+            if f.name.is_empty() {
+                return bad(format!("fileset @{i} has no name; name it"));
+            }
+            f.spec
+                .validate()
+                .map_err(|e| crate::SpecError(format!("fileset {}: {}", f.name, e.0)))?;
+            if let Some(o) = self.filesets[..i]
+                .iter()
+                .find(|o| o.name == f.name || o.spec.anchor == f.spec.anchor)
+            {
+                return bad(format!(
+                    "filesets {} and {} share a name or the anchor {}; give each its own",
+                    o.name,
+                    f.name,
+                    f.spec.anchor.display()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_step(&self, where_: &str, s: &Step) -> Result<(), crate::SpecError> {
+        if s.fileset as usize >= self.filesets.len() {
+            return bad(format!(
+                "{where_}: fileset @{} does not exist; there are {} (numbered from 0)",
+                s.fileset,
+                self.filesets.len()
+            ));
+        }
+        if s.iters == 0 || s.iters > crate::fs_parse::MAX_ITERS {
+            return bad(format!(
+                "{where_}: x{} is outside x1..x{}",
+                s.iters,
+                crate::fs_parse::MAX_ITERS
+            ));
+        }
+        if s.xfer > crate::fs_parse::MAX_XFER {
+            return bad(format!(
+                "{where_}: a transfer above 1 GiB; give a smaller size"
+            ));
+        }
+        if (s.whole || s.random || s.xfer > 0) && !s.op.moves_data() {
+            return bad(format!(
+                "{where_}: {} moves no data, so it takes no size, whole or rand",
+                s.op.name()
+            ));
+        }
+        if s.whole && !matches!(s.op, Op::Read | Op::Write | Op::Rewrite) {
+            return bad(format!(
+                "{where_}: whole applies to read, write and rewrite, not {}",
+                s.op.name()
+            ));
+        }
+        Ok(())
+    }
+
+    fn validate_mix(&self, m: &[MixEntry]) -> Result<(), crate::SpecError> {
+        if m.is_empty() || m.len() > MAX_STEPS {
+            return bad(format!(
+                "--mix needs 1 to {MAX_STEPS} entries, not {}",
+                m.len()
+            ));
+        }
+        for (i, e) in m.iter().enumerate() {
+            let w = format!("--mix entry {} ({})", i + 1, e.step.op.name());
+            self.check_step(&w, &e.step)?;
+            if e.weight == 0 {
+                return bad(format!(
+                    "{w} has weight 0; give it a weight above 0 or drop it"
+                ));
+            }
+            if e.step.iters != 1 {
+                return bad(format!("{w}: iterations (xN) belong to flows, not mixes"));
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_flows(&self, flows: &[Flow]) -> Result<(), crate::SpecError> {
+        if flows.is_empty() || flows.len() > MAX_STEPS {
+            return bad(format!(
+                "--flow needs 1 to {MAX_STEPS} flows, not {}",
+                flows.len()
+            ));
+        }
+        let threads: u64 = flows.iter().map(|f| u64::from(f.threads)).sum();
+        if threads > MAX_FLOW_THREADS {
+            return bad(format!(
+                "the flows have {threads} threads together, more than {MAX_FLOW_THREADS}; give fewer"
+            ));
+        }
+        for (i, f) in flows.iter().enumerate() {
+            if flows[..i].iter().any(|o| o.name == f.name) {
+                return bad(format!(
+                    "two flows are named '{}'; give each its own name",
+                    f.name
+                ));
+            }
+            self.validate_flow(f)?;
+        }
+        Ok(())
+    }
+
+    fn validate_flow(&self, f: &Flow) -> Result<(), crate::SpecError> {
+        let name = &format!("'{}'", f.name);
+        if f.threads == 0 || u64::from(f.threads) > crate::JOBS_RANGE.1 {
+            return bad(format!(
+                "flow {name} has {} threads; give 1 to {}",
+                f.threads,
+                crate::JOBS_RANGE.1
+            ));
+        }
+        if f.rate_ops.is_some_and(|r| !(r > 0.0 && r.is_finite())) {
+            return bad(format!(
+                "flow {name}: the rate must be above 0 operations per second"
+            ));
+        }
+        if f.think_us > crate::fs_parse::MAX_THINK_US {
+            return bad(format!("flow {name}: think time above an hour; give less"));
+        }
+        if f.steps.is_empty() || f.steps.len() > MAX_STEPS {
+            return bad(format!(
+                "flow {name} needs 1 to {MAX_STEPS} steps, not {}",
+                f.steps.len()
+            ));
+        }
+        // (step number, fileset) of the file the thread has open.
+        let mut open: Option<(usize, u32)> = None;
+        for (i, s) in f.steps.iter().enumerate() {
+            let w = format!("flow {name}, step {} ({})", i + 1, s.op.name());
+            self.check_step(&w, s)?;
+            match (s.op, open) {
+                (Op::Create | Op::Open, Some((j, _))) => {
+                    return bad(format!(
+                        "{w}: the file of step {j} is still open; put close before step {}",
+                        i + 1
+                    ))
+                }
+                (Op::Create | Op::Open, None) => open = Some((i + 1, s.fileset)),
+                (op, None) if crate::fs_parse::needs_current(op) => {
+                    return bad(format!(
+                        "{w} needs an open file; put open or create before it (each pass starts with no file open)"
+                    ))
+                }
+                (op, Some((j, fs))) if crate::fs_parse::needs_current(op) && s.fileset != fs => {
+                    return bad(format!(
+                        "{w} names fileset @{} but the file of step {j} is in @{fs}; drop the @ or open a file there",
+                        s.fileset
+                    ))
+                }
+                _ => {}
+            }
+            if s.op == Op::Close {
+                open = None;
+            }
+        }
+        if let Some((j, _)) = open {
+            return bad(format!(
+                "flow {name} ends with the file of step {j} open; end it with close (each pass starts with no file open)"
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl FsFileset {
+    /// `bigfileset at /mnt/fb/bigfileset: 10000 files of gamma mean 128 KiB
+    /// (shape 1.5), 20 a directory, 80% created before the run`.
+    pub fn describe(&self) -> String {
+        use crate::fileset::{FileSize, Shape};
+        use crate::format_bytes;
+        let shape = match &self.spec.shape {
+            Shape::Tree(t) => format!(
+                "{} files ({} in each of {} leaf directories, depth {} x width {}), sizes {}",
+                t.leaves().unwrap_or(0).saturating_mul(t.files),
+                t.files,
+                t.leaves().unwrap_or(0),
+                t.depth,
+                t.width,
+                t.sizes
+            ),
+            Shape::Entries(e) => {
+                let size = match e.size {
+                    FileSize::Fixed(b) => format_bytes(b),
+                    FileSize::Gamma { mean, shape } => {
+                        format!("gamma mean {} (shape {shape})", format_bytes(mean))
+                    }
+                };
+                format!(
+                    "{} files of {size}, {} a directory, {}% created before the run",
+                    e.entries, e.dir_width, e.prealloc
+                )
+            }
+        };
+        let format = match self.format {
+            Format::Yes => "format yes",
+            Format::No => "format no",
+            Format::Restart => "format restart",
+        };
+        let keep = if self.cleanup {
+            "removed after"
+        } else {
+            "kept"
+        };
+        format!(
+            "fileset {} at {}: {shape}; {format}, {keep}",
+            self.name,
+            self.spec.anchor.display()
+        )
+    }
+}
+
+impl FsSpec {
+    /// The workload in lines for `--dry-run` and the run's heading: the
+    /// filesets, then the mix or each flow in the `--mix`/`--flow` syntax.
+    pub fn describe(&self) -> Vec<String> {
+        use crate::fs_parse::{flow_text, mix_text};
+        let names: Vec<&str> = self.filesets.iter().map(|f| f.name.as_str()).collect();
+        let mut out: Vec<String> = self.filesets.iter().map(FsFileset::describe).collect();
+        let select = match self.select {
+            FileSelect::Sequential => "seq".to_string(),
+            FileSelect::Uniform => "random".to_string(),
+            FileSelect::Zipf(t) => format!("zipf:{t}"),
+        };
+        match &self.work {
+            FsWork::Mix(m) => out.push(format!(
+                "mix: {} (files picked {select})",
+                mix_text(m, &names)
+            )),
+            FsWork::Flows(f) => {
+                for f in f {
+                    out.push(format!(
+                        "flow {} (files picked {select})",
+                        flow_text(f, &names)
+                    ));
+                }
+            }
+        }
+        out
+    }
+}
+
+impl crate::WorkloadSpec {
+    /// The heading of a file-system workload (`None` for a block one):
+    /// its name, what it runs, its queue depth and options; the filesets
+    /// and flows ([`FsSpec::describe`]) follow on lines of their own.
+    pub fn fs_heading(&self) -> Option<String> {
+        let fs = self.fs.as_ref()?;
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        let what = match (&fs.personality, &fs.work) {
+            (Some(p), _) => format!("filebench personality {p}"),
+            (None, FsWork::Mix(_)) => {
+                format!("mix, {} thread{}", self.jobs, plural(self.jobs as usize))
+            }
+            (None, FsWork::Flows(f)) => format!("{} flow{}", f.len(), plural(f.len())),
+        };
+        let mut s = format!(
+            "{}: files, {what}, qd {}, {}",
+            self.name,
+            self.qd,
+            self.engine.name()
+        );
+        if self.direct {
+            s.push_str(", O_DIRECT");
+        }
+        if self.sync == crate::SyncMode::Dsync {
+            s.push_str(", O_DSYNC");
+        }
+        if let Some(r) = self.rate_iops {
+            s.push_str(&format!(", rate {r} ops/s"));
+        }
+        Some(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fileset::{Shape, TreeShape};
+    use crate::fs_parse::{parse_flows, parse_mix};
+
+    fn spec(work: FsWork) -> FsSpec {
+        let set = |name: &str| FsFileset {
+            name: name.into(),
+            spec: FilesetSpec {
+                anchor: format!("/mnt/{name}").into(),
+                shape: Shape::Tree(TreeShape {
+                    depth: 1,
+                    width: 10,
+                    files: 10,
+                    sizes: "64k".into(),
+                }),
+            },
+            format: Format::No,
+            cleanup: false,
+        };
+        FsSpec {
+            filesets: vec![set("a"), set("b")],
+            work,
+            select: FileSelect::Uniform,
+            personality: None,
+        }
+    }
+
+    fn flows(s: &str) -> FsSpec {
+        spec(FsWork::Flows(parse_flows(s, &["a", "b"], 2).unwrap()))
+    }
+
+    #[test]
+    fn good_mixes_and_flows_pass() {
+        spec(FsWork::Mix(
+            parse_mix("read:60,write:20,stat:10,create:5,delete:5", &["a"]).unwrap(),
+        ))
+        .validate()
+        .unwrap();
+        flows(
+            "create,write:whole,close,open,append:rand:16k,close,open,read:whole,close,delete,stat",
+        )
+        .validate()
+        .unwrap();
+        flows("stat,mkdir,readdir,rmdir,rename,access | w(3): open@b,fsync,getattr,setattr,close")
+            .validate()
+            .unwrap();
+    }
+
+    #[test]
+    fn bad_workloads_say_what_to_change_in_one_line() {
+        let mut cases: Vec<(FsSpec, &str)> = vec![
+            (
+                flows("read:whole,close"),
+                "step 1 (read) needs an open file",
+            ),
+            (
+                flows("open,close,fsync"),
+                "step 3 (fsync) needs an open file",
+            ),
+            (flows("open,read"), "ends with the file of step 1 open"),
+            (
+                flows("open,create,close"),
+                "the file of step 1 is still open",
+            ),
+            (
+                flows("open,read@b,close"),
+                "names fileset @1 but the file of step 1 is in @0",
+            ),
+        ];
+        let mut s = flows("open,close");
+        if let FsWork::Flows(f) = &mut s.work {
+            f[0].threads = 0;
+            f[0].steps[0].fileset = 0;
+        }
+        cases.push((s, "has 0 threads"));
+        let mut s = flows("open,close");
+        if let FsWork::Flows(f) = &mut s.work {
+            f[0].steps[0].fileset = 5;
+        }
+        cases.push((s, "fileset @5 does not exist"));
+        let mut s = spec(FsWork::Mix(parse_mix("read:1,write:1", &["a"]).unwrap()));
+        if let FsWork::Mix(m) = &mut s.work {
+            m[1].weight = 0;
+        }
+        cases.push((s, "entry 2 (write) has weight 0"));
+        let mut s = flows("stat");
+        s.filesets[1].spec.anchor = "/mnt/a".into();
+        cases.push((s, "share a name or the anchor /mnt/a"));
+        let mut s = flows("stat");
+        s.filesets.clear();
+        cases.push((s, "needs 1 to 16 filesets"));
+        let mut s = spec(FsWork::Mix(vec![]));
+        s.select = FileSelect::Zipf(-1.0);
+        cases.push((s, "zipf:-1"));
+        for (s, needle) in cases {
+            let e = s.validate().unwrap_err().0;
+            assert!(e.contains(needle) && !e.contains('\n'), "{needle}: {e}");
+        }
+    }
+
+    #[test]
+    fn describe_names_filesets_and_the_work_in_step_syntax() {
+        let d = flows("w(3 think=1ms): open@b,read:whole:1m,close").describe();
+        assert_eq!(d.len(), 3);
+        assert!(
+            d[0].starts_with("fileset a at /mnt/a: 100 files (10 in each of 10 leaf directories"),
+            "{}",
+            d[0]
+        );
+        assert_eq!(
+            d[2],
+            "flow w(3 think=1000us): open@b,read:whole:1m,close (files picked random)"
+        );
+    }
+}

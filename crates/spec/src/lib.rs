@@ -6,8 +6,10 @@
 
 pub mod fileset;
 pub mod fs;
+pub mod fs_parse;
 pub mod op;
 pub mod params;
+pub mod personality;
 pub mod run;
 pub mod units;
 pub mod workload;

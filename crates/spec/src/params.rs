@@ -43,6 +43,10 @@ pub enum Kind {
     /// Like [`Kind::Values`], but the flag takes its value only with `=`
     /// (`--direct`, `--direct=false`).
     ValuesEq,
+    /// Like [`Kind::Values`] for values that hold commas themselves (a
+    /// `--mix`, a `--flow`): a list separates values with `;` (or is a
+    /// TOML array).
+    ValuesSemi,
     /// A string (a TOML string in a job file).
     Text,
     /// A string, or a number taken as its text (`interval = 2`).
@@ -233,6 +237,134 @@ macro_rules! workload_params {
                 doc_type: "",
                 doc: "",
             },
+            dir: Text {
+                flag: "dir", aliases: ["anchor"], short: None, value_name: "DIR", heading: "File system",
+                help: "Run a file-system workload on files under DIR (its anchor; vdbench anchor=, filebench $dir)",
+                default: Unset,
+                sweep: None, compare: None, negates: None,
+                doc_type: "string (directory)",
+                doc: "The anchor directory of a file-system workload, instead of `target`: the fileset is created under it (a personality's filesets under `DIR/NAME`). Created if missing (its parent must exist), adopted if empty, refused if it holds files iolab did not mark. See [docs/filesystem.md](filesystem.md).",
+            },
+            personality: Values {
+                flag: "personality", aliases: [], short: None, value_name: "NAME", heading: "File system",
+                help: "A filebench personality: fileserver, varmail, webserver, webproxy, videoserver or oltp",
+                default: Unset,
+                sweep: Some(11), compare: None, negates: None,
+                doc_type: "string",
+                doc: "Run a filebench personality by name (`fileserver`, `varmail`, `webserver`, `webproxy`, `videoserver`, `oltp`) with filebench 1.5's defaults; `files`, `file_size`, `dir_width`, `prealloc`, `jobs`, `bs`, `append_size` and `duration` override them, and `mix` or `flow` replace its flows on its filesets. Needs `dir`.",
+            },
+            mix: ValuesSemi {
+                flag: "mix", aliases: [], short: None, value_name: "MIX", heading: "File system",
+                help: "A weighted mix of file operations, e.g. read:60,write:20,stat:10,create:5,delete:5",
+                default: Unset,
+                sweep: Some(12), compare: None, negates: None,
+                doc_type: "string",
+                doc: "A weighted mix of file operations, `OP[:MODIFIERS]:WEIGHT,...` (elbencho, vdbench `fwd`s with `skew`); each of `jobs` threads draws its next operation by weight. Several mixes to sweep: separate them with `;` or give an array. See [the step syntax](filesystem.md#steps).",
+            },
+            flow: ValuesSemi {
+                flag: "flow", aliases: [], short: None, value_name: "STEPS", heading: "File system",
+                help: "Steps each thread repeats in order, e.g. create,write:whole,close,open,read:whole,close,delete",
+                default: Unset,
+                sweep: Some(13), compare: None, negates: None,
+                doc_type: "string",
+                doc: "Flows of ordered steps each thread repeats (filebench flowops): `[NAME(THREADS rate=OPS think=TIME):] STEP,...`, several flows separated by `|`; a flow without a head has `jobs` threads. Several to sweep: separate them with `;` or give an array. See [the step syntax](filesystem.md#steps).",
+            },
+            files: Values {
+                flag: "files", aliases: ["nfiles", "entries"], short: None, value_name: "N", heading: "File system",
+                help: "Files in the fileset, all directories together (filebench nfiles)",
+                default: Described("1000, or the personality's"),
+                sweep: Some(171), compare: None, negates: None,
+                doc_type: "integer",
+                doc: "Files in the fileset, all its directories together (filebench `nfiles`/`entries`; vdbench's `files=` counts per leaf directory: multiply it by `width^depth`). With `depth`/`width` it must divide evenly among the `width^depth` leaf directories.",
+            },
+            file_size: Values {
+                flag: "file-size", aliases: ["filesize"], short: None, value_name: "SIZE", heading: "File system",
+                help: "Size of each file: SIZE, or gamma:MEAN[:SHAPE] as filebench draws it",
+                default: Described("64k, or the personality's"),
+                sweep: Some(172), compare: None, negates: None,
+                doc_type: "size or gamma:MEAN[:SHAPE]",
+                doc: "Size of each file: a size (`64k`) or `gamma:MEAN[:SHAPE]` (filebench's `cvar-gamma`, shape 1.5 unless given; needs filebench's shape, `dir_width`).",
+            },
+            sizes: Values {
+                flag: "sizes", aliases: [], short: None, value_name: "SIZES", heading: "File system",
+                help: "Weighted file sizes as vdbench gives them, e.g. 64k:30,1m:70",
+                default: Unset,
+                sweep: Some(173), compare: None, negates: None,
+                doc_type: "size mix",
+                doc: "Weighted file sizes (vdbench `sizes=`, weights instead of percentages), e.g. `64k:30,1m:70`; instead of `file_size`, with `depth`/`width`.",
+            },
+            depth: Values {
+                flag: "depth", aliases: [], short: None, value_name: "N", heading: "File system",
+                help: "Directory levels under the anchor (vdbench depth)",
+                default: Value("1", "without dir_width or a personality"),
+                sweep: Some(174), compare: None, negates: None,
+                doc_type: "integer",
+                doc: "Levels of directories under the anchor (vdbench `depth`); 0 puts the files in the anchor.",
+            },
+            width: Values {
+                flag: "width", aliases: [], short: None, value_name: "N", heading: "File system",
+                help: "Directories per level (vdbench width)",
+                default: Value("10", "without dir_width or a personality"),
+                sweep: Some(175), compare: None, negates: None,
+                doc_type: "integer",
+                doc: "Directories in each directory of a level (vdbench `width`): `width^depth` leaf directories hold the files.",
+            },
+            dir_width: Values {
+                flag: "dir-width", aliases: ["dirwidth", "meandirwidth"], short: None, value_name: "N", heading: "File system",
+                help: "Files per directory, filebench's shape (instead of --depth/--width)",
+                default: Described("the personality's; unset: depth and width"),
+                sweep: Some(176), compare: None, negates: None,
+                doc_type: "integer",
+                doc: "Files per directory (filebench `dirwidth`/`$meandirwidth`, used as is, not as a mean): the tree is as deep as it needs to be. Chooses filebench's shape instead of `depth`/`width`.",
+            },
+            prealloc: Values {
+                flag: "prealloc", aliases: [], short: None, value_name: "PCT", heading: "File system",
+                help: "Share of the files created before the run, 0-100 (filebench prealloc)",
+                default: Described("100, or the personality's"),
+                sweep: Some(177), compare: None, negates: None,
+                doc_type: "0-100",
+                doc: "Share of the files created (and filled) before the run (filebench `prealloc`); the others are there for `create` to make. Chooses filebench's shape.",
+            },
+            format: Text {
+                flag: "format", aliases: [], short: None, value_name: "MODE", heading: "File system",
+                help: "A fileset that exists: yes (make it again), no (use it) or restart (also fix sizes)",
+                default: Value("no", ""),
+                sweep: None, compare: None, negates: None,
+                doc_type: "string",
+                doc: "What to do with a fileset that exists (vdbench `format=`): `yes` deletes it and makes every file again, `no` uses what exists and creates what is missing, `restart` also brings files of the wrong size back to theirs.",
+            },
+            cleanup: Bool {
+                flag: "cleanup", aliases: [], short: None, value_name: "BOOL", heading: "File system",
+                help: "Remove the fileset's files after the run",
+                default: Value("false", "kept for the next run"),
+                sweep: None, compare: None, negates: None,
+                doc_type: "bool",
+                doc: "Remove the fileset's files and directories (and the anchor's marker) after the run; by default they are kept for the next run, like vdbench's anchors and filebench's `reuse`.",
+            },
+            file_select: Values {
+                flag: "file-select", aliases: ["fileselect"], short: None, value_name: "MODE", heading: "File system",
+                help: "How an operation picks a file: seq, random or zipf:THETA",
+                default: Value("random", ""),
+                sweep: Some(178), compare: None, negates: None,
+                doc_type: "string",
+                doc: "How an operation that needs an existing file picks it (vdbench `fileselect=`): `seq` in order, `random` uniformly (filebench's choice), `zipf:THETA` skewed, a few files getting most operations.",
+            },
+            append_size: Values {
+                flag: "append-size", aliases: ["meanappendsize"], short: None, value_name: "SIZE", heading: "File system",
+                help: "Largest append of a personality's appends (filebench $meanappendsize)",
+                default: Described("the personality's"),
+                sweep: Some(179), compare: None, negates: None,
+                doc_type: "size",
+                doc: "The largest append of a personality (filebench `$meanappendsize`, webproxy's `$meaniosize`; appends are uniform up to it). In a `mix` or `flow`, give the size on the step (`append:rand:16k`).",
+            },
+            think: Values {
+                flag: "think", aliases: [], short: None, value_name: "TIME", heading: "File system",
+                help: "Pause of each flow thread after every pass (filebench delay)",
+                default: Value("0s", ""),
+                sweep: Some(235), compare: None, negates: None,
+                doc_type: "duration",
+                doc: "Each flow's threads pause this long after every pass through their steps (filebench `delay`), unless the flow has its own (a head's `think=`, videoserver's writer). Flows only.",
+            },
             rw: Values {
                 flag: "rw", aliases: [], short: None, value_name: "MODE", heading: "Access pattern",
                 help: "read, write, randread, randwrite, rw, randrw",
@@ -258,7 +390,7 @@ macro_rules! workload_params {
                 doc: "Chance that an I/O jumps to a random offset instead of continuing its stream sequentially (vdbench `seekpct`): 0 is sequential, 100 is all random.",
             },
             bs: Values {
-                flag: "bs", aliases: [], short: None, value_name: "SIZE", heading: "Access pattern",
+                flag: "bs", aliases: ["iosize"], short: None, value_name: "SIZE", heading: "Access pattern",
                 help: "Block size, or a weighted mix such as 4k:60,8k:30,64k:10",
                 default: Value("4k", ""),
                 sweep: Some(40), compare: Some(30), negates: None,
@@ -290,7 +422,7 @@ macro_rules! workload_params {
                 doc: "Seed for every random choice (65963 is 0x101AB). Workload n of a job (counting from 0) uses seed + n, so every workload has its own sequence, and the same job with the same seed repeats each worker's sequence of offsets, sizes and directions.",
             },
             jobs: Values {
-                flag: "jobs", aliases: ["numjobs"], short: None, value_name: "N", heading: "Concurrency",
+                flag: "jobs", aliases: ["numjobs", "nthreads"], short: None, value_name: "N", heading: "Concurrency",
                 help: "Worker threads",
                 default: Value("1", ""),
                 sweep: Some(80), compare: Some(60), negates: None,
@@ -658,7 +790,7 @@ mod tests {
         // Only parameters given as text parsed later can take a list.
         for p in swept() {
             assert!(
-                matches!(p.kind, Kind::Values | Kind::ValuesEq),
+                matches!(p.kind, Kind::Values | Kind::ValuesEq | Kind::ValuesSemi),
                 "{}",
                 p.name
             );

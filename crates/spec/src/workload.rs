@@ -361,6 +361,12 @@ impl WorkloadSpec {
         if self.targets.is_empty() && self.fs.is_none() {
             return e("no target: give --target PATH (a file or a block device)".into());
         }
+        if let Some(fs) = &self.fs {
+            if !self.targets.is_empty() {
+                return e("a workload runs on targets (--target) or on files under --dir, not both; give one".into());
+            }
+            fs.validate()?;
+        }
         check_range("read-pct", self.read_pct.into(), PCT_RANGE)?;
         check_range("random-pct", self.random_pct.into(), PCT_RANGE)?;
         check_range("read-hit-pct", self.read_hit_pct.into(), PCT_RANGE)?;

@@ -22,15 +22,19 @@ pub enum Class {
     /// Some sectors of the block hold the expected data and others an
     /// older generation of it: a write that landed in part.
     Torn,
+    /// A file shorter than iolab wrote it: a read ended before the size
+    /// iolab knows the file to have (file-system workloads only).
+    Truncated,
 }
 
 impl Class {
-    pub const ALL: [Class; 5] = [
+    pub const ALL: [Class; 6] = [
         Class::Corrupt,
         Class::Misdirected,
         Class::Stale,
         Class::Zeroed,
         Class::Torn,
+        Class::Truncated,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -39,6 +43,7 @@ impl Class {
             Class::Stale => "stale",
             Class::Zeroed => "zeroed",
             Class::Torn => "torn",
+            Class::Truncated => "truncated",
         }
     }
 }
@@ -204,7 +209,7 @@ fn describe(
     let key = match class {
         Class::Corrupt => SectorVerdict::Corrupt,
         Class::Misdirected => SectorVerdict::Foreign,
-        Class::Zeroed => SectorVerdict::Zero,
+        Class::Zeroed | Class::Truncated => SectorVerdict::Zero,
         Class::Stale | Class::Torn => SectorVerdict::Old,
     };
     let ki = verdicts.iter().position(|v| *v == key).unwrap_or(first);
@@ -294,6 +299,8 @@ fn describe(
             found.map_or(0, |t| t.gen),
             e.gen
         ),
+        // check_block never classes a block truncated (a file's reader does).
+        Class::Truncated => "truncated".to_string(),
     };
     Finding {
         class,

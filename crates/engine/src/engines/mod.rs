@@ -5,7 +5,7 @@
 
 mod null;
 mod psync;
-mod uring;
+pub(crate) mod uring;
 
 pub use null::NullEngine;
 pub use psync::PsyncEngine;

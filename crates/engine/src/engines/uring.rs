@@ -84,7 +84,7 @@ struct GeteventsArg {
 /// Register the ring's own descriptor for this thread; the index to pass
 /// to `io_uring_enter`, or None where the kernel cannot (before 5.18) or
 /// the thread's table (16 rings) is full.
-fn register_ring_fd(ring_fd: RawFd) -> Option<RawFd> {
+pub(crate) fn register_ring_fd(ring_fd: RawFd) -> Option<RawFd> {
     let mut up = RsrcUpdate {
         offset: u32::MAX, // any free slot
         resv: 0,
@@ -106,7 +106,7 @@ fn register_ring_fd(ring_fd: RawFd) -> Option<RawFd> {
 /// The ring with the best set-up flags this kernel accepts: single issuer
 /// with deferred task work (what fio 3.42 uses), else cooperative task
 /// work, else none; `setup.flags` says which.
-fn build_ring(entries: u32, setup: &mut UringSetup) -> io::Result<IoUring> {
+pub(crate) fn build_ring(entries: u32, setup: &mut UringSetup) -> io::Result<IoUring> {
     if let Ok(r) = IoUring::builder()
         .setup_single_issuer()
         .setup_defer_taskrun()
@@ -155,6 +155,46 @@ fn register(
     (fixed_bufs, fixed_files)
 }
 
+/// How `io_uring_enter` will reach `ring`: (descriptor or registered
+/// index, flags every call carries, whether the descriptor is registered
+/// and must be released with [`unregister_ring_fd`]). Registers the
+/// ring's descriptor and asks for waits outside iowait where the kernel
+/// has them, noting both in `setup.flags`.
+pub(crate) fn enter_target(ring: &IoUring, setup: &mut UringSetup) -> (RawFd, u32, bool) {
+    let (enter_fd, mut enter_flags, registered) = match register_ring_fd(ring.as_raw_fd()) {
+        Some(idx) => {
+            setup.flags.push_str("+registered_ring");
+            (idx, IORING_ENTER_REGISTERED_RING, true)
+        }
+        None => (ring.as_raw_fd(), 0, false),
+    };
+    if ring.params().is_feature_no_iowait() {
+        enter_flags |= IORING_ENTER_NO_IOWAIT;
+        setup.flags.push_str("+no_iowait");
+    }
+    (enter_fd, enter_flags, registered)
+}
+
+/// Release the registered descriptor `idx` of `ring_fd` (it holds a
+/// reference to the ring until then).
+pub(crate) fn unregister_ring_fd(ring_fd: RawFd, idx: RawFd) {
+    let up = RsrcUpdate {
+        offset: idx as u32,
+        resv: 0,
+        data: 0,
+    };
+    // SAFETY: one valid io_uring_rsrc_update naming our own slot.
+    unsafe {
+        libc::syscall(
+            libc::SYS_io_uring_register,
+            ring_fd,
+            IORING_UNREGISTER_RING_FDS,
+            &up as *const RsrcUpdate,
+            1 as libc::c_uint,
+        );
+    }
+}
+
 impl UringEngine {
     /// Create the ring on the calling thread. `bufs` are the slot iovecs.
     pub fn new(
@@ -169,18 +209,7 @@ impl UringEngine {
         // A registered ring holds a reference to itself until it is
         // unregistered (Drop) or the thread exits; the ring is used and
         // dropped on this thread (the worker's), as registration requires.
-        let (enter_fd, mut enter_flags, ring_registered) = match register_ring_fd(ring.as_raw_fd())
-        {
-            Some(idx) => {
-                setup.flags.push_str("+registered_ring");
-                (idx, IORING_ENTER_REGISTERED_RING, true)
-            }
-            None => (ring.as_raw_fd(), 0, false),
-        };
-        if ring.params().is_feature_no_iowait() {
-            enter_flags |= IORING_ENTER_NO_IOWAIT;
-            setup.flags.push_str("+no_iowait");
-        }
+        let (enter_fd, enter_flags, ring_registered) = enter_target(&ring, &mut setup);
         setup.registered_buffers = fixed_bufs;
         setup.registered_files = fixed_files;
         let (buf_base, slot_size) = match bufs {
@@ -294,48 +323,63 @@ impl UringEngine {
     /// and wait for `wait` completions or `timeout_ns`.
     #[inline]
     fn enter(&self, to_submit: u32, wait: u32, timeout_ns: Option<u64>) -> io::Result<()> {
-        let flags = self.enter_flags | IORING_ENTER_GETEVENTS;
-        let ts;
-        let arg;
-        let (flags, argp, argsz) = match timeout_ns {
-            None => (flags, std::ptr::null(), 0),
-            Some(ns) => {
-                ts = KernelTimespec {
-                    tv_sec: (ns / 1_000_000_000) as i64,
-                    tv_nsec: (ns % 1_000_000_000) as i64,
-                };
-                arg = GeteventsArg {
-                    sigmask: 0,
-                    sigmask_sz: 0,
-                    min_wait_usec: 0,
-                    ts: &ts as *const KernelTimespec as u64,
-                };
-                (
-                    flags | IORING_ENTER_EXT_ARG,
-                    &arg as *const GeteventsArg as *const libc::c_void,
-                    std::mem::size_of::<GeteventsArg>(),
-                )
-            }
-        };
-        // SAFETY: the ring (or its registered index) is this engine's; the
-        // argument, when given, is a valid io_uring_getevents_arg that
-        // outlives the call; queued entries point at live slot buffers.
-        let r = unsafe {
-            libc::syscall(
-                libc::SYS_io_uring_enter,
-                self.enter_fd,
-                to_submit,
-                wait,
-                flags,
-                argp,
-                argsz,
+        enter(self.enter_fd, self.enter_flags, to_submit, wait, timeout_ns)
+    }
+}
+
+/// One `io_uring_enter` on `enter_fd` (a descriptor or registered index,
+/// as [`enter_target`] gave with `enter_flags`): submit `to_submit`, run
+/// deferred task work and wait for `wait` completions or `timeout_ns`.
+#[inline]
+pub(crate) fn enter(
+    enter_fd: RawFd,
+    enter_flags: u32,
+    to_submit: u32,
+    wait: u32,
+    timeout_ns: Option<u64>,
+) -> io::Result<()> {
+    let flags = enter_flags | IORING_ENTER_GETEVENTS;
+    let ts;
+    let arg;
+    let (flags, argp, argsz) = match timeout_ns {
+        None => (flags, std::ptr::null(), 0),
+        Some(ns) => {
+            ts = KernelTimespec {
+                tv_sec: (ns / 1_000_000_000) as i64,
+                tv_nsec: (ns % 1_000_000_000) as i64,
+            };
+            arg = GeteventsArg {
+                sigmask: 0,
+                sigmask_sz: 0,
+                min_wait_usec: 0,
+                ts: &ts as *const KernelTimespec as u64,
+            };
+            (
+                flags | IORING_ENTER_EXT_ARG,
+                &arg as *const GeteventsArg as *const libc::c_void,
+                std::mem::size_of::<GeteventsArg>(),
             )
-        };
-        if r < 0 {
-            Err(io::Error::last_os_error())
-        } else {
-            Ok(())
         }
+    };
+    // SAFETY: the ring (or its registered index) is the caller's; the
+    // argument, when given, is a valid io_uring_getevents_arg that
+    // outlives the call; queued entries point at memory their owners keep
+    // until completion.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_io_uring_enter,
+            enter_fd,
+            to_submit,
+            wait,
+            flags,
+            argp,
+            argsz,
+        )
+    };
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
     }
 }
 
@@ -344,21 +388,7 @@ impl Drop for UringEngine {
     /// until then); the ring itself is closed when `ring` drops after this.
     fn drop(&mut self) {
         if self.ring_registered {
-            let up = RsrcUpdate {
-                offset: self.enter_fd as u32,
-                resv: 0,
-                data: 0,
-            };
-            // SAFETY: one valid io_uring_rsrc_update naming our own slot.
-            unsafe {
-                libc::syscall(
-                    libc::SYS_io_uring_register,
-                    self.ring.as_raw_fd(),
-                    IORING_UNREGISTER_RING_FDS,
-                    &up as *const RsrcUpdate,
-                    1 as libc::c_uint,
-                );
-            }
+            unregister_ring_fd(self.ring.as_raw_fd(), self.enter_fd);
         }
     }
 }

@@ -103,6 +103,12 @@ fn align(rows: &[Vec<String>], right: &[bool]) -> String {
 /// One table per figure: each document's mean (± sd with repetitions),
 /// then per other document the change and its verdict.
 fn figure_text(res: &CompareResult, f: Figure) -> String {
+    let rows: Vec<&super::Row> = res.rows.iter().flat_map(|r| r.with_workloads()).collect();
+    figure_rows_text(res, f, f.title(), &rows)
+}
+
+/// [`figure_text`] of `rows` under `title`.
+fn figure_rows_text(res: &CompareResult, f: Figure, title: &str, rows: &[&super::Row]) -> String {
     let base = &res.documents[0].label;
     let unit = f.unit();
     let mut head = vec!["workload".to_string(), format!("{base} {unit}")];
@@ -113,8 +119,8 @@ fn figure_text(res: &CompareResult, f: Figure) -> String {
         head.push(format!("{} vs {base}", d.label));
         right.extend([true, true, false]);
     }
-    let mut rows = vec![head];
-    for r in res.rows.iter().flat_map(|r| r.with_workloads()) {
+    let mut lines = vec![head];
+    for r in rows {
         let mut cells = vec![r.label.clone()];
         for (d, e) in r.entries.iter().enumerate() {
             cells.push(value_cell(e.as_ref().map(|e| e.figures.get(f))));
@@ -131,18 +137,51 @@ fn figure_text(res: &CompareResult, f: Figure) -> String {
                 }
             }
         }
-        rows.push(cells);
+        lines.push(cells);
     }
     format!(
-        "{} ({} is better)\n{}",
-        f.title(),
+        "{title} ({} is better)\n{}",
         if f.higher_is_better() {
             "higher"
         } else {
             "lower"
         },
-        align(&rows, &right)
+        align(&lines, &right)
     )
+}
+
+/// The operations of file-system workloads, one table per figure, and
+/// the fileset counters; empty without file-system workloads.
+fn fs_text(res: &CompareResult) -> String {
+    let mut s = String::new();
+    let rows: Vec<&super::Row> = res
+        .rows
+        .iter()
+        .flat_map(|r| r.with_workloads())
+        .flat_map(|r| r.operations.iter())
+        .collect();
+    if !rows.is_empty() {
+        for f in super::ops::OP_FIGURES {
+            let _ = writeln!(s);
+            s.push_str(&figure_rows_text(res, f, super::ops::op_title(f), &rows));
+        }
+    }
+    if let Some(t) = res
+        .tables
+        .iter()
+        .find(|t| t.title.starts_with("Fileset counters"))
+    {
+        let mut lines = vec![t.columns.clone()];
+        lines.extend(
+            t.rows
+                .iter()
+                .map(|r| r.iter().map(crate::tables::cell_text).collect()),
+        );
+        let right: Vec<bool> = (0..t.columns.len()).map(|c| c > 1).collect();
+        let _ = writeln!(s, "\n{}", t.title);
+        s.push_str(&align(&lines, &right));
+    }
+    s
 }
 
 /// Per other document and figure: how many rows got better, worse, or
@@ -240,6 +279,7 @@ pub fn text(res: &CompareResult) -> String {
             let _ = writeln!(s);
             s.push_str(&figure_text(res, f));
         }
+        s.push_str(&fs_text(res));
     }
     let _ = writeln!(s);
     s.push_str(&unmatched_text(res));

@@ -1,0 +1,652 @@
+//! The steps of one file-system operation in a slot: [`Exec::begin`]
+//! chooses the operation (a weighted draw of the mix, or the flow's next
+//! step) and its file, and issues the first request; [`Exec::advance`]
+//! takes each result and issues the next request or ends the operation.
+//!
+//! A mix operation is self-contained: it opens what it needs and closes
+//! it (those opens and closes count in the fileset counters, not as
+//! operations). In a flow, `create` and `open` make a file the slot's
+//! current file, `close` closes it, and read, write, append, rewrite,
+//! fsync, fdatasync, getattr and setattr act on it; the other operations
+//! choose a file of their own.
+//!
+//! Files: `create` takes a file that does not exist (`O_CREAT|O_EXCL`),
+//! the others one that exists; `mkdir`/`rmdir` work on the file's side
+//! directory `f<j>.d`; `rename` moves an existing file onto the name of
+//! one that does not exist; `readdir` lists the directory of a file
+//! drawn at random until getdents returns 0. Every operation holds a
+//! claim on its files (see `table.rs`).
+//!
+//! Transfers: a whole-file read reads from 0 to the size iolab knows in
+//! `xfer` pieces (one `read` operation with all its bytes); a whole-file
+//! write writes the layout's size; one transfer goes to an `xfer`-aligned
+//! random offset or continues where the slot's last one on that file
+//! ended; rewrite stays within the file's size; append writes `xfer`
+//! bytes (or 1..=xfer with `random`) at the end. With O_DIRECT transfer
+//! lengths are rounded up to 4 KiB.
+
+use super::backend::{Backend, Req};
+use super::exec::{Exec, Ph};
+use super::table::{DIR, EXISTS};
+use iolab_spec::Op;
+use std::sync::atomic::Ordering::Relaxed;
+
+impl<B: Backend> Exec<B> {
+    /// Start the next operation in idle slot `s`, scheduled at `due`.
+    #[inline]
+    pub(super) fn begin(&mut self, s: u32, due: u64) {
+        let act = self.next_act(s);
+        let a = self.plan.acts[act as usize];
+        let sl = &mut self.slots[s as usize];
+        sl.act = act;
+        sl.op = a.op;
+        sl.set = a.set;
+        sl.claimed = 0;
+        sl.own = false;
+        sl.dir_open = false;
+        sl.failed = None;
+        sl.bytes = 0;
+        sl.start = self.now;
+        sl.due = due;
+        let ok = if self.plan.flow && on_current(a.op) {
+            self.begin_current(s)
+        } else {
+            self.begin_own(s)
+        };
+        if ok {
+            self.active += 1;
+            self.skip_streak = 0;
+            self.issue(s);
+        } else {
+            self.skipped += 1;
+            self.skip_streak += 1;
+            self.step_done(s);
+        }
+    }
+
+    /// The mix's weighted draw, or the flow's step at the slot's position.
+    #[inline(always)]
+    fn next_act(&mut self, s: u32) -> u32 {
+        if self.plan.flow {
+            return self.slots[s as usize].pos;
+        }
+        let r = self.rng.u32(0..self.plan.total_w);
+        self.plan.cum.partition_point(|&c| c <= r) as u32
+    }
+
+    /// A flow step on the current file (or that makes one).
+    fn begin_current(&mut self, s: u32) -> bool {
+        let sl = &mut self.slots[s as usize];
+        match sl.op {
+            Op::Create | Op::Open => {
+                self.drop_current(s);
+                self.begin_own(s)
+            }
+            _ if sl.cur_fd < 0 => false,
+            Op::Close => {
+                sl.set = sl.cur_set;
+                sl.file = sl.cur_file;
+                sl.fd = sl.cur_fd;
+                sl.ph = Ph::CloseCur;
+                true
+            }
+            _ => {
+                sl.set = sl.cur_set;
+                sl.file = sl.cur_file;
+                sl.fd = sl.cur_fd;
+                self.begin_body(s);
+                true
+            }
+        }
+    }
+
+    /// Choose and claim the operation's file, set its path and first step.
+    fn begin_own(&mut self, s: u32) -> bool {
+        let op = self.slots[s as usize].op;
+        let (mask, want) = match op {
+            Op::Create => (EXISTS, 0),
+            Op::Mkdir => (DIR, 0),
+            Op::Rmdir => (DIR, DIR),
+            Op::Readdir => return self.begin_readdir(s),
+            _ => (EXISTS, EXISTS),
+        };
+        let set = self.slots[s as usize].set as usize;
+        let t = &self.sh.sets[set].table;
+        let Some(file) = self.pickers[set].claim(t, mask, want, &mut self.rng) else {
+            return false;
+        };
+        let bits = t.bits(file);
+        let sl = &mut self.slots[s as usize];
+        sl.file = file;
+        sl.claimed = 1;
+        sl.bits = bits;
+        self.sh.sets[set].layout.file_path_into(file, &mut sl.path);
+        if matches!(op, Op::Mkdir | Op::Rmdir) {
+            sl.path.extend_from_slice(b".d");
+        }
+        sl.path.push(0);
+        if op == Op::Rename && !self.claim_target(s) {
+            self.release(s);
+            return false;
+        }
+        self.slots[s as usize].ph = match op {
+            Op::Stat | Op::Access | Op::Delete | Op::Mkdir | Op::Rmdir | Op::Rename => Ph::One,
+            _ => Ph::Open,
+        };
+        self.slots[s as usize].open_flags = self.open_flags(s);
+        true
+    }
+
+    /// Rename's target: a file that does not exist.
+    fn claim_target(&mut self, s: u32) -> bool {
+        let set = self.slots[s as usize].set as usize;
+        let t = &self.sh.sets[set].table;
+        let Some(k) = self.pickers[set].claim(t, EXISTS, 0, &mut self.rng) else {
+            return false;
+        };
+        let sl = &mut self.slots[s as usize];
+        sl.file2 = k;
+        sl.claimed = 2;
+        self.sh.sets[set].layout.file_path_into(k, &mut sl.path2);
+        sl.path2.push(0);
+        true
+    }
+
+    fn begin_readdir(&mut self, s: u32) -> bool {
+        let set = self.slots[s as usize].set as usize;
+        let n = self.sh.sets[set].table.files();
+        let i = self.rng.u64(0..n.max(1));
+        let sl = &mut self.slots[s as usize];
+        self.sh.sets[set].layout.leaf_dir_into(i, &mut sl.path);
+        if sl.path.is_empty() {
+            sl.path.push(b'.');
+        }
+        sl.path.push(0);
+        sl.dir_open = true;
+        sl.ph = Ph::Open;
+        sl.open_flags = libc::O_RDONLY | libc::O_DIRECTORY;
+        true
+    }
+
+    /// The flags of the operation's open.
+    fn open_flags(&self, s: u32) -> i32 {
+        let sl = &self.slots[s as usize];
+        let a = &self.plan.acts[sl.act as usize];
+        let data = self.plan.data_flags;
+        match sl.op {
+            Op::Create if self.plan.flow => libc::O_CREAT | libc::O_EXCL | libc::O_RDWR | data,
+            Op::Create => libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY | data,
+            Op::Open if self.plan.flow && a.open_write => libc::O_RDWR | data,
+            Op::Read | Op::Open => libc::O_RDONLY | self.plan.direct_flag,
+            Op::Write | Op::Rewrite | Op::Append | Op::Fsync | Op::Fdatasync => {
+                libc::O_WRONLY | data
+            }
+            _ => libc::O_RDONLY,
+        }
+    }
+
+    /// After the open (or at once on the current file): the operation's
+    /// own request, or the end.
+    fn begin_body(&mut self, s: u32) {
+        let sl = &mut self.slots[s as usize];
+        sl.ph = match sl.op {
+            Op::Read | Op::Write | Op::Rewrite | Op::Append => Ph::Xfer,
+            Op::Create if self.plan.acts[sl.act as usize].whole => Ph::Xfer,
+            Op::Fsync | Op::Fdatasync | Op::Getattr | Op::Setattr => Ph::One,
+            Op::Readdir => Ph::Dents,
+            _ => Ph::Close,
+        };
+        if sl.ph == Ph::Xfer {
+            self.plan_xfer(s);
+        }
+    }
+
+    /// Where the transfer goes: `off..end` of the file.
+    fn plan_xfer(&mut self, s: u32) {
+        let sl = &self.slots[s as usize];
+        let a = self.plan.acts[sl.act as usize];
+        let set = &self.sh.sets[sl.set as usize];
+        let (size, nominal) = (set.table.size(sl.file), set.layout.size(sl.file));
+        let x = a.xfer as u64;
+        let (off, len) = match sl.op {
+            Op::Append if a.random => (size, self.rng.u64(1..=x)),
+            Op::Append => (size, x),
+            Op::Read | Op::Rewrite if a.whole => (0, size),
+            Op::Write | Op::Create if a.whole => (0, nominal),
+            Op::Create => (0, 0),
+            op => {
+                let span = if op == Op::Write {
+                    nominal.max(size)
+                } else {
+                    size
+                };
+                let off = self.xfer_offset(s, span, x, a.random);
+                (
+                    off,
+                    x.min(span.saturating_sub(off))
+                        .max((op == Op::Write) as u64 * x),
+                )
+            }
+        };
+        let sl = &mut self.slots[s as usize];
+        sl.off = off;
+        sl.end = off + len;
+    }
+
+    /// An `x`-aligned offset within `span` bytes: random, or where this
+    /// slot's last transfer on the file ended (from 0 past the end).
+    fn xfer_offset(&mut self, s: u32, span: u64, x: u64, random: bool) -> u64 {
+        let blocks = span / x.max(1);
+        let sl = &self.slots[s as usize];
+        if random {
+            return self.rng.u64(0..blocks.max(1)) * x;
+        }
+        if sl.last_file == sl.file && sl.last_pos + x <= span {
+            sl.last_pos
+        } else {
+            0
+        }
+    }
+
+    /// Issue the request of the slot's phase (or end the operation when
+    /// the phase needs none).
+    #[inline]
+    pub(super) fn issue(&mut self, s: u32) {
+        let req = match self.slots[s as usize].ph {
+            Ph::Open => self.req_open(s),
+            Ph::Xfer => match self.req_xfer(s) {
+                Some(r) => r,
+                None => return self.body_done(s),
+            },
+            Ph::One => self.req_one(s),
+            Ph::Dents => {
+                let sl = &self.slots[s as usize];
+                Req::Getdents {
+                    fd: sl.fd,
+                    buf: sl.buf,
+                    len: self.buf_len as u32,
+                }
+            }
+            Ph::Close => {
+                let sl = &self.slots[s as usize];
+                if !sl.own || sl.fd < 0 {
+                    return self.end_op(s);
+                }
+                Req::Close { fd: sl.fd }
+            }
+            Ph::CloseCur => Req::Close {
+                fd: self.slots[s as usize].fd,
+            },
+            Ph::Idle => return,
+        };
+        self.push(s, req);
+    }
+
+    fn req_open(&self, s: u32) -> Req {
+        let sl = &self.slots[s as usize];
+        // O_NOFOLLOW whatever the backend: the last component is never a
+        // symbolic link followed (the synchronous backend also refuses one
+        // anywhere on the path, through openat2).
+        Req::Open {
+            dir: self.sh.sets[sl.set as usize].dir_fd(),
+            path: sl.path.as_ptr() as *const libc::c_char,
+            flags: sl.open_flags | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            mode: 0o644,
+        }
+    }
+
+    /// The next piece of the transfer; `None` when it is complete.
+    #[inline]
+    fn req_xfer(&mut self, s: u32) -> Option<Req> {
+        let sl = &mut self.slots[s as usize];
+        if sl.off >= sl.end {
+            return None;
+        }
+        let mut len = (sl.end - sl.off).min(self.plan.acts[sl.act as usize].xfer as u64);
+        if self.plan.direct_flag != 0 {
+            len = len.div_ceil(4096) * 4096;
+        }
+        sl.len = len.min(self.buf_len as u64) as u32;
+        if sl.op == Op::Read {
+            return Some(Req::Read {
+                fd: sl.fd,
+                buf: sl.buf,
+                len: sl.len,
+                off: sl.off,
+            });
+        }
+        // SAFETY: the slot's buffer holds buf_len bytes and no request of
+        // this slot is in flight.
+        let buf = unsafe { std::slice::from_raw_parts_mut(sl.buf, sl.len as usize) };
+        self.sh.verify.stamp(sl.set, sl.file, sl.off, buf);
+        Some(Req::Write {
+            fd: sl.fd,
+            buf: sl.buf,
+            len: sl.len,
+            off: sl.off,
+        })
+    }
+
+    fn req_one(&mut self, s: u32) -> Req {
+        let sl = &mut self.slots[s as usize];
+        let dir = self.sh.sets[sl.set as usize].dir_fd();
+        let path = sl.path.as_ptr() as *const libc::c_char;
+        match sl.op {
+            Op::Fsync | Op::Fdatasync => Req::Fsync {
+                fd: sl.fd,
+                datasync: sl.op == Op::Fdatasync,
+            },
+            Op::Getattr => Req::Statx {
+                dir: sl.fd,
+                path: c"".as_ptr(),
+                flags: libc::AT_EMPTY_PATH,
+                out: &mut *sl.stx,
+            },
+            Op::Setattr => Req::Setattr {
+                fd: sl.fd,
+                mode: 0o644,
+            },
+            Op::Stat => Req::Statx {
+                dir,
+                path,
+                flags: libc::AT_SYMLINK_NOFOLLOW,
+                out: &mut *sl.stx,
+            },
+            Op::Access => Req::Access {
+                dir,
+                path,
+                mode: libc::R_OK,
+            },
+            Op::Rename => Req::Rename {
+                dir,
+                from: path,
+                to: sl.path2.as_ptr() as *const libc::c_char,
+            },
+            Op::Mkdir => Req::Mkdir {
+                dir,
+                path,
+                mode: 0o755,
+            },
+            op => Req::Unlink {
+                dir,
+                path,
+                rmdir: op == Op::Rmdir,
+            },
+        }
+    }
+
+    /// The result `res` of slot `s`'s request.
+    #[inline]
+    pub(super) fn advance(&mut self, s: u32, res: i32) {
+        let ph = self.slots[s as usize].ph;
+        if res < 0 {
+            return self.step_failed(s, ph, -res);
+        }
+        match ph {
+            Ph::Open => self.opened(s, res),
+            Ph::Xfer => return self.moved(s, res as u32),
+            Ph::One => self.one_done(s),
+            Ph::Dents if res > 0 => {}
+            Ph::Dents => self.slots[s as usize].ph = Ph::Close,
+            Ph::Close | Ph::CloseCur => return self.closed(s),
+            Ph::Idle => return,
+        }
+        self.issue(s);
+    }
+
+    fn opened(&mut self, s: u32, fd: i32) {
+        let flow = self.plan.flow;
+        let sl = &mut self.slots[s as usize];
+        sl.fd = fd;
+        if sl.dir_open {
+            sl.own = true;
+            return self.begin_body(s);
+        }
+        let writes = sl.open_flags & libc::O_ACCMODE != libc::O_RDONLY;
+        if self.measuring {
+            let c = &mut self.counters;
+            if writes {
+                c.opens_write += 1;
+            } else {
+                c.opens_read += 1;
+            }
+            c.files_created += (sl.op == Op::Create) as u64;
+        }
+        if sl.op == Op::Create {
+            sl.bits |= EXISTS;
+            self.sh.sets[sl.set as usize].table.set_size(sl.file, 0);
+            self.sh.verify.created(sl.set, sl.file);
+        }
+        if flow && matches!(sl.op, Op::Create | Op::Open) {
+            // The file stays claimed while it is the current file.
+            sl.cur_set = sl.set;
+            sl.cur_file = sl.file;
+            sl.cur_fd = fd;
+            sl.cur_write = writes;
+            self.sh.sets[sl.set as usize]
+                .table
+                .set_held(sl.file, sl.bits);
+        } else {
+            sl.own = true;
+        }
+        self.begin_body(s);
+    }
+
+    /// A transfer piece of `n` bytes completed.
+    #[inline]
+    fn moved(&mut self, s: u32, n: u32) {
+        let sl = &mut self.slots[s as usize];
+        let set = &self.sh.sets[sl.set as usize];
+        if sl.op == Op::Read {
+            let size = set.table.size(sl.file);
+            // SAFETY: the kernel filled n bytes of the slot's buffer.
+            let data = unsafe { std::slice::from_raw_parts(sl.buf, n as usize) };
+            if let super::verify::ReadCheck::Finding(_) =
+                self.sh.verify.check(sl.set, sl.file, sl.off, data, size)
+            {
+                self.sh.findings.fetch_add(1, Relaxed);
+            }
+            if n == 0 {
+                // The file is shorter than iolab made it: someone else
+                // truncated it.
+                return self.step_failed(s, Ph::Xfer, 0);
+            }
+        } else if n == 0 {
+            return self.step_failed(s, Ph::Xfer, 0);
+        }
+        // A short write goes on from where it stopped: the next piece
+        // writes the rest, or gets the reason (ENOSPC) as its error.
+        sl.off += n as u64;
+        sl.bytes += n as u64;
+        if sl.op != Op::Read && sl.off > set.table.size(sl.file) {
+            set.table.set_size(sl.file, sl.off);
+        }
+        if sl.op == Op::Read && sl.off >= set.table.size(sl.file) {
+            sl.end = sl.off;
+        }
+        self.issue(s);
+    }
+
+    /// The transfer is complete: close what the operation opened, or end.
+    fn body_done(&mut self, s: u32) {
+        let sl = &mut self.slots[s as usize];
+        sl.last_file = sl.file;
+        sl.last_pos = sl.off;
+        if sl.own {
+            sl.ph = Ph::Close;
+            return self.issue(s);
+        }
+        self.end_op(s);
+    }
+
+    fn one_done(&mut self, s: u32) {
+        let sl = &mut self.slots[s as usize];
+        let c = &mut self.counters;
+        let m = self.measuring as u64;
+        match sl.op {
+            Op::Delete => {
+                sl.bits &= !EXISTS;
+                c.files_deleted += m;
+            }
+            Op::Mkdir => {
+                sl.bits |= DIR;
+                c.dirs_created += m;
+            }
+            Op::Rmdir => {
+                sl.bits &= !DIR;
+                c.dirs_deleted += m;
+            }
+            Op::Rename => self.renamed(s),
+            _ => {}
+        }
+        let sl = &mut self.slots[s as usize];
+        sl.ph = if sl.own { Ph::Close } else { Ph::Idle };
+        if sl.ph == Ph::Idle {
+            self.end_op(s);
+        }
+    }
+
+    /// `file` moved to `file2`: the state and size go with it.
+    fn renamed(&mut self, s: u32) {
+        let sl = &mut self.slots[s as usize];
+        let set = &self.sh.sets[sl.set as usize];
+        set.table.set_size(sl.file2, set.table.size(sl.file));
+        sl.bits &= !EXISTS;
+        set.table
+            .release(sl.file2, set.table.bits(sl.file2) | EXISTS);
+        sl.claimed = 1;
+        self.sh.verify.renamed(sl.set, sl.file, sl.file2);
+    }
+
+    fn closed(&mut self, s: u32) {
+        let sl = &mut self.slots[s as usize];
+        if self.measuring && !sl.dir_open {
+            self.counters.closes += 1;
+        }
+        if sl.ph == Ph::CloseCur {
+            self.take_current(s);
+        }
+        let sl = &mut self.slots[s as usize];
+        sl.fd = -1;
+        sl.own = false;
+        self.end_op(s);
+    }
+
+    /// The current file was closed: its claim becomes the operation's,
+    /// released at its end.
+    fn take_current(&mut self, s: u32) {
+        let sl = &mut self.slots[s as usize];
+        sl.cur_fd = -1;
+        sl.claimed = 1;
+        sl.set = sl.cur_set;
+        sl.file = sl.cur_file;
+        sl.bits = self.sh.sets[sl.set as usize].table.bits(sl.file);
+    }
+
+    /// A step failed: count it, fix the file's state on ENOENT/EEXIST,
+    /// close what the operation opened, end it.
+    #[cold]
+    fn step_failed(&mut self, s: u32, ph: Ph, errno: i32) {
+        if self.slots[s as usize].failed.is_none() {
+            self.failed(s, errno);
+        }
+        let sl = &mut self.slots[s as usize];
+        sl.failed = Some(errno);
+        match (errno, sl.op) {
+            (libc::ENOENT, Op::Mkdir | Op::Rmdir) => sl.bits &= !DIR,
+            (libc::ENOENT, _) if ph != Ph::Xfer => sl.bits &= !EXISTS,
+            (libc::EEXIST, Op::Create) => sl.bits |= EXISTS,
+            (libc::EEXIST, Op::Mkdir) => sl.bits |= DIR,
+            _ => {}
+        }
+        if ph == Ph::CloseCur {
+            self.take_current(s);
+        }
+        let sl = &mut self.slots[s as usize];
+        if sl.own && !matches!(ph, Ph::Close | Ph::Open) {
+            sl.ph = Ph::Close;
+            return self.issue(s);
+        }
+        sl.own = false;
+        self.end_op(s);
+    }
+
+    /// The operation is over: release its claims, count it, move the
+    /// flow on.
+    #[inline]
+    fn end_op(&mut self, s: u32) {
+        self.release(s);
+        self.record(s);
+        self.step_done(s);
+    }
+
+    /// Release the files the operation claimed (not the flow's current
+    /// file).
+    fn release(&mut self, s: u32) {
+        let sl = &mut self.slots[s as usize];
+        let t = &self.sh.sets[sl.set as usize].table;
+        let current = sl.cur_fd >= 0 && sl.cur_set == sl.set && sl.cur_file == sl.file;
+        if sl.claimed >= 1 && !current {
+            t.release(sl.file, sl.bits);
+        }
+        if sl.claimed == 2 {
+            t.release(sl.file2, t.bits(sl.file2));
+        }
+        sl.claimed = 0;
+    }
+
+    /// A flow moves to its next step (think time after the last).
+    #[inline]
+    fn step_done(&mut self, s: u32) {
+        if !self.plan.flow {
+            return;
+        }
+        let n = self.plan.acts.len() as u32;
+        let sl = &mut self.slots[s as usize];
+        sl.iter += 1;
+        if sl.iter < self.plan.acts[sl.pos as usize].iters {
+            return;
+        }
+        sl.iter = 0;
+        sl.pos += 1;
+        if sl.pos == n {
+            sl.pos = 0;
+            sl.wait_until = self.now + self.plan.think_ns;
+        }
+    }
+
+    /// Close the slot's current file (at the end, or before a flow's
+    /// create/open replaces it) without counting an operation.
+    #[cold]
+    pub(super) fn drop_current(&mut self, s: u32) {
+        let sl = &mut self.slots[s as usize];
+        if sl.cur_fd < 0 {
+            return;
+        }
+        // SAFETY: the descriptor is this slot's and nothing is in flight on it.
+        if unsafe { libc::close(sl.cur_fd) } == 0 && self.measuring {
+            self.counters.closes += 1;
+        }
+        sl.cur_fd = -1;
+        let t = &self.sh.sets[sl.cur_set as usize].table;
+        t.release(sl.cur_file, t.bits(sl.cur_file));
+    }
+}
+
+/// The flow steps that act on (or make) the slot's current file.
+fn on_current(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Create
+            | Op::Open
+            | Op::Close
+            | Op::Read
+            | Op::Write
+            | Op::Append
+            | Op::Rewrite
+            | Op::Fsync
+            | Op::Fdatasync
+            | Op::Getattr
+            | Op::Setattr
+    )
+}

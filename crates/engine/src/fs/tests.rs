@@ -1,0 +1,542 @@
+//! The file-system driver end to end through [`crate::run`] on small
+//! filesets in temporary directories (no root needed): a mix and a flow
+//! with sensible counts, the fileset counters against what is on disk,
+//! a file deleted behind iolab's back, an unmarked directory refused.
+
+use crate::{run, RunError, WorkloadRaw};
+use iolab_core::{EventLog, Quiet};
+use iolab_raw::Op;
+use iolab_spec::fileset::{EntriesShape, FileSize, FilesetSpec, Format, Shape, TreeShape};
+use iolab_spec::fs::{FileSelect, Flow, FsFileset, FsSpec, FsWork, MixEntry, Step};
+use iolab_spec::{RunSpec, WorkloadSpec};
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+fn fileset(anchor: &Path, files: u64, size: &str) -> FsFileset {
+    FsFileset {
+        name: "fs".into(),
+        spec: FilesetSpec {
+            anchor: anchor.to_path_buf(),
+            shape: Shape::Tree(TreeShape {
+                depth: 1,
+                width: 2,
+                files,
+                sizes: size.into(),
+            }),
+        },
+        format: Format::No,
+        cleanup: false,
+    }
+}
+
+fn workload(set: FsFileset, work: FsWork, secs: f64) -> WorkloadSpec {
+    let mut w = WorkloadSpec::example("fs", "unused", "read");
+    w.targets.clear();
+    w.direct = false;
+    w.duration_s = Some(secs);
+    w.interval_s = 0.1;
+    w.bs[0].bytes = 4096;
+    w.fs = Some(FsSpec {
+        filesets: vec![set],
+        work,
+        select: FileSelect::Uniform,
+        personality: None,
+    });
+    w
+}
+
+fn step(op: Op) -> Step {
+    Step::new(op)
+}
+
+fn mix(entries: &[(Op, u32)]) -> FsWork {
+    FsWork::Mix(
+        entries
+            .iter()
+            .map(|&(op, weight)| MixEntry {
+                step: step(op),
+                weight,
+            })
+            .collect(),
+    )
+}
+
+fn go(w: WorkloadSpec) -> Result<WorkloadRaw, RunError> {
+    let r = run(
+        &RunSpec::single(w),
+        &mut Quiet,
+        Arc::new(AtomicBool::new(false)),
+        Arc::new(EventLog::new()),
+    )?;
+    Ok(r.workloads.into_iter().next().expect("one workload"))
+}
+
+/// Regular files and directories under `root` (the marker and the side
+/// directories' contents included as what they are).
+fn walk(root: &Path) -> (u64, u64) {
+    let (mut files, mut dirs) = (0, 0);
+    for e in std::fs::read_dir(root).unwrap() {
+        let e = e.unwrap();
+        let t = e.file_type().unwrap();
+        if t.is_dir() {
+            dirs += 1;
+            let (f, d) = walk(&e.path());
+            files += f;
+            dirs += d;
+        } else if t.is_file() && e.file_name() != iolab_fileset::MARKER {
+            files += 1;
+        }
+    }
+    (files, dirs)
+}
+
+fn ops(r: &WorkloadRaw, op: Op) -> u64 {
+    r.ops.get(op).map_or(0, |d| d.ops)
+}
+
+#[test]
+fn a_mix_runs_and_its_counters_match_the_disk() {
+    let d = tempfile::tempdir().unwrap();
+    let anchor = d.path().join("a");
+    let work = mix(&[
+        (Op::Read, 40),
+        (Op::Write, 20),
+        (Op::Stat, 10),
+        (Op::Create, 10),
+        (Op::Delete, 10),
+        (Op::Mkdir, 5),
+        (Op::Rmdir, 5),
+    ]);
+    let mut w = workload(fileset(&anchor, 50, "8k"), work, 0.3);
+    w.jobs = 2;
+    w.qd = 2;
+    let r = go(w).unwrap();
+    assert!(r.complete, "{:?}", r.incomplete_reason);
+    assert_eq!(r.errors_total, 0, "{:?}", r.errors.first());
+    let fs = r.fs.as_ref().unwrap();
+    let total = r.ops.total_ops();
+    assert!(total > 200, "{total} operations in 0.3 s");
+    let share = ops(&r, Op::Read) as f64 / total as f64;
+    assert!((0.3..0.5).contains(&share), "reads {share}");
+    assert!(r.ops.get(Op::Read).unwrap().bytes > 0);
+    // What iolab says it left equals what is there.
+    let made = 100; // 2 leaves x 50 files
+    let c = fs.counters;
+    let files_now = made + c.files_created - c.files_deleted;
+    let (files, dirs) = walk(&anchor);
+    assert_eq!(files, files_now, "{c:?}");
+    assert_eq!(fs.filesets[0].files_at_end, files_now);
+    assert_eq!(dirs, 2 + c.dirs_created - c.dirs_deleted, "{c:?}");
+    assert!(c.files_created > 0 && c.files_deleted > 0 && c.dirs_created > 0);
+    // Each read, write and create opened and closed one file.
+    assert_eq!(c.opens_read, ops(&r, Op::Read));
+    assert_eq!(c.opens_write, ops(&r, Op::Write) + ops(&r, Op::Create));
+    assert_eq!(c.closes, c.opens_read + c.opens_write);
+    // The table has exactly the mix's operations.
+    let listed: Vec<Op> = r.ops.iter().map(|(o, _)| o).collect();
+    assert_eq!(
+        listed,
+        vec![
+            Op::Read,
+            Op::Write,
+            Op::Create,
+            Op::Delete,
+            Op::Stat,
+            Op::Mkdir,
+            Op::Rmdir
+        ]
+    );
+}
+
+#[test]
+fn a_flow_runs_its_steps_in_order() {
+    flow_in_order(1);
+}
+
+/// Two flow instances per thread: on io_uring, where it is there.
+#[test]
+fn a_flow_runs_its_steps_in_order_with_two_in_flight() {
+    flow_in_order(2);
+}
+
+fn flow_in_order(qd: u32) {
+    let d = tempfile::tempdir().unwrap();
+    let anchor = d.path().join("a");
+    let whole = |op| Step {
+        whole: true,
+        ..step(op)
+    };
+    let steps = vec![
+        step(Op::Create),
+        whole(Op::Write),
+        step(Op::Close),
+        step(Op::Open),
+        Step {
+            random: true,
+            xfer: 2048,
+            ..step(Op::Append)
+        },
+        step(Op::Close),
+        step(Op::Open),
+        whole(Op::Read),
+        step(Op::Close),
+        step(Op::Delete),
+        step(Op::Stat),
+    ];
+    let flow = Flow {
+        name: "f".into(),
+        threads: 2,
+        steps,
+        rate_ops: None,
+        think_us: 0,
+    };
+    // filebench's shape: half the files exist up front, so that create
+    // finds files to make.
+    let mut set = fileset(&anchor, 1, "1");
+    set.spec.shape = Shape::Entries(EntriesShape {
+        entries: 200,
+        dir_width: 20,
+        size: FileSize::Fixed(16384),
+        prealloc: 50.0,
+    });
+    let mut w = workload(set, FsWork::Flows(vec![flow]), 0.3);
+    w.qd = qd;
+    // Passes in flight when the run ends: 2 threads x qd slots.
+    let slack = 2 * qd as u64;
+    let r = go(w).unwrap();
+    assert!(r.complete, "{:?}", r.incomplete_reason);
+    assert_eq!(r.errors_total, 0, "{:?}", r.errors.first());
+    let n = ops(&r, Op::Create);
+    assert!(n > 20, "{n} passes");
+    // Every step runs once a pass: counts agree within the passes in
+    // flight (2 threads x 1 slot).
+    for op in [Op::Write, Op::Append, Op::Read, Op::Delete, Op::Stat] {
+        let k = ops(&r, op);
+        assert!(k.abs_diff(n) <= slack, "{op:?} {k} vs create {n}");
+    }
+    assert!(ops(&r, Op::Close).abs_diff(3 * n) <= 3 * slack);
+    let fs = r.fs.as_ref().unwrap();
+    let c = fs.counters;
+    let (files, _) = walk(&anchor);
+    let made = fs.filesets[0].files_made;
+    assert!((60..140).contains(&made), "{made} of 200 made up front");
+    assert_eq!(files, made + c.files_created - c.files_deleted, "{c:?}");
+    assert_eq!(fs.filesets[0].files_at_end, files);
+    // A whole read reads the file whole: 16 KiB plus appends.
+    let rd = r.ops.get(Op::Read).unwrap();
+    assert!(
+        rd.bytes >= rd.ops * 16384,
+        "{} bytes in {} reads",
+        rd.bytes,
+        rd.ops
+    );
+    // Two opens for writing a pass (create, and the open before append).
+    assert!(c.opens_write.abs_diff(n * 2) <= slack, "{c:?}");
+}
+
+#[test]
+fn a_file_deleted_behind_iolabs_back_is_counted_not_fatal() {
+    let d = tempfile::tempdir().unwrap();
+    let anchor = d.path().join("a");
+    let set = fileset(&anchor, 20, "4k");
+    // A first short run creates the fileset.
+    let w0 = workload(set.clone(), mix(&[(Op::Stat, 1)]), 0.05);
+    go(w0).unwrap();
+    let w = workload(set, mix(&[(Op::Read, 1)]), 0.3);
+    /// Deletes ten files when the clock starts (after iolab read back the
+    /// files' state).
+    struct Deleter(std::path::PathBuf);
+    impl iolab_core::Observer for Deleter {
+        fn clock_started(&mut self) {
+            for i in 0..10 {
+                std::fs::remove_file(self.0.join(format!("d0/f{i}"))).unwrap();
+            }
+        }
+    }
+    let r = run(
+        &RunSpec::single(w),
+        &mut Deleter(anchor.clone()),
+        Arc::new(AtomicBool::new(false)),
+        Arc::new(EventLog::new()),
+    )
+    .unwrap();
+    let r = &r.workloads[0];
+    let fs = r.fs.as_ref().unwrap();
+    let enoent = fs
+        .op_errors
+        .get(&Op::Read)
+        .and_then(|v| v.iter().find(|e| e.0 == libc::ENOENT))
+        .map_or(0, |e| e.1);
+    assert!(r.complete, "{:?}", r.incomplete_reason);
+    // Each deleted file fails at most once: then iolab knows it is gone.
+    assert!((1..=10).contains(&enoent), "{:?}", fs.op_errors);
+    assert!(
+        r.errors.iter().any(|e| e.target.contains("/d0/f")),
+        "{:?}",
+        r.errors
+    );
+    assert_eq!(fs.filesets[0].files_at_end, 30);
+    assert!(ops(r, Op::Read) > 100);
+}
+
+#[test]
+fn an_unmarked_directory_is_refused_and_left_alone() {
+    let d = tempfile::tempdir().unwrap();
+    let anchor = d.path().join("a");
+    std::fs::create_dir(&anchor).unwrap();
+    std::fs::write(anchor.join("mine"), b"user data").unwrap();
+    let w = workload(fileset(&anchor, 4, "4k"), mix(&[(Op::Read, 1)]), 0.1);
+    let e = go(w).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("no .iolab-fileset marker"), "{msg}");
+    assert!(!msg.contains('\n'), "{msg}");
+    assert!(matches!(e, RunError::Setup(_)));
+    let names: Vec<_> = std::fs::read_dir(&anchor)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("mine")]);
+}
+
+#[test]
+fn a_refused_fileset_leaves_no_anchor_behind() {
+    let d = tempfile::tempdir().unwrap();
+    let anchor = d.path().join("a");
+    // Far more than any test machine's disk.
+    let w = workload(fileset(&anchor, 1000, "100g"), mix(&[(Op::Read, 1)]), 0.1);
+    let msg = go(w).unwrap_err().to_string();
+    assert!(msg.contains("the fileset needs"), "{msg}");
+    assert!(!anchor.exists());
+}
+
+#[test]
+fn every_operation_runs_in_a_mix_and_the_tree_matches_the_counters() {
+    let d = tempfile::tempdir().unwrap();
+    let anchor = d.path().join("a");
+    let all: Vec<(Op, u32)> = Op::ALL.iter().map(|&o| (o, 5)).collect();
+    let mut w = workload(fileset(&anchor, 30, "8k"), mix(&all), 0.3);
+    w.jobs = 2;
+    w.qd = 3;
+    let r = go(w).unwrap();
+    assert!(r.complete, "{:?}", r.incomplete_reason);
+    assert_eq!(r.errors_total, 0, "{:?}", r.errors.first());
+    for op in Op::ALL {
+        assert!(
+            ops(&r, op) > 0,
+            "no {op:?} in {:?}",
+            r.ops.iter().map(|(o, d)| (o, d.ops)).collect::<Vec<_>>()
+        );
+    }
+    let fs = r.fs.as_ref().unwrap();
+    // getdents, setattr and access have no io_uring opcode.
+    if r.effective.engine == "sync" {
+        assert_eq!(fs.sync_ops, Op::ALL.to_vec());
+    } else {
+        assert!(fs.sync_ops.contains(&Op::Readdir), "{:?}", fs.sync_ops);
+    }
+    let c = fs.counters;
+    let (files, dirs) = walk(&anchor);
+    assert_eq!(files, 60 + c.files_created - c.files_deleted, "{c:?}");
+    assert_eq!(dirs, 2 + c.dirs_created - c.dirs_deleted, "{c:?}");
+    assert_eq!(c.closes, c.opens_read + c.opens_write, "{c:?}");
+    assert_eq!(c.files_created, ops(&r, Op::Create));
+    assert_eq!(c.files_deleted, ops(&r, Op::Delete));
+    assert_eq!(c.dirs_created, ops(&r, Op::Mkdir));
+}
+
+#[test]
+fn a_mix_ends_on_its_operation_count_across_threads() {
+    let d = tempfile::tempdir().unwrap();
+    let mut w = workload(
+        fileset(&d.path().join("a"), 20, "4k"),
+        mix(&[(Op::Read, 1), (Op::Stat, 1)]),
+        1.0,
+    );
+    w.duration_s = None;
+    w.ops = Some(777);
+    w.jobs = 3;
+    w.qd = 2;
+    let r = go(w).unwrap();
+    assert!(r.complete, "{:?}", r.incomplete_reason);
+    assert_eq!(r.ops.total_ops(), 777);
+}
+
+#[test]
+fn a_mix_ends_on_bytes() {
+    let d = tempfile::tempdir().unwrap();
+    let mut w = workload(
+        fileset(&d.path().join("a"), 20, "64k"),
+        mix(&[(Op::Read, 1)]),
+        1.0,
+    );
+    w.duration_s = None;
+    w.io_size = Some(400 << 10);
+    let r = go(w).unwrap();
+    let b = r.ops.read().bytes;
+    assert!((400 << 10..(400 << 10) + 4096).contains(&b), "{b}");
+    assert_eq!(r.ops.read().ops, 100);
+}
+
+#[test]
+fn rate_and_think_time_pace_the_work() {
+    let d = tempfile::tempdir().unwrap();
+    let set = fileset(&d.path().join("a"), 20, "4k");
+    let mut w = workload(set.clone(), mix(&[(Op::Stat, 1)]), 0.4);
+    w.rate_iops = Some(500.0);
+    w.jobs = 2;
+    let n = go(w).unwrap().ops.total_ops();
+    assert!((150..=205).contains(&n), "{n} stats at 500/s for 0.4 s");
+    let flow = Flow {
+        name: "f".into(),
+        threads: 1,
+        steps: vec![step(Op::Stat)],
+        rate_ops: None,
+        think_us: 20_000,
+    };
+    let n = go(workload(set, FsWork::Flows(vec![flow]), 0.3))
+        .unwrap()
+        .ops
+        .total_ops();
+    assert!(
+        (10..=16).contains(&n),
+        "{n} passes of 20 ms think time in 0.3 s"
+    );
+}
+
+#[test]
+fn enospc_mid_run_stops_cleanly_with_the_results_kept() {
+    iolab_testutil::require_root!();
+    let m = iolab_testutil::TmpfsMount::new("2m").unwrap();
+    let anchor = m.path().join("a");
+    let set = fileset(&anchor, 8, "64k");
+    let append = Step {
+        xfer: 64 << 10,
+        ..step(Op::Append)
+    };
+    let work = FsWork::Mix(vec![
+        MixEntry {
+            step: append,
+            weight: 1,
+        },
+        MixEntry {
+            step: step(Op::Stat),
+            weight: 1,
+        },
+    ]);
+    let mut w = workload(set.clone(), work.clone(), 2.0);
+    w.bs[0].bytes = 64 << 10;
+    let r = go(w.clone()).unwrap();
+    let why = r.incomplete_reason.as_deref().unwrap_or("");
+    assert!(why.contains("ENOSPC") && why.contains("/a/d"), "{why}");
+    let fs = r.fs.as_ref().unwrap();
+    let enospc = &fs.op_errors[&Op::Append];
+    assert!(enospc.iter().any(|e| e.0 == libc::ENOSPC), "{enospc:?}");
+    assert!(ops(&r, Op::Append) > 5 && ops(&r, Op::Stat) > 5);
+    assert!(r.measured_ns < 1_000_000_000, "stopped early");
+    // Under --on-error continue it runs its time, counting every refusal.
+    w.on_error = iolab_spec::OnError::Continue;
+    w.duration_s = Some(0.2);
+    let r = go(w).unwrap();
+    assert!(r.complete, "{:?}", r.incomplete_reason);
+    assert!(r.errors_total > 10, "{}", r.errors_total);
+}
+
+#[test]
+fn o_direct_and_o_dsync_flows_move_whole_files() {
+    let d = tempfile::tempdir().unwrap();
+    let mut set = fileset(&d.path().join("a"), 1, "1");
+    set.spec.shape = Shape::Entries(EntriesShape {
+        entries: 40,
+        dir_width: 10,
+        size: FileSize::Fixed(16384),
+        prealloc: 50.0,
+    });
+    let whole = |op| Step {
+        whole: true,
+        ..step(op)
+    };
+    let steps = vec![
+        step(Op::Create),
+        whole(Op::Write),
+        step(Op::Append),
+        step(Op::Fdatasync),
+        step(Op::Close),
+        step(Op::Open),
+        whole(Op::Read),
+        step(Op::Close),
+        step(Op::Delete),
+    ];
+    let flow = Flow {
+        name: "f".into(),
+        threads: 1,
+        steps,
+        rate_ops: None,
+        think_us: 0,
+    };
+    let mut w = workload(set, FsWork::Flows(vec![flow]), 0.3);
+    w.direct = true;
+    w.sync = iolab_spec::SyncMode::Dsync;
+    let r = go(w).unwrap();
+    if r.errors.first().is_some_and(|e| e.errno == libc::EINVAL) {
+        eprintln!("SKIP o_direct_and_o_dsync_flows_move_whole_files: no O_DIRECT here");
+        return;
+    }
+    assert_eq!(r.errors_total, 0, "{:?}", r.errors.first());
+    let (wr, rd) = (r.ops.get(Op::Write).unwrap(), r.ops.read());
+    assert!(
+        wr.ops >= 1 && wr.bytes == wr.ops * 16384,
+        "{} {}",
+        wr.ops,
+        wr.bytes
+    );
+    // Each file read whole: its 16 KiB and the 4 KiB appended.
+    assert!(rd.bytes >= rd.ops * 16384, "{} {}", rd.ops, rd.bytes);
+    assert!(ops(&r, Op::Fdatasync).abs_diff(wr.ops) <= 1);
+}
+
+#[test]
+fn an_anchor_whose_parent_is_missing_is_one_line_and_nothing_is_made() {
+    let d = tempfile::tempdir().unwrap();
+    let anchor = d.path().join("no/such/a");
+    let w = workload(fileset(&anchor, 4, "4k"), mix(&[(Op::Stat, 1)]), 0.1);
+    let msg = go(w).unwrap_err().to_string();
+    assert!(
+        msg.contains("parent") && msg.contains("does not exist"),
+        "{msg}"
+    );
+    assert!(!msg.contains('\n'));
+    assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
+}
+
+/// Rough rates for a look in release builds (`cargo test --release -p
+/// iolab-engine --lib fs::tests::rates -- --ignored --nocapture`); the
+/// benchmarks of record are in bench/.
+#[test]
+#[ignore]
+fn rates() {
+    let d = tempfile::tempdir().unwrap();
+    for (name, m, qd) in [
+        ("stat", vec![(Op::Stat, 1)], 1),
+        ("stat", vec![(Op::Stat, 1)], 16),
+        ("create+delete", vec![(Op::Create, 1), (Op::Delete, 1)], 1),
+        ("delete", vec![(Op::Delete, 1)], 1),
+        ("create+delete", vec![(Op::Create, 1), (Op::Delete, 1)], 16),
+        ("read 4k", vec![(Op::Read, 1)], 1),
+    ] {
+        let mut w = workload(fileset(&d.path().join("a"), 5000, "4k"), mix(&m), 1.0);
+        w.qd = qd;
+        let r = go(w).unwrap();
+        let secs = r.measured_ns as f64 / 1e9;
+        let n = r.ops.total_ops();
+        let cpu = (r.cpu.user_us + r.cpu.sys_us) as f64 / n.max(1) as f64;
+        println!(
+            "{name:>14} qd {qd:>2} {}: {:>9.0} ops/s, {cpu:.1} us CPU/op",
+            r.effective.engine,
+            n as f64 / secs
+        );
+        for n in &r.notes {
+            println!("    {n}");
+        }
+    }
+}

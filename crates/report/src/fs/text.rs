@@ -1,0 +1,217 @@
+//! A file-system workload for the terminal: filebench's per-operation
+//! table (in the order the workload issues its operations), the IO
+//! Summary line, vdbench's fileset counters, errors by operation, and
+//! the operations that fell back to system calls.
+
+use crate::model::{FilesetCounts, IoSummary, OpResult, WorkloadResult};
+use iolab_spec::fs::FsWork;
+use iolab_spec::{Op, WorkloadSpec};
+use std::fmt::Write;
+
+/// Column heads of the per-operation table (latencies in milliseconds
+/// per operation, as filebench shows them).
+pub const OP_COLUMNS: [&str; 10] = [
+    "operation",
+    "ops",
+    "ops/s",
+    "MB/s",
+    "mean ms",
+    "p50 ms",
+    "p99 ms",
+    "p99.9 ms",
+    "max ms",
+    "errors",
+];
+
+/// Milliseconds from microseconds, with the digits a reader needs: four
+/// decimals below 1 ms (metadata operations take microseconds), three
+/// up to 100 ms, one above.
+pub fn fmt_ms(us: f64) -> String {
+    let ms = us / 1000.0;
+    if ms >= 100.0 {
+        format!("{ms:.1}")
+    } else if ms >= 1.0 {
+        format!("{ms:.3}")
+    } else {
+        format!("{ms:.4}")
+    }
+}
+
+/// The workload's operations in the order it issues them (flow steps,
+/// or mix entries, first seen first), then any other in table order.
+pub fn op_order(w: &WorkloadResult) -> Vec<(&str, &OpResult)> {
+    let mut names: Vec<&str> = spec_ops(&w.spec).iter().map(|o| o.name()).collect();
+    for o in Op::ALL {
+        if !names.contains(&o.name()) {
+            names.push(o.name());
+        }
+    }
+    names
+        .into_iter()
+        .filter_map(|n| w.operations.get_key_value(n))
+        .map(|(k, v)| (k.as_str(), v))
+        .collect()
+}
+
+/// The operations of a workload's mix or flows, first seen first.
+fn spec_ops(spec: &WorkloadSpec) -> Vec<Op> {
+    let steps: Vec<Op> = match spec.fs.as_ref().map(|f| &f.work) {
+        Some(FsWork::Mix(m)) => m.iter().map(|e| e.step.op).collect(),
+        Some(FsWork::Flows(f)) => f
+            .iter()
+            .flat_map(|f| f.steps.iter().map(|s| s.op))
+            .collect(),
+        None => Vec::new(),
+    };
+    let mut out = Vec::new();
+    for o in steps {
+        if !out.contains(&o) {
+            out.push(o);
+        }
+    }
+    out
+}
+
+fn op_row(name: &str, o: &OpResult) -> String {
+    let (f, l) = (&o.figures, &o.figures.lat_us);
+    format!(
+        "{:<10} {:>10} {:>10.1} {:>8.1} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7}",
+        name,
+        f.ops,
+        f.iops,
+        f.mbps,
+        fmt_ms(l.mean),
+        fmt_ms(l.p50),
+        fmt_ms(l.p99),
+        fmt_ms(l.p99_9),
+        fmt_ms(l.max),
+        o.errors_total()
+    )
+}
+
+/// filebench's per-operation table of a file-system workload.
+pub fn op_table(w: &WorkloadResult) -> String {
+    let c = &OP_COLUMNS;
+    let mut s = format!(
+        "{:<10} {:>10} {:>10} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7}\n",
+        c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9]
+    );
+    for (name, o) in op_order(w) {
+        writeln!(s, "{}", op_row(name, o)).unwrap();
+    }
+    s
+}
+
+/// filebench's IO Summary in iolab's words: `IO summary: 11566 ops in
+/// 1.0 s, 11566.0 ops/s (read 1834.0/s, write 1834.0/s), 286.0 MB/s,
+/// mean 14.812 ms/op, CPU 52.1 us/op`.
+pub fn io_summary_line(s: &IoSummary, measured_s: f64) -> String {
+    format!(
+        "IO summary: {} ops in {:.1} s, {:.1} ops/s (read {:.1}/s, write {:.1}/s), {:.1} MB/s, mean {} ms/op, CPU {:.1} us/op",
+        s.ops,
+        measured_s,
+        s.ops_per_s,
+        s.read_ops_per_s,
+        s.write_ops_per_s,
+        s.mbps,
+        fmt_ms(s.lat_mean_us),
+        s.cpu_us_per_op
+    )
+}
+
+/// vdbench's counters on one line.
+pub fn counters_line(c: &FilesetCounts) -> String {
+    format!(
+        "fileset: files created {}, dirs created {}, files deleted {}, dirs deleted {}, opens for read {}, opens for write {}, closes {}",
+        c.files_created, c.dirs_created, c.files_deleted, c.dirs_deleted, c.opens_read, c.opens_write, c.closes
+    )
+}
+
+/// `errors: stat 3 ENOENT; write 1 ENOSPC`, or nothing without errors.
+fn errors_line(w: &WorkloadResult) -> Option<String> {
+    let parts: Vec<String> = op_order(w)
+        .into_iter()
+        .filter(|(_, o)| o.errors_total() > 0)
+        .map(|(n, o)| {
+            let by: Vec<String> = o.errors.iter().map(|(e, k)| format!("{k} {e}")).collect();
+            format!("{n} {}", by.join(", "))
+        })
+        .collect();
+    (!parts.is_empty()).then(|| format!("errors by operation: {}", parts.join("; ")))
+}
+
+/// Everything the terminal shows of a file-system workload: the table,
+/// the IO Summary, the counters, errors, fallbacks. Empty for a block
+/// workload.
+pub fn fs_summary(w: &WorkloadResult) -> String {
+    let Some(io) = &w.io_summary else {
+        return String::new();
+    };
+    let mut s = op_table(w);
+    writeln!(s, "{}", io_summary_line(io, w.measured_s)).unwrap();
+    if let Some(c) = &w.fileset {
+        writeln!(s, "{}", counters_line(c)).unwrap();
+    }
+    if let Some(e) = errors_line(w) {
+        writeln!(s, "{e}").unwrap();
+    }
+    if !w.sync_ops.is_empty() {
+        writeln!(
+            s,
+            "by system calls (no io_uring opcode): {}",
+            w.sync_ops.join(", ")
+        )
+        .unwrap();
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testraw;
+    use iolab_raw::RunRaw;
+
+    /// Compare `text` with the file `name` under tests/data, or write it
+    /// with `IOLAB_BLESS=1`.
+    fn golden(name: &str, text: &str) {
+        let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+        if std::env::var_os("IOLAB_BLESS").is_some() {
+            std::fs::write(&path, text).unwrap();
+            return;
+        }
+        let want = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            want == text,
+            "{path} differs from what iolab prints; check the output below and regenerate it with IOLAB_BLESS=1 cargo test -p iolab-report --lib fs::text\n{text}"
+        );
+    }
+
+    #[test]
+    fn golden_per_operation_table_and_io_summary() {
+        let r = crate::build_run(&RunRaw::single(testraw::fs_workload("fileserver")));
+        let text = fs_summary(&r.workloads[0]);
+        golden("fs-summary.txt", &text);
+        // The run's summary shows the same table instead of read/write rows.
+        let whole = crate::terminal::summary(&r);
+        assert!(whole.contains(&text), "{whole}");
+        assert!(!whole.contains("\ntotal "), "{whole}");
+    }
+
+    #[test]
+    fn operations_follow_the_flow_then_table_order() {
+        let r = crate::build_run(&RunRaw::single(testraw::fs_workload("fs")));
+        let names: Vec<&str> = op_order(&r.workloads[0]).into_iter().map(|x| x.0).collect();
+        assert_eq!(
+            names,
+            ["create", "write", "close", "open", "append", "read", "delete", "stat"]
+        );
+    }
+
+    #[test]
+    fn milliseconds_keep_microsecond_digits() {
+        assert_eq!(fmt_ms(5.2), "0.0052");
+        assert_eq!(fmt_ms(14_812.4), "14.812");
+        assert_eq!(fmt_ms(123_456.0), "123.5");
+    }
+}
