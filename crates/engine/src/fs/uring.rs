@@ -12,7 +12,7 @@
 //! Requests without an io_uring opcode (`getdents64`, vdbench's setattr
 //! and access) and requests whose opcode this kernel lacks (probed once
 //! with `IORING_REGISTER_PROBE` at construction) run as system calls
-//! ([`super::syscall::syscall`]) when pushed; their results wait in a
+//! (`fs/syscall.rs`) when pushed; their results wait in a
 //! preallocated local queue and are handed over by the next `reap`.
 //! [`Backend::sync_ops`] names the operations that run that way.
 //!
@@ -30,9 +30,9 @@
 //! costs more CPU per operation (on a 2-vCPU VM: stat 1.4 µs as a call,
 //! 2.7 µs at QD 64, 5.4 µs at QD 1); when metadata must be read from
 //! the device, the operations in flight overlap their waits and the
-//! ring wins by the depth the device allows. [`UringBackend::
-//! run_as_syscalls`] lets the driver keep chosen operations off the
-//! ring.
+//! ring wins by the depth the device allows.
+//! [`UringBackend::run_as_syscalls`] lets the driver keep chosen
+//! operations off the ring.
 
 use super::backend::{Backend, Req};
 use super::syscall::syscall;
