@@ -281,7 +281,10 @@ impl UringBackend {
     /// broken (a bug, not an I/O error: those come back per request).
     fn enter(&mut self, wait: u32) {
         if let Err(e) = self.try_enter(wait) {
-            panic!("io_uring_enter failed on a working ring: {e}");
+            panic!(
+                "io_uring_enter failed ({e}): a UringBackend must be created, used and \
+                 dropped on one thread"
+            );
         }
     }
 
