@@ -180,3 +180,48 @@ fn bad_file_system_input_is_one_line_and_exit_2() {
     let o = run_in(d.path(), &[job.to_str().unwrap(), "--dry-run"]);
     assert_bad_input(&o, "step 3 (fsync) needs an open file");
 }
+
+/// The command reaches the engine: a personality with no
+/// `--target` runs, and the device statistics cover the loop device
+/// under the anchor's file system.
+#[test]
+fn a_personality_runs_and_its_device_is_the_one_under_the_anchor() {
+    iolab_testutil::require_root!();
+    iolab_testutil::require_tool!("mkfs.ext4");
+    let fs = match iolab_testutil::MountedFs::new("ext4", 256 << 20) {
+        Ok(f) => f,
+        Err(e) => {
+            iolab_testutil::skip_or_fail("files_input", &e);
+            return;
+        }
+    };
+    let d = tempfile::tempdir().unwrap();
+    let dir = fs.path().to_str().unwrap();
+    let (o, v) = run_json(
+        &[
+            "--personality",
+            "fileserver",
+            "--dir",
+            dir,
+            "--files",
+            "200",
+            "--jobs",
+            "4",
+            "--file-size",
+            "16k",
+            "--duration",
+            "1s",
+        ],
+        d.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let t = ptr(&v, "runs.0.devices.targets.0");
+    let anchor = fs.path().join("bigfileset");
+    assert_eq!(t["target"], anchor.to_str().unwrap());
+    assert_eq!(t["top"][0], fs.dev.name(), "{t}");
+    assert_eq!(ptr(&v, "runs.0.spec.fs.personality"), "fileserver");
+    assert!(
+        anchor.join(".iolab-fileset").exists(),
+        "the anchor is marked"
+    );
+}
