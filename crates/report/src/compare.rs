@@ -837,6 +837,15 @@ mod tests {
             titles.contains(&"ops/s by operation (higher is better)"),
             "{titles:?}"
         );
+        let table = |t: &str| res.tables.iter().find(|x| x.title.starts_with(t)).unwrap();
+        assert_eq!(table("ops/s by operation").columns[1], "before ops/s");
+        // MB/s only of the operations that move data.
+        let mb: Vec<&serde_json::Value> = table("MB/s by operation")
+            .rows
+            .iter()
+            .map(|r| &r[0])
+            .collect();
+        assert_eq!(mb, ["fsrv write", "fsrv append", "fsrv read"]);
         let text = render::text(&res);
         assert!(
             text.contains("p99 latency by operation, us (lower is better)"),

@@ -27,6 +27,28 @@ pub fn op_title(f: Figure) -> &'static str {
     }
 }
 
+/// The unit of a figure of the operations, for column heads.
+pub fn op_unit(f: Figure) -> &'static str {
+    match f {
+        Figure::Iops => "ops/s",
+        _ => f.unit(),
+    }
+}
+
+/// The operation rows a figure's table shows: MB/s only of the
+/// operations that move data (the others have none).
+pub fn rows_for<'a>(f: Figure, rows: &[&'a Row]) -> Vec<&'a Row> {
+    let moves = |r: &Row| {
+        let name = r.entries.iter().flatten().next().map(|e| e.name.as_str());
+        name.and_then(iolab_spec::Op::from_name)
+            .is_none_or(|o| o.moves_data())
+    };
+    rows.iter()
+        .copied()
+        .filter(|r| f != Figure::Mbps || moves(r))
+        .collect()
+}
+
 /// Spreads of one operation's figures over the workloads (repetitions)
 /// that measured it.
 fn op_figures(ops: &[&OpResult]) -> Figures {
