@@ -24,6 +24,7 @@ import datetime as _dt
 import json
 import os
 import platform
+import re
 import resource
 import shutil
 import signal
@@ -460,9 +461,18 @@ def iolab_cpu_usec_per_op(wl, run):
 
 
 def iolab_window(run_, doc, measured_s):
-    """The monotonic-clock window of iolab's measured time: it ends at the
-    run's `finished_at` (wall clock, RFC 3339) and lasts measured_s;
-    without finished_at, it ends when the process's CPU stopped rising."""
+    """The monotonic-clock window of iolab's measured time: it ends when
+    iolab printed its last interval line (`   5.0s   ...`; Rust flushes
+    stdout at each line, and the sampler timestamps lines as they arrive)
+    and lasts measured_s.  Without interval lines (-q): when the run's
+    `finished_at` says, else at the process's exit (which comes a little
+    later: results are written first)."""
+    last = None
+    for t, text in run_.lines:
+        if re.match(r"^\s+\d+(\.\d+)?s\s+[\d.]+\s", text):
+            last = t
+    if last is not None:
+        return last - measured_s, last
     fin = doc["runs"][0].get("finished_at")
     if fin:
         end_wall = _dt.datetime.fromisoformat(fin.replace("Z", "+00:00")).timestamp()
