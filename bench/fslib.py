@@ -531,11 +531,11 @@ def fnum(x):
     return f"{x:.2f}"
 
 
-def fratio(a, b):
+def fratio(a, b, digits=2):
     """a / b as '1.23x', or the reason there is none."""
     if a is None or b is None or a != a or b != b or b == 0:
         return "n/a"
-    return f"{a / b:.2f}x"
+    return f"{a / b:.{digits}f}x"
 
 
 def raise_nofile():
