@@ -34,6 +34,7 @@ const PER_IO_FILES: &[&str] = &[
     "src/fs/sync.rs",
     "src/fs/table.rs",
     "src/fs/setup.rs",
+    "src/fs/sizes.rs",
     // The run core's worker side (gap tracker, error tally, snapshots).
     "../core/src/port.rs",
 ];

@@ -31,8 +31,10 @@ use super::table::{DIR, EXISTS};
 use iolab_spec::Op;
 use std::sync::atomic::Ordering::Relaxed;
 
-/// Operations in a row that found no file before the thread gives up.
+/// Operations in a row that found no file before the thread gives up,
+/// or a second of nothing else (at least 64 of them).
 const MAX_SKIPS: u32 = 10_000;
+const STARVED_NS: u64 = 1_000_000_000;
 
 impl<B: Backend> Exec<B> {
     /// Start the next operation in idle slot `s`, scheduled at `due`.
@@ -45,6 +47,7 @@ impl<B: Backend> Exec<B> {
         sl.op = a.op;
         sl.set = a.set;
         sl.claimed = 0;
+        sl.shared = false;
         sl.own = false;
         sl.dir_open = false;
         sl.failed = None;
@@ -59,6 +62,7 @@ impl<B: Backend> Exec<B> {
         if ok {
             self.active += 1;
             self.skip_streak = 0;
+            self.last_ok = self.now;
             self.issue(s);
         } else {
             self.skipped_op();
@@ -68,8 +72,9 @@ impl<B: Backend> Exec<B> {
 
     /// No file was in the state the operation needs: it is not an
     /// operation (its `--ops` share goes back), and a long run of them
-    /// (every operation starved: a delete-only mix with every file gone)
-    /// stops the workload rather than spin.
+    /// (every operation starved: a delete-only mix with every file gone;
+    /// 10,000 in a row or a second of nothing else) stops the workload
+    /// rather than spin.
     #[cold]
     fn skipped_op(&mut self) {
         self.skipped += 1;
@@ -79,7 +84,8 @@ impl<B: Backend> Exec<B> {
                 b.fetch_add(1, Relaxed);
             }
         }
-        if self.skip_streak >= MAX_SKIPS {
+        let idle_ns = self.now.saturating_sub(self.last_ok);
+        if self.skip_streak >= MAX_SKIPS || (self.skip_streak >= 64 && idle_ns >= STARVED_NS) {
             self.starved = true;
             self.stopping = true;
             self.port.stop.store(true, Relaxed);
@@ -134,13 +140,20 @@ impl<B: Backend> Exec<B> {
         };
         let set = self.slots[s as usize].set as usize;
         let t = &self.sh.sets[set].table;
-        let Some(file) = self.pickers[set].claim(t, mask, want, &mut self.rng) else {
+        let shared = self.plan.acts[self.slots[s as usize].act as usize].shared;
+        let got = if shared {
+            self.pickers[set].share(t, &mut self.rng)
+        } else {
+            self.pickers[set].claim(t, mask, want, &mut self.rng)
+        };
+        let Some(file) = got else {
             return false;
         };
         let bits = t.bits(file);
         let sl = &mut self.slots[s as usize];
         sl.file = file;
         sl.claimed = 1;
+        sl.shared = shared;
         sl.bits = bits;
         self.sh.sets[set].layout.file_path_into(file, &mut sl.path);
         if matches!(op, Op::Mkdir | Op::Rmdir) {
@@ -231,8 +244,11 @@ impl<B: Backend> Exec<B> {
         let (size, nominal) = (set.table.size(sl.file), set.layout.size(sl.file));
         let x = a.xfer as u64;
         let (off, len) = match sl.op {
-            Op::Append if a.random => (size, self.rng.u64(1..=x)),
-            Op::Append => (size, x),
+            // Appends reserve their range (other threads may share the file).
+            Op::Append => {
+                let len = if a.random { self.rng.u64(1..=x) } else { x };
+                (set.table.reserve(sl.file, len), len)
+            }
             Op::Read | Op::Rewrite if a.whole => (0, size),
             Op::Write | Op::Create if a.whole => (0, nominal),
             Op::Create => (0, 0),
@@ -446,9 +462,12 @@ impl<B: Backend> Exec<B> {
             sl.cur_file = sl.file;
             sl.cur_fd = fd;
             sl.cur_write = writes;
-            self.sh.sets[sl.set as usize]
-                .table
-                .set_held(sl.file, sl.bits);
+            sl.cur_shared = sl.shared;
+            if !sl.shared {
+                self.sh.sets[sl.set as usize]
+                    .table
+                    .set_held(sl.file, sl.bits);
+            }
         } else {
             sl.own = true;
         }
@@ -576,6 +595,7 @@ impl<B: Backend> Exec<B> {
         let sl = &mut self.slots[s as usize];
         sl.cur_fd = -1;
         sl.claimed = 1;
+        sl.shared = sl.cur_shared;
         sl.set = sl.cur_set;
         sl.file = sl.cur_file;
         sl.bits = self.sh.sets[sl.set as usize].table.bits(sl.file);
@@ -625,7 +645,11 @@ impl<B: Backend> Exec<B> {
         let t = &self.sh.sets[sl.set as usize].table;
         let current = sl.cur_fd >= 0 && sl.cur_set == sl.set && sl.cur_file == sl.file;
         if sl.claimed >= 1 && !current {
-            t.release(sl.file, sl.bits);
+            if sl.shared {
+                t.unshare(sl.file);
+            } else {
+                t.release(sl.file, sl.bits);
+            }
         }
         if sl.claimed == 2 {
             t.release(sl.file2, t.bits(sl.file2));
@@ -667,7 +691,11 @@ impl<B: Backend> Exec<B> {
         }
         sl.cur_fd = -1;
         let t = &self.sh.sets[sl.cur_set as usize].table;
-        t.release(sl.cur_file, t.bits(sl.cur_file));
+        if sl.cur_shared {
+            t.unshare(sl.cur_file);
+        } else {
+            t.release(sl.cur_file, t.bits(sl.cur_file));
+        }
     }
 }
 

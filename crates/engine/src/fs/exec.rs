@@ -60,6 +60,8 @@ pub(super) struct Slot {
     pub claimed: u8,
     /// State bits `file` is released with.
     pub bits: u8,
+    /// The claim on `file` is shared (an append-only open).
+    pub shared: bool,
     pub fd: i32,
     /// `fd` was opened for this operation and is closed at its end.
     pub own: bool,
@@ -82,6 +84,7 @@ pub(super) struct Slot {
     pub cur_file: u64,
     pub cur_fd: i32,
     pub cur_write: bool,
+    pub cur_shared: bool,
     /// Where the last sequential transfer ended, on `last_file`.
     pub last_file: u64,
     pub last_pos: u64,
@@ -102,6 +105,7 @@ impl Slot {
             file2: 0,
             claimed: 0,
             bits: 0,
+            shared: false,
             fd: -1,
             own: false,
             dir_open: false,
@@ -120,6 +124,7 @@ impl Slot {
             cur_file: 0,
             cur_fd: -1,
             cur_write: false,
+            cur_shared: false,
             last_file: u64::MAX,
             last_pos: 0,
             path: Vec::with_capacity(PATH_CAP),
@@ -176,7 +181,9 @@ pub(super) struct Exec<B: Backend> {
     pub skipped: u64,
     /// Starts in a row that found no file (back off instead of spinning).
     pub skip_streak: u32,
-    /// The thread stopped after [`MAX_SKIPS`] such starts in a row.
+    /// When the last operation started (for the starvation check).
+    pub last_ok: u64,
+    /// The thread stopped: its starts found no file for too long.
     pub starved: bool,
     pub errors: ErrorTally,
     pub gaps: GapTracker,
@@ -236,6 +243,7 @@ impl<B: Backend> Exec<B> {
             skipped: 0,
             skip_streak: 0,
             starved: false,
+            last_ok: port.window.start_ns,
             errors: ErrorTally::default(),
             gaps: GapTracker::new(),
             be,

@@ -30,6 +30,7 @@ pub mod verify;
 mod action;
 mod exec;
 mod setup;
+mod sizes;
 mod table;
 #[cfg(test)]
 mod tests;
@@ -121,6 +122,9 @@ pub(crate) struct Act {
     /// A flow's `open` opens for writing (a later step before the next
     /// close writes).
     pub open_write: bool,
+    /// A flow's `open` followed only by appends (and syncs) until its
+    /// close: a shared claim, so threads append to one file together.
+    pub shared: bool,
     /// Index of the operation in [`Plan::ops`].
     pub stat: u8,
 }

@@ -12,6 +12,7 @@ use crate::clock::TscRate;
 use iolab_core::Observer;
 use iolab_fileset::{anchor, Anchor, AnchorState, CreateOptions, Layout, Needs, Progress};
 use iolab_raw::{errno_name, FilesetRaw, FsRaw, Op, WorkloadRaw};
+use iolab_spec::fileset::Format;
 use iolab_spec::fs::{FileSelect, FsSpec, FsWork, Step};
 use iolab_spec::fs::{MAX_FILESETS, MAX_STEPS};
 use iolab_spec::{OnError, SyncMode, WorkloadSpec};
@@ -94,7 +95,7 @@ fn ops_of(fs: &FsSpec) -> Vec<Op> {
         .collect()
 }
 
-fn act(s: &Step, spec: &WorkloadSpec, ops: &[Op], open_write: bool) -> Act {
+fn act(s: &Step, spec: &WorkloadSpec, ops: &[Op], open_write: bool, shared: bool) -> Act {
     let xfer = if s.xfer == 0 { spec.max_bs() } else { s.xfer };
     Act {
         op: s.op,
@@ -104,6 +105,7 @@ fn act(s: &Step, spec: &WorkloadSpec, ops: &[Op], open_write: bool) -> Act {
         random: s.random,
         iters: s.iters.max(1),
         open_write,
+        shared,
         stat: ops.iter().position(|&o| o == s.op).unwrap_or(0) as u8,
     }
 }
@@ -113,11 +115,15 @@ fn act(s: &Step, spec: &WorkloadSpec, ops: &[Op], open_write: bool) -> Act {
 fn flow_acts(steps: &[Step], spec: &WorkloadSpec, ops: &[Op]) -> Vec<Act> {
     (0..steps.len())
         .map(|i| {
-            let w = steps[i + 1..]
-                .iter()
-                .take_while(|s| !matches!(s.op, Op::Close | Op::Open | Op::Create))
-                .any(|s| s.op.writes_data() || matches!(s.op, Op::Setattr));
-            act(&steps[i], spec, ops, w)
+            let until_close = || {
+                steps[i + 1..]
+                    .iter()
+                    .take_while(|s| !matches!(s.op, Op::Close | Op::Open | Op::Create))
+            };
+            let w = until_close().any(|s| s.op.writes_data() || matches!(s.op, Op::Setattr));
+            let appends = until_close().any(|s| s.op == Op::Append)
+                && until_close().all(|s| matches!(s.op, Op::Append | Op::Fsync | Op::Fdatasync));
+            act(&steps[i], spec, ops, w, steps[i].op == Op::Open && appends)
         })
         .collect()
 }
@@ -162,7 +168,10 @@ pub(super) fn plans(spec: &WorkloadSpec, clock: Option<TscRate>) -> Vec<Plan> {
     let mut out = Vec::new();
     match &fs.work {
         FsWork::Mix(m) => {
-            let acts: Vec<Act> = m.iter().map(|e| act(&e.step, spec, &ops, true)).collect();
+            let acts: Vec<Act> = m
+                .iter()
+                .map(|e| act(&e.step, spec, &ops, true, false))
+                .collect();
             let mut t = 0u32;
             let cum = m
                 .iter()
@@ -286,6 +295,7 @@ pub(super) fn create_all(
             return Err((e, raws));
         }
         let set = open_set(&f.spec.anchor, layout, side_dirs).map_err(|e| (e, raws.clone()))?;
+        super::sizes::take(&set, spec.verify && f.format == Format::No);
         sets.push(set);
     }
     Ok((sets, raws))
@@ -495,6 +505,14 @@ pub(super) fn end_filesets(
         .zip(raws.iter_mut())
     {
         raw.files_at_end = set.table.existing();
+        if spec.verify && !f.cleanup {
+            if let Err(e) = super::sizes::save(set) {
+                notes.push(format!(
+                    "fileset {}: recording the files' sizes for the next --verify run: {e}",
+                    f.name
+                ));
+            }
+        }
         if !f.cleanup {
             continue;
         }

@@ -1,23 +1,30 @@
 //! The shared state of a fileset's files while a workload runs, and how
 //! an operation chooses a file in the state it needs.
 //!
-//! Memory: one file costs 9 bytes here (an `AtomicU8` of state bits and
-//! an `AtomicU64` size), beside the layout's 8 bytes and the verifier's
-//! byte: about 18 bytes per file, 18 MB for a million files.
+//! Memory: one file costs 10 bytes here (an `AtomicU16` of state bits
+//! and an `AtomicU64` size), beside the layout's 8 bytes and the
+//! verifier's byte: about 19 bytes per file, 19 MB for a million files.
 //!
-//! The state byte holds: the file exists, its side directory (`f17.d`,
-//! what mkdir/rmdir work on) exists, and a busy claim. A thread claims a
-//! file (compare-and-swap of the busy bit, expecting the state it needs)
-//! before working on it and releases it with the state it left, so two
-//! threads never work on one file at once and the table always says what
-//! is on disk, as far as iolab did it.
+//! The state word holds: the file exists, its side directory (`f17.d`,
+//! what mkdir/rmdir work on) exists, a busy claim, and a count of shared
+//! claims. A thread claims a file (compare-and-swap of the busy bit,
+//! expecting the state it needs) before working on it and releases it
+//! with the state it left, so two threads never work on one file at once
+//! and the table always says what is on disk, as far as iolab did it.
+//! The one exception is appending: a flow that opens a file only to
+//! append to it (webserver's log, shared by every thread as in filebench)
+//! takes a shared claim, which keeps exclusive claims (delete, rename,
+//! reads) away; each append reserves its range of the file atomically.
 
 use iolab_spec::fs::FileSelect;
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::*};
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::*};
 
 pub const EXISTS: u8 = 1;
 pub const DIR: u8 = 2;
-const BUSY: u8 = 4;
+const BUSY: u16 = 4;
+/// One shared claim (the count sits in bits 3-15).
+const SHARE: u16 = 8;
+const STATE: u16 = (EXISTS | DIR) as u16;
 
 /// Draws tried before probing for a file in the right state.
 const RANDOM_TRIES: u32 = 16;
@@ -27,14 +34,14 @@ const PROBE: u64 = 1024;
 
 /// The state and size of every file of one fileset.
 pub struct FileTable {
-    state: Box<[AtomicU8]>,
+    state: Box<[AtomicU16]>,
     size: Box<[AtomicU64]>,
 }
 
 impl FileTable {
     pub fn new(files: u64) -> FileTable {
         FileTable {
-            state: (0..files).map(|_| AtomicU8::new(0)).collect(),
+            state: (0..files).map(|_| AtomicU16::new(0)).collect(),
             size: (0..files).map(|_| AtomicU64::new(0)).collect(),
         }
     }
@@ -45,7 +52,7 @@ impl FileTable {
 
     /// Set before the run (no claims yet).
     pub fn init(&self, i: u64, bits: u8, size: u64) {
-        self.state[i as usize].store(bits, Relaxed);
+        self.state[i as usize].store(bits as u16, Relaxed);
         self.size[i as usize].store(size, Relaxed);
     }
 
@@ -54,28 +61,52 @@ impl FileTable {
     pub fn try_claim(&self, i: u64, mask: u8, want: u8) -> bool {
         let s = &self.state[i as usize];
         let cur = s.load(Relaxed);
-        cur & BUSY == 0
-            && cur & mask == want
+        cur & !STATE == 0
+            && cur & mask as u16 == want as u16
             && s.compare_exchange(cur, cur | BUSY, Acquire, Relaxed)
                 .is_ok()
+    }
+
+    /// A shared claim of an existing file (appends only).
+    #[inline]
+    pub fn try_share(&self, i: u64) -> bool {
+        let s = &self.state[i as usize];
+        s.fetch_update(Acquire, Relaxed, |cur| {
+            (cur & BUSY == 0 && cur & EXISTS as u16 != 0 && cur < u16::MAX - SHARE)
+                .then_some(cur + SHARE)
+        })
+        .is_ok()
+    }
+
+    /// Drop a shared claim.
+    #[inline]
+    pub fn unshare(&self, i: u64) {
+        self.state[i as usize].fetch_sub(SHARE, Release);
     }
 
     /// Release a claimed file, leaving the state bits `bits`.
     #[inline]
     pub fn release(&self, i: u64, bits: u8) {
-        self.state[i as usize].store(bits & !BUSY, Release);
+        self.state[i as usize].store(bits as u16 & STATE, Release);
+    }
+
+    /// Reserve `len` bytes at the end of the file (an append): where they
+    /// go.
+    #[inline]
+    pub fn reserve(&self, i: u64, len: u64) -> u64 {
+        self.size[i as usize].fetch_add(len, Relaxed)
     }
 
     /// Change the state bits of a file this thread keeps claimed.
     #[inline]
     pub fn set_held(&self, i: u64, bits: u8) {
-        self.state[i as usize].store(bits | BUSY, Release);
+        self.state[i as usize].store(bits as u16 & STATE | BUSY, Release);
     }
 
     /// The state bits of file `i` (without the claim).
     #[inline]
     pub fn bits(&self, i: u64) -> u8 {
-        self.state[i as usize].load(Relaxed) & !BUSY
+        (self.state[i as usize].load(Relaxed) & STATE) as u8
     }
 
     #[inline]
@@ -93,7 +124,7 @@ impl FileTable {
     pub fn existing(&self) -> u64 {
         self.state
             .iter()
-            .filter(|s| s.load(Relaxed) & EXISTS != 0)
+            .filter(|s| s.load(Relaxed) & EXISTS as u16 != 0)
             .count() as u64
     }
 
@@ -134,6 +165,25 @@ impl Picker {
             Picker::Uniform => rng.u64(0..n),
             Picker::Zipf(z) => z.sample(rng.f64()) % n,
         }
+    }
+
+    /// A shared claim of an existing file of `t` (draws, then a probe,
+    /// like [`Picker::claim`]).
+    pub fn share(&mut self, t: &FileTable, rng: &mut fastrand::Rng) -> Option<u64> {
+        let n = t.files();
+        if n == 0 {
+            return None;
+        }
+        for _ in 0..RANDOM_TRIES {
+            let i = self.draw(n, rng);
+            if t.try_share(i) {
+                return Some(i);
+            }
+        }
+        let from = rng.u64(0..n);
+        (0..PROBE.min(n))
+            .map(|k| (from + k) % n)
+            .find(|&j| t.try_share(j))
     }
 
     /// Claim a file of `t` whose `state & mask == want`: a few draws, then
@@ -184,6 +234,14 @@ mod tests {
         t.release(got, EXISTS | DIR);
         assert_eq!(t.existing(), 1);
         assert_eq!(t.side_dirs().collect::<Vec<_>>(), vec![got]);
+        // Shared claims stack and keep exclusive ones away.
+        assert!(t.try_share(got) && t.try_share(got));
+        assert!(!t.try_claim(got, EXISTS, EXISTS));
+        t.unshare(got);
+        t.unshare(got);
+        assert!(t.try_claim(got, EXISTS, EXISTS));
+        assert!(!t.try_share(got));
+        assert_eq!(t.bits(got), EXISTS | DIR);
     }
 }
 

@@ -610,3 +610,174 @@ fn one_transfer_writes_never_leave_holes() {
         }
     }
 }
+
+#[test]
+fn threads_append_to_one_shared_file_together() {
+    let d = tempfile::tempdir().unwrap();
+    let anchor = d.path().join("log");
+    let mut set = fileset(&anchor, 1, "1");
+    set.spec.shape = Shape::Entries(EntriesShape {
+        entries: 1,
+        dir_width: 2,
+        size: FileSize::Fixed(4096),
+        prealloc: 100.0,
+    });
+    let flow = Flow {
+        name: "logger".into(),
+        threads: 4,
+        steps: vec![
+            step(Op::Open),
+            Step {
+                xfer: 1000,
+                ..step(Op::Append)
+            },
+            step(Op::Close),
+        ],
+        rate_ops: None,
+        think_us: 0,
+    };
+    let r = go(workload(set, FsWork::Flows(vec![flow]), 0.3)).unwrap();
+    assert_eq!(r.errors_total, 0, "{:?}", r.errors.first());
+    let n = ops(&r, Op::Append);
+    assert!(n > 100, "{n}");
+    // Every pass appended: no thread waited for another's claim.
+    assert!(ops(&r, Op::Open).abs_diff(n) <= 4, "{:?}", r.notes);
+    assert!(
+        !r.notes.iter().any(|x| x.contains("skipped")),
+        "{:?}",
+        r.notes
+    );
+    // Each append got its own range: the file grew by all of them.
+    let path = anchor.join(if anchor.join("f0").exists() {
+        "f0"
+    } else {
+        "d0/f0"
+    });
+    let len = std::fs::metadata(path).unwrap().len();
+    assert_eq!(len, 4096 + 1000 * n);
+}
+
+#[test]
+fn cleanup_removes_the_fileset_and_keeps_the_marked_anchor() {
+    let d = tempfile::tempdir().unwrap();
+    let anchor = d.path().join("a");
+    let mut set = fileset(&anchor, 10, "4k");
+    set.cleanup = true;
+    let work = mix(&[
+        (Op::Mkdir, 1),
+        (Op::Create, 1),
+        (Op::Delete, 1),
+        (Op::Stat, 1),
+    ]);
+    let r = go(workload(set, work, 0.2)).unwrap();
+    let fs = r.fs.as_ref().unwrap();
+    assert!(fs.filesets[0].removed, "{:?}", r.notes);
+    assert!(fs.counters.dirs_created > 0);
+    assert_eq!(walk(&anchor), (0, 0));
+    assert!(anchor.join(iolab_fileset::MARKER).exists());
+}
+
+#[test]
+fn a_flow_of_every_operation_runs_without_errors() {
+    let d = tempfile::tempdir().unwrap();
+    let mut set = fileset(&d.path().join("a"), 1, "1");
+    set.spec.shape = Shape::Entries(EntriesShape {
+        entries: 100,
+        dir_width: 10,
+        size: FileSize::Fixed(8192),
+        prealloc: 60.0,
+    });
+    let rnd = |op| Step {
+        random: true,
+        ..step(op)
+    };
+    let steps = vec![
+        step(Op::Create),
+        Step {
+            whole: true,
+            ..step(Op::Write)
+        },
+        step(Op::Fsync),
+        rnd(Op::Rewrite),
+        step(Op::Fdatasync),
+        step(Op::Getattr),
+        step(Op::Setattr),
+        rnd(Op::Read),
+        step(Op::Append),
+        step(Op::Close),
+        step(Op::Open),
+        step(Op::Read),
+        step(Op::Close),
+        step(Op::Readdir),
+        step(Op::Rename),
+        step(Op::Access),
+        step(Op::Mkdir),
+        step(Op::Rmdir),
+        step(Op::Stat),
+        step(Op::Delete),
+    ];
+    let flow = Flow {
+        name: "all".into(),
+        threads: 2,
+        steps,
+        rate_ops: None,
+        think_us: 0,
+    };
+    let mut w = workload(set, FsWork::Flows(vec![flow]), 0.3);
+    w.qd = 2;
+    let r = go(w).unwrap();
+    assert_eq!(r.errors_total, 0, "{:?}", r.errors.first());
+    let n = ops(&r, Op::Create);
+    assert!(n > 10, "{n}");
+    for op in Op::ALL {
+        let per_pass = match op {
+            Op::Close | Op::Read => 2,
+            _ => 1,
+        };
+        let k = ops(&r, op);
+        assert!(
+            k.abs_diff(per_pass * n) <= 4 * per_pass,
+            "{op:?}: {k} for {n} passes"
+        );
+    }
+}
+
+#[test]
+fn a_file_truncated_between_verify_runs_is_seen() {
+    let d = tempfile::tempdir().unwrap();
+    let anchor = d.path().join("a");
+    let set = fileset(&anchor, 4, "16k");
+    let whole = |op| Step {
+        whole: true,
+        ..step(op)
+    };
+    let run_once = |op: Op| {
+        let work = FsWork::Mix(vec![MixEntry {
+            step: whole(op),
+            weight: 1,
+        }]);
+        let mut w = workload(set.clone(), work, 1.0);
+        w.duration_s = None;
+        w.ops = Some(40);
+        w.verify = true;
+        go(w).unwrap()
+    };
+    run_once(Op::Write);
+    // A clean second run expects what the first left: nothing short.
+    let r = run_once(Op::Read);
+    assert_eq!(r.errors_total, 0, "{:?}", r.errors.first());
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(anchor.join("d1/f2"))
+        .unwrap()
+        .set_len(100)
+        .unwrap();
+    let r = run_once(Op::Read);
+    let short = r.fs.as_ref().unwrap().op_errors.get(&Op::Read).cloned();
+    assert!(short.as_ref().is_some_and(|v| v[0].0 == 0), "{short:?}");
+    assert!(
+        r.errors.iter().all(|e| e.target.ends_with("d1/f2")),
+        "{:?}",
+        r.errors
+    );
+}
