@@ -54,6 +54,9 @@ pub fn units(data: &[u8]) {
         }
         let _ = Values::parse_text(s);
         let _ = Values::parse_arg(s);
+        let _ = Values::parse_text_semi(s);
+        let _ = Values::parse_arg_semi(s);
+        file_system_text(s);
         let _ = iolab_report::study::P99Bound::parse(s);
         let _ = sysroot::parse_u64(s);
         // The mark protocol's two directions: a request as the listener
@@ -69,6 +72,37 @@ pub fn units(data: &[u8]) {
             let _ = mark_protocol::Reply::parse(&r.line());
         }
     }
+}
+
+/// The text forms of a file-system workload (`--mix`, `--flow`,
+/// `--file-select`, `--file-size`, `--format`, `--personality`): a mix or
+/// flow parsed must render to text that parses back to itself.
+fn file_system_text(s: &str) {
+    use iolab_spec::fs_parse as fp;
+    let sets = ["fs", "logs"];
+    if let Ok(m) = fp::parse_mix(s, &sets) {
+        assert_eq!(
+            fp::parse_mix(&fp::mix_text(&m, &sets), &sets),
+            Ok(m),
+            "mix {s:?}"
+        );
+    }
+    if let Ok(f) = fp::parse_flows(s, &sets, 2) {
+        let t: Vec<String> = f.iter().map(|f| fp::flow_text(f, &sets)).collect();
+        assert_eq!(
+            fp::parse_flows(&t.join(" | "), &sets, 2),
+            Ok(f),
+            "flow {s:?}"
+        );
+    }
+    let _ = fp::parse_file_select(s);
+    let _ = fp::parse_file_size(s);
+    let _ = fp::parse_format(s);
+    let _ = iolab_spec::personality::personality(
+        s,
+        Path::new("/fuzz"),
+        &iolab_spec::personality::Overrides::default(),
+    );
 }
 
 /// A TOML job file: parsed, its workloads expanded into runs (small plans)

@@ -66,7 +66,13 @@ its own --duration, --io-size or --ops runs until the run ends. With a job file,
 
   iolab run --target /dev/sdX --duration 60s --rate 10000 \\
     --workload db --rw randrw --bs 8k --qd 32 --skew 95 \\
-    --workload backup --target /dev/sdY --rw read --bs 256k --start-delay 30s";
+    --workload backup --target /dev/sdY --rw read --bs 256k --start-delay 30s
+
+Files instead of a target (docs/filesystem.md): --dir DIR with a filebench \
+personality, a weighted --mix or --flow steps:
+
+  iolab run --personality fileserver --dir /mnt/pool/fb --files 50000 --jobs 16
+  iolab run --dir /mnt/test/fs1 --mix read:60,write:20,stat:10,create:5,delete:5 --ops 10000";
 
 #[derive(clap::Args, Debug, Default)]
 pub struct RunArgs {

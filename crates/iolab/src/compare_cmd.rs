@@ -80,6 +80,7 @@ fn labels(paths: &[PathBuf]) -> Vec<String> {
 fn known_params(docs: &[ResultDoc]) -> Vec<String> {
     let mut v: Vec<String> = compare::KEY_PARAMS.iter().map(|s| s.to_string()).collect();
     v.push("rw".into());
+    v.extend(compare::FS_KEYS.iter().map(|s| s.to_string()));
     for d in docs {
         for r in &d.runs {
             for k in r.params.keys() {

@@ -207,8 +207,9 @@ impl DevRun {
                     Some(v) => {
                         total.read.ops += v.summary.read.ops;
                         total.read.bytes += v.summary.read.bytes;
-                        total.write.ops += v.summary.write.ops;
-                        total.write.bytes += v.summary.write.bytes;
+                        let (ops, bytes) = written(&v.summary);
+                        total.write.ops += ops;
+                        total.write.bytes += bytes;
                     }
                     None => found = false,
                 }
@@ -227,11 +228,12 @@ impl DevRun {
     }
 
     fn compare_one(&mut self, top: &str, s: &Summary, direct: bool) {
+        let (write_ops, write_bytes) = written(s);
         let app = AppCounts {
             read_ops: s.read.ops,
             read_bytes: s.read.bytes,
-            write_ops: s.write.ops,
-            write_bytes: s.write.bytes,
+            write_ops,
+            write_bytes,
             direct,
         };
         if let Some(row) = self.stats.summary.iter().find(|r| r.device == top) {
@@ -240,6 +242,17 @@ impl DevRun {
                 .extend(compare(&app, top, &row.stats.counts));
         }
     }
+}
+
+/// Writes and bytes written: `write`, and a file-system workload's
+/// `append` and `rewrite` (in `summary.ops`).
+fn written(s: &Summary) -> (u64, u64) {
+    ["append", "rewrite"]
+        .iter()
+        .filter_map(|k| s.ops.get(*k))
+        .fold((s.write.ops, s.write.bytes), |(o, b), d| {
+            (o + d.ops, b + d.bytes)
+        })
 }
 
 /// [`DevRun`] on the run core's clock: found when the run passed its
@@ -316,6 +329,22 @@ fn device_groups(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn appends_and_rewrites_count_as_written() {
+        let mut s = Summary::default();
+        s.write.ops = 2;
+        s.write.bytes = 8192;
+        for (k, ops, bytes) in [("append", 3, 300), ("rewrite", 1, 4096), ("stat", 9, 0)] {
+            let d = iolab_report::model::DirResult {
+                ops,
+                bytes,
+                ..Default::default()
+            };
+            s.ops.insert(k.into(), d);
+        }
+        assert_eq!(written(&s), (6, 8192 + 300 + 4096));
+    }
 
     fn target(path: &str, top: &[&str]) -> DeviceTarget {
         DeviceTarget {

@@ -323,7 +323,12 @@ pub fn execute(
         }
         let mut dev = crate::devstats::DevSampler::default();
         let default_job = temp_file.is_some();
-        let raw = run_one(&mut spec, &mut term, &mut dev, &stop, &events, default_job);
+        let made = crate::targets::make_personality_dirs(&spec);
+        let raw = match &made {
+            Ok(_) => run_one(&mut spec, &mut term, &mut dev, &stop, &events, default_job),
+            Err(e) => Err(iolab_engine::RunError::Setup(e.clone())),
+        };
+        crate::targets::remove_if_empty(made.as_deref().unwrap_or_default());
         if let Some(l) = term.live.as_mut() {
             l.settle();
         }
@@ -501,7 +506,11 @@ fn failure_line(run: &iolab_report::RunResult) -> Option<String> {
             e.error
         ),
     };
+    let files = run.spec.as_ref().is_some_and(|s| s.fs.is_some());
     let todo = match e.errno {
+        libc::ENOSPC | libc::EDQUOT if files => {
+            "free space under the anchor, or give fewer --files or a smaller --file-size"
+        }
         libc::ENOSPC | libc::EDQUOT => {
             "free space on the target's file system or give a smaller --size"
         }

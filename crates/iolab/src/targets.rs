@@ -68,11 +68,22 @@ pub fn check_anchors(w: &iolab_spec::WorkloadSpec) -> Result<(), String> {
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(std::path::Path::new("."));
-        if !parent.is_dir() && fs.personality.is_some() {
-            return Err(format!(
-                "--dir {} does not exist; create it or give another --dir (the personality's filesets go to DIR/NAME)",
-                parent.display()
-            ));
+        if fs.personality.is_some() {
+            // The personality's DIR is made by the run (one level, see
+            // `make_personality_dirs`); its parent must exist.
+            let up = parent
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(std::path::Path::new("."));
+            if !parent.is_dir() && !up.is_dir() {
+                return Err(format!(
+                    "--dir {} does not exist and neither does its parent {}; create {} or give another --dir (the personality's filesets go to DIR/NAME)",
+                    parent.display(),
+                    up.display(),
+                    up.display()
+                ));
+            }
+            continue;
         }
         if !parent.is_dir() {
             return Err(format!(
@@ -84,4 +95,38 @@ pub fn check_anchors(w: &iolab_spec::WorkloadSpec) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The `--dir` of each personality of `run` that does not exist yet,
+/// made (one level: its parent exists, `check_anchors` saw to that) so
+/// that the filesets can be made under it. Returns what was made, for
+/// [`remove_if_empty`] after the run.
+pub fn make_personality_dirs(run: &iolab_spec::RunSpec) -> Result<Vec<std::path::PathBuf>, String> {
+    let mut made = Vec::new();
+    for w in &run.workloads {
+        let Some(fs) = w.fs.as_ref().filter(|f| f.personality.is_some()) else {
+            continue;
+        };
+        for f in &fs.filesets {
+            let Some(dir) = f.spec.anchor.parent().filter(|p| !p.as_os_str().is_empty()) else {
+                continue;
+            };
+            if dir.exists() || made.iter().any(|m| m == dir) {
+                continue;
+            }
+            std::fs::create_dir(dir)
+                .map_err(|e| format!("--dir: cannot create {}: {e}", dir.display()))?;
+            made.push(dir.to_path_buf());
+        }
+    }
+    Ok(made)
+}
+
+/// Remove the directories [`make_personality_dirs`] made when nothing
+/// was put in them (a run refused before its filesets were made);
+/// `remove_dir` leaves a directory that holds anything.
+pub fn remove_if_empty(dirs: &[std::path::PathBuf]) {
+    for d in dirs.iter().rev() {
+        let _ = std::fs::remove_dir(d);
+    }
 }

@@ -38,7 +38,7 @@ fn dry_runs_show_the_file_system_workload_and_create_nothing() {
     assert!(out.contains("mix-1: files, mix, 1 thread"), "{out}");
     assert!(
         out.contains(&format!(
-            "fileset fs at {a}: 1000 files (100 in each of 10 leaf directories"
+            "fileset fs at {a}: 1000 files of 64 KiB, 100 a directory, 100% created before the run"
         )),
         "{out}"
     );
@@ -136,7 +136,9 @@ fn bad_file_system_input_is_one_line_and_exit_2() {
             "--personality fileserv is not known",
         ),
         (
-            vec!["--dir", a, "--mix", "read:1", "--files", "55"],
+            vec![
+                "--dir", a, "--mix", "read:1", "--files", "55", "--depth", "1",
+            ],
             "give 50 or 60 files",
         ),
         (
@@ -152,8 +154,8 @@ fn bad_file_system_input_is_one_line_and_exit_2() {
             "is not a directory",
         ),
         (
-            vec!["--dir", "/nonexistent-iolab", "--personality", "varmail"],
-            "--dir /nonexistent-iolab does not exist",
+            vec!["--dir", "/nonexistent-iolab/fb", "--personality", "varmail"],
+            "--dir /nonexistent-iolab/fb does not exist and neither does its parent",
         ),
         (vec!["--dir", a, "--mix", "read:1;;stat:1"], "empty value"),
         (
@@ -178,5 +180,72 @@ fn bad_file_system_input_is_one_line_and_exit_2() {
     )
     .unwrap();
     let o = run_in(d.path(), &[job.to_str().unwrap(), "--dry-run"]);
-    assert_bad_input(&o, "step 3 (fsync) needs an open file");
+    assert_bad_input(
+        &o,
+        "line 3: --flow: flow 'flow', step 3 (fsync) needs an open file",
+    );
+}
+
+/// The command reaches the engine: a personality with no
+/// `--target` runs, and the device statistics cover the loop device
+/// under the anchor's file system.
+#[test]
+fn a_personality_runs_and_its_device_is_the_one_under_the_anchor() {
+    iolab_testutil::require_root!();
+    iolab_testutil::require_tool!("mkfs.ext4");
+    let fs = match iolab_testutil::MountedFs::new("ext4", 256 << 20) {
+        Ok(f) => f,
+        Err(e) => {
+            iolab_testutil::skip_or_fail("files_input", &e);
+            return;
+        }
+    };
+    let d = tempfile::tempdir().unwrap();
+    // A --dir that does not exist yet (its parent does) is made.
+    let dir = fs.path().join("fb");
+    let dir = dir.to_str().unwrap();
+    let (o, v) = run_json(
+        &[
+            "--personality",
+            "fileserver",
+            "--dir",
+            dir,
+            "--files",
+            "200",
+            "--jobs",
+            "4",
+            "--file-size",
+            "16k",
+            "--duration",
+            "1s",
+        ],
+        d.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let t = ptr(&v, "runs.0.devices.targets.0");
+    let anchor = fs.path().join("fb/bigfileset");
+    assert_eq!(t["target"], anchor.to_str().unwrap());
+    assert_eq!(t["top"][0], fs.dev.name(), "{t}");
+    assert_eq!(ptr(&v, "runs.0.spec.fs.personality"), "fileserver");
+    assert!(
+        anchor.join(".iolab-fileset").exists(),
+        "the anchor is marked"
+    );
+    // A run refused before its filesets are made (videoserver's 2.2 TiB
+    // on 256 MiB) leaves no --dir behind.
+    let vs = fs.path().join("vs");
+    let o = run_in(
+        d.path(),
+        &[
+            "--personality",
+            "videoserver",
+            "--dir",
+            vs.to_str().unwrap(),
+            "--duration",
+            "1s",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("needs"), "{}", stderr(&o));
+    assert!(!vs.exists(), "the refused run left {}", vs.display());
 }

@@ -2,8 +2,9 @@
 //! a `mix` or a `flow`, and the fileset's shape (`files`, `file_size`,
 //! `sizes`, `depth`, `width`, `dir_width`, `prealloc`), resolved into a
 //! [`FsSpec`] (docs/filesystem.md). Defaults without a personality:
-//! 1000 files of 64k in `depth` 1 x `width` 10 directories (100 a
-//! directory), all created before the run.
+//! 1000 files of 64k, 100 to a directory (10 directories), all created
+//! before the run; `depth`, `width` or `sizes` choose vdbench's tree
+//! (depth 1 and width 10 unless given).
 
 use crate::options::WorkloadOptions;
 use crate::resolve::{int, size, text, JobError};
@@ -21,7 +22,12 @@ use std::path::PathBuf;
 /// Files of a fileset given by `dir` alone.
 pub const DEFAULT_FILES: u64 = 1000;
 /// Their size.
-pub const DEFAULT_FILE_SIZE: &str = "64k";
+pub const DEFAULT_FILE_SIZE: u64 = 64 << 10;
+/// Files per directory (and subdirectories per directory) without
+/// `depth`/`width`: any count of files lays out.
+pub const DEFAULT_DIR_WIDTH: u32 = 100;
+/// vdbench's tree when only one of `depth` and `width` (or `sizes`) is
+/// given.
 pub const DEFAULT_DEPTH: u32 = 1;
 pub const DEFAULT_WIDTH: u32 = 10;
 
@@ -67,7 +73,7 @@ pub fn resolve_fs(o: &WorkloadOptions, jobs: u32) -> Result<Option<FsResolved>, 
     if !is_fs(o) {
         return Ok(None);
     }
-    let Some(dir) = o.dir.as_deref() else {
+    let Some(dir) = text(&o.dir) else {
         let (flag, _) = fs_keys(o)
             .into_iter()
             .find(|(_, s)| *s)
@@ -132,7 +138,19 @@ pub fn resolve_fs(o: &WorkloadOptions, jobs: u32) -> Result<Option<FsResolved>, 
         },
         personality: text(&o.personality).map(str::to_string),
     };
-    fs.validate()?;
+    fs.validate().map_err(|e| {
+        // Name the key the user gave, so a job file's line is found.
+        let given = match fs.work {
+            FsWork::Mix(_) if o.mix.is_some() => "--mix: ",
+            FsWork::Flows(_) if o.flow.is_some() => "--flow: ",
+            _ => "",
+        };
+        if e.0.starts_with("--") {
+            JobError(e.0)
+        } else {
+            JobError(format!("{given}{}", e.0))
+        }
+    })?;
     Ok(Some(FsResolved { fs, dsync, kind }))
 }
 
@@ -255,10 +273,9 @@ fn prealloc(o: &WorkloadOptions) -> Result<Option<f64>, JobError> {
         .transpose()
 }
 
-/// The fileset of `dir` without a personality: vdbench's tree (`depth`,
-/// `width`, `files` among the leaves, `sizes` or `file_size`), or
-/// filebench's shape when `dir_width`, `prealloc` or a gamma size is
-/// given.
+/// The fileset of `dir` without a personality: filebench's shape
+/// (`files`, `dir_width` 100 unless given, `file_size`, `prealloc`), or
+/// vdbench's tree when `depth`, `width` or `sizes` is given.
 fn plain_fileset(o: &WorkloadOptions, dir: PathBuf) -> Result<FsFileset, JobError> {
     let files = int(&o.files, "files", (1, MAX_FILES))?.unwrap_or(DEFAULT_FILES);
     let file_size = text(&o.file_size).map(parse_file_size).transpose()?;
@@ -267,29 +284,25 @@ fn plain_fileset(o: &WorkloadOptions, dir: PathBuf) -> Result<FsFileset, JobErro
             "--sizes and --file-size both give the file sizes; give one".into(),
         ));
     }
-    let gamma = matches!(file_size, Some(FileSize::Gamma { .. }));
-    let entries = o.dir_width.is_some() || o.prealloc.is_some() || gamma;
-    let shape = if entries {
-        if let Some((flag, _)) = [
-            ("depth", o.depth.is_some()),
-            ("width", o.width.is_some()),
-            ("sizes", o.sizes.is_some()),
-        ]
-        .into_iter()
-        .find(|(_, s)| *s)
-        {
-            return Err(JobError(format!(
-                "--{flag} is vdbench's tree, but --dir-width, --prealloc or a gamma --file-size chose filebench's shape; give one or the other"
-            )));
+    let tree = o.depth.is_some() || o.width.is_some() || o.sizes.is_some();
+    let entries = o.dir_width.is_some()
+        || o.prealloc.is_some()
+        || matches!(file_size, Some(FileSize::Gamma { .. }));
+    let shape = if tree {
+        if entries {
+            return Err(JobError(
+                "--depth, --width and --sizes are vdbench's tree, --dir-width, --prealloc and a gamma --file-size filebench's shape; give one or the other".into(),
+            ));
         }
+        tree_shape(o, files, file_size)?
+    } else {
         Shape::Entries(EntriesShape {
             entries: files,
-            dir_width: int(&o.dir_width, "dir-width", (2, u64::from(u32::MAX)))?.unwrap_or(20),
-            size: file_size.unwrap_or(FileSize::Fixed(64 << 10)),
+            dir_width: int(&o.dir_width, "dir-width", (2, u64::from(u32::MAX)))?
+                .unwrap_or(DEFAULT_DIR_WIDTH),
+            size: file_size.unwrap_or(FileSize::Fixed(DEFAULT_FILE_SIZE)),
             prealloc: prealloc(o)?.unwrap_or(100.0),
         })
-    } else {
-        tree(o, files, file_size)?
     };
     Ok(FsFileset {
         name: "fs".into(),
@@ -299,7 +312,11 @@ fn plain_fileset(o: &WorkloadOptions, dir: PathBuf) -> Result<FsFileset, JobErro
     })
 }
 
-fn tree(o: &WorkloadOptions, files: u64, file_size: Option<FileSize>) -> Result<Shape, JobError> {
+fn tree_shape(
+    o: &WorkloadOptions,
+    files: u64,
+    file_size: Option<FileSize>,
+) -> Result<Shape, JobError> {
     let depth = int(&o.depth, "depth", (0, u64::from(MAX_DEPTH)))?.unwrap_or(DEFAULT_DEPTH);
     let width = int(&o.width, "width", (1, u64::from(u32::MAX)))?.unwrap_or(DEFAULT_WIDTH);
     let leaves = u64::from(width).checked_pow(depth).unwrap_or(u64::MAX);
@@ -318,7 +335,7 @@ fn tree(o: &WorkloadOptions, files: u64, file_size: Option<FileSize>) -> Result<
     let sizes = match (text(&o.sizes), file_size) {
         (Some(s), _) => s.to_string(),
         (None, Some(FileSize::Fixed(b))) => b.to_string(),
-        _ => DEFAULT_FILE_SIZE.to_string(),
+        _ => "64k".to_string(),
     };
     Ok(Shape::Tree(TreeShape {
         depth,
@@ -331,7 +348,7 @@ fn tree(o: &WorkloadOptions, files: u64, file_size: Option<FileSize>) -> Result<
 #[cfg(test)]
 mod tests {
     use crate::{parse_job_text, resolve};
-    use iolab_spec::fileset::{FileSize, Format, Shape, TreeShape};
+    use iolab_spec::fileset::{EntriesShape, FileSize, Format, Shape, TreeShape};
     use iolab_spec::fs::{FileSelect, FsWork};
     use iolab_spec::{Op, SyncMode, WorkloadSpec};
 
@@ -357,11 +374,11 @@ mod tests {
         );
         assert_eq!(
             fs.filesets[0].spec.shape,
-            Shape::Tree(TreeShape {
-                depth: 1,
-                width: 10,
-                files: 100,
-                sizes: "64k".into()
+            Shape::Entries(EntriesShape {
+                entries: 1000,
+                dir_width: 100,
+                size: FileSize::Fixed(64 << 10),
+                prealloc: 100.0
             })
         );
         assert_eq!(
@@ -472,10 +489,13 @@ mod tests {
             ),
             ("dir = '/d'\nmix = 'read:1'\nflow = 'stat'", "give one"),
             (
-                "dir = '/d'\nmix = 'read:1'\nfiles = 1001",
+                "dir = '/d'\nmix = 'read:1'\nfiles = 1001\nwidth = 10",
                 "give 1000 or 1010 files",
             ),
-            ("dir = '/d'\nmix = 'read:1'\nfiles = 5", "give 10 files"),
+            (
+                "dir = '/d'\nmix = 'read:1'\nfiles = 5\ndepth = 1",
+                "give 10 files",
+            ),
             (
                 "dir = '/d'\nmix = 'read:1'\nthink = '1s'",
                 "--think pauses flows",
@@ -507,13 +527,13 @@ mod tests {
             ),
             (
                 "dir = '/d'\nmix = 'read:1'\ndir_width = 20\ndepth = 2",
-                "--depth is vdbench's tree",
+                "give one or the other",
             ),
             (
                 "dir = '/d'\nmix = 'read:1'\nsizes = '4k'\nfile_size = '8k'",
                 "give one",
             ),
-            ("dir = ''\nmix = 'read:1'", "--dir is empty"),
+            ("dir = ''\nmix = 'read:1'", "key dir"),
         ] {
             let e = job(&format!("[global]\n{body}\n")).unwrap_err();
             assert!(e.contains(needle) && !e.contains('\n'), "{body}: {e}");

@@ -394,10 +394,10 @@ mod tests {
             ]
         );
         let fs = |i: usize| p.runs[i].spec.workloads[0].fs.clone().unwrap();
-        let Shape::Tree(t) = &fs(1).filesets[0].spec.shape else {
-            panic!("vdbench's tree by default")
+        let Shape::Entries(e) = &fs(1).filesets[0].spec.shape else {
+            panic!("filebench's shape by default")
         };
-        assert_eq!(t.files * t.leaves().unwrap(), 1000);
+        assert_eq!(e.entries, 1000);
         assert!(matches!(&fs(2).work, FsWork::Mix(m) if m.len() == 1));
         let w = WorkloadOptions {
             dir: Some("/tmp/iolab-plan-fs".into()),

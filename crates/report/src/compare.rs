@@ -35,7 +35,7 @@ mod tables;
 use crate::model::{Chart, ResultDoc, RunResult, Spread, Table};
 use crate::points::spread;
 pub use charts::{Ranges, MAX_CHART_GROUPS};
-pub use key::{run_key, KEY_PARAMS};
+pub use key::{run_key, FS_KEYS, KEY_PARAMS};
 use serde::{Deserialize, Serialize};
 pub use stats::{test_change, TestKind, TestResult, ALPHA};
 use std::collections::BTreeMap;
@@ -751,6 +751,10 @@ pub fn compare(docs: &[(String, String, &ResultDoc)], ignore: &[String]) -> Comp
     let (charts, ranges) = charts::charts(&res, docs);
     res.charts = charts;
     res.chart_ranges = ranges;
+    for c in ops::op_charts(&res) {
+        res.charts.push(c);
+        res.chart_ranges.push(Vec::new());
+    }
     res
 }
 
@@ -837,6 +841,23 @@ mod tests {
             titles.contains(&"ops/s by operation (higher is better)"),
             "{titles:?}"
         );
+        let table = |t: &str| res.tables.iter().find(|x| x.title.starts_with(t)).unwrap();
+        assert_eq!(table("ops/s by operation").columns[1], "before ops/s");
+        // MB/s only of the operations that move data.
+        let mb: Vec<&serde_json::Value> = table("MB/s by operation")
+            .rows
+            .iter()
+            .map(|r| &r[0])
+            .collect();
+        assert_eq!(mb, ["fsrv write", "fsrv append", "fsrv read"]);
+        let chart = res
+            .charts
+            .iter()
+            .find(|c| c.title == "fsrv: ops/s by operation")
+            .unwrap();
+        assert_eq!(chart.x[0], "create");
+        assert_eq!(chart.series[1].values[0], None, "no creates after");
+        assert_eq!(chart.series[1].values[7], Some(1994.0), "stat after");
         let text = render::text(&res);
         assert!(
             text.contains("p99 latency by operation, us (lower is better)"),
@@ -859,6 +880,7 @@ mod tests {
             .with_workloads()
             .all(|r| r.operations.is_empty()));
         assert!(!render::text(&res).contains("by operation"));
+        assert!(!res.charts.iter().any(|c| c.title.contains("by operation")));
     }
 
     #[test]

@@ -187,6 +187,20 @@ pub fn bs_text(run: &RunResult) -> String {
     spec_bs_text(&specs[0].bs)
 }
 
+/// What a workload does, for the `rw` column: its access pattern, or for
+/// a file-system workload its personality, `mix` or `flows`.
+pub fn rw_text(s: &WorkloadSpec) -> String {
+    use iolab_spec::fs::FsWork;
+    match &s.fs {
+        None => s.rw.clone(),
+        Some(fs) => match (&fs.personality, &fs.work) {
+            (Some(p), _) => p.clone(),
+            (None, FsWork::Mix(_)) => "mix".into(),
+            (None, FsWork::Flows(_)) => "flows".into(),
+        },
+    }
+}
+
 /// `f` of each workload joined by " | ", "-" for a run without one.
 fn per_workload_text(run: &RunResult, f: impl Fn(&WorkloadSpec) -> String) -> String {
     let specs = run.specs();
@@ -233,7 +247,7 @@ pub fn workloads_table(run: &RunResult) -> Table {
                 json!(w.name),
                 num(w.start_s),
                 num(w.end_s),
-                json!(w.spec.rw),
+                json!(rw_text(&w.spec)),
                 json!(spec_bs_text(&w.spec.bs)),
                 json!(w.spec.qd),
                 json!(w.spec.jobs),
@@ -281,7 +295,7 @@ pub fn runs_table(doc: &ResultDoc) -> Table {
                 json!(i + 1),
                 json!(r.name),
                 json!(params_text(&r.params, &axes)),
-                json!(per_workload_text(r, |s| s.rw.clone())),
+                json!(per_workload_text(r, rw_text)),
                 json!(bs_text(r)),
                 per_workload_num(r, |s| s.qd),
                 per_workload_num(r, |s| s.jobs),
@@ -745,6 +759,11 @@ mod tests {
             }
         }
         assert!(table_markdown(ops).contains("| stat |"));
+        let runs = runs_table(&d);
+        assert_eq!(
+            runs.rows[0][3], "fileserver",
+            "the rw column names the personality"
+        );
     }
 
     #[test]

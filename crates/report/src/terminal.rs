@@ -412,6 +412,29 @@ pub fn workload_summary(run: &str, w: &WorkloadResult) -> String {
     s
 }
 
+/// A run's figure table and CPU line; for a run of one file-system
+/// workload its per-operation table and IO summary instead (which gives
+/// the CPU per operation).
+fn run_figures(s: &mut String, run: &RunResult) {
+    let s_ = &run.summary;
+    let per_io = match run.workloads.as_slice() {
+        [w] if w.io_summary.is_some() => {
+            s.push_str(&crate::fs::text::fs_summary(w));
+            String::new()
+        }
+        _ => {
+            figures(s, s_, run.shows_reads(), run.shows_writes());
+            format!("; {:.2} us of CPU per I/O", s_.cpu.usec_per_io)
+        }
+    };
+    writeln!(
+        s,
+        "CPU: user {:.1}%, system {:.1}% of one CPU{per_io}",
+        s_.cpu.user_pct, s_.cpu.sys_pct
+    )
+    .unwrap();
+}
+
 /// The summary table of one run.
 pub fn summary(run: &RunResult) -> String {
     let mut s = String::new();
@@ -420,7 +443,6 @@ pub fn summary(run: &RunResult) -> String {
             s.push_str(&workload_summary(&run.name, w));
         }
     }
-    let s_ = &run.summary;
     writeln!(
         s,
         "{}{}: {:.1} s measured{}{}",
@@ -445,16 +467,7 @@ pub fn summary(run: &RunResult) -> String {
     // A run with no workload (a monitor) has device figures only.
     let workload = run.spec.is_some() || !run.workloads.is_empty();
     if workload {
-        match run.workloads.as_slice() {
-            [w] if w.io_summary.is_some() => s.push_str(&crate::fs::text::fs_summary(w)),
-            _ => figures(&mut s, s_, run.shows_reads(), run.shows_writes()),
-        }
-        writeln!(
-            s,
-            "CPU: user {:.1}%, system {:.1}% of one CPU; {:.2} us of CPU per I/O",
-            s_.cpu.user_pct, s_.cpu.sys_pct, s_.cpu.usec_per_io
-        )
-        .unwrap();
+        run_figures(&mut s, run);
     }
     let st = &run.stalls;
     if workload && !run.intervals.is_empty() {

@@ -586,4 +586,19 @@ mod tests {
             "flow w(3 think=1000us): open@b,read:whole:1m,close (files picked random)"
         );
     }
+
+    #[test]
+    fn a_workload_validates_its_file_system_part() {
+        let mut w = crate::WorkloadSpec::example("w", "/x", "read");
+        w.fs = Some(flows("open,close"));
+        let e = w.validate().unwrap_err().0;
+        assert!(e.contains("not both"), "{e}");
+        w.targets.clear();
+        w.validate().unwrap();
+        w.fs = Some(flows("close"));
+        let e = w.validate().unwrap_err().0;
+        assert!(e.contains("step 1 (close) needs an open file"), "{e}");
+        w.fs = None;
+        assert!(w.validate().unwrap_err().0.contains("no target"));
+    }
 }

@@ -237,13 +237,13 @@ macro_rules! workload_params {
                 doc_type: "",
                 doc: "",
             },
-            dir: Text {
+            dir: Values {
                 flag: "dir", aliases: ["anchor"], short: None, value_name: "DIR", heading: "File system",
                 help: "Run a file-system workload on files under DIR (its anchor; vdbench anchor=, filebench $dir)",
                 default: Unset,
-                sweep: None, compare: None, negates: None,
+                sweep: Some(165), compare: None, negates: None,
                 doc_type: "string (directory)",
-                doc: "The anchor directory of a file-system workload, instead of `target`: the fileset is created under it (a personality's filesets under `DIR/NAME`). Created if missing (its parent must exist), adopted if empty, refused if it holds files iolab did not mark. See [docs/filesystem.md](filesystem.md).",
+                doc: "The anchor directory of a file-system workload, instead of `target`: the fileset is created under it (a personality's filesets under `DIR/NAME`). Created if missing (its parent must exist), adopted if empty, refused if it holds files iolab did not mark. A list sweeps, e.g. the same workload on two file systems. See [docs/filesystem.md](filesystem.md).",
             },
             personality: Values {
                 flag: "personality", aliases: [], short: None, value_name: "NAME", heading: "File system",
@@ -275,7 +275,7 @@ macro_rules! workload_params {
                 default: Described("1000, or the personality's"),
                 sweep: Some(171), compare: None, negates: None,
                 doc_type: "integer",
-                doc: "Files in the fileset, all its directories together (filebench `nfiles`/`entries`; vdbench's `files=` counts per leaf directory: multiply it by `width^depth`). With `depth`/`width` it must divide evenly among the `width^depth` leaf directories.",
+                doc: "Files in the fileset, all its directories together (filebench `nfiles`/`entries`; vdbench's `files=` counts per leaf directory: multiply it by `width^depth`). With `depth`/`width` it must divide evenly among the `width^depth` leaf directories; otherwise any number lays out, `dir_width` to a directory.",
             },
             file_size: Values {
                 flag: "file-size", aliases: ["filesize"], short: None, value_name: "SIZE", heading: "File system",
@@ -296,26 +296,26 @@ macro_rules! workload_params {
             depth: Values {
                 flag: "depth", aliases: [], short: None, value_name: "N", heading: "File system",
                 help: "Directory levels under the anchor (vdbench depth)",
-                default: Value("1", "without dir_width or a personality"),
+                default: Described("1 once width or sizes is given; unset: files go dir_width to a directory"),
                 sweep: Some(174), compare: None, negates: None,
                 doc_type: "integer",
-                doc: "Levels of directories under the anchor (vdbench `depth`); 0 puts the files in the anchor.",
+                doc: "Levels of directories under the anchor (vdbench `depth`); 0 puts the files in the anchor. Chooses vdbench's tree (with `width` 10 unless given) instead of filebench's shape.",
             },
             width: Values {
                 flag: "width", aliases: [], short: None, value_name: "N", heading: "File system",
                 help: "Directories per level (vdbench width)",
-                default: Value("10", "without dir_width or a personality"),
+                default: Described("10 once depth or sizes is given; unset: files go dir_width to a directory"),
                 sweep: Some(175), compare: None, negates: None,
                 doc_type: "integer",
-                doc: "Directories in each directory of a level (vdbench `width`): `width^depth` leaf directories hold the files.",
+                doc: "Directories in each directory of a level (vdbench `width`): `width^depth` leaf directories hold the files. Chooses vdbench's tree (with `depth` 1 unless given).",
             },
             dir_width: Values {
                 flag: "dir-width", aliases: ["dirwidth", "meandirwidth"], short: None, value_name: "N", heading: "File system",
-                help: "Files per directory, filebench's shape (instead of --depth/--width)",
-                default: Described("the personality's; unset: depth and width"),
+                help: "Files per directory, filebench's shape (the default; --depth/--width choose vdbench's)",
+                default: Described("100, or the personality's"),
                 sweep: Some(176), compare: None, negates: None,
                 doc_type: "integer",
-                doc: "Files per directory (filebench `dirwidth`/`$meandirwidth`, used as is, not as a mean): the tree is as deep as it needs to be. Chooses filebench's shape instead of `depth`/`width`.",
+                doc: "Files per directory, and subdirectories per directory (filebench `dirwidth`/`$meandirwidth`, used as is, not as a mean): the tree is as deep as it needs to be, and any number of files lays out. filebench's shape is the default; `depth`, `width` or `sizes` choose vdbench's tree instead.",
             },
             prealloc: Values {
                 flag: "prealloc", aliases: [], short: None, value_name: "PCT", heading: "File system",
@@ -323,7 +323,7 @@ macro_rules! workload_params {
                 default: Described("100, or the personality's"),
                 sweep: Some(177), compare: None, negates: None,
                 doc_type: "0-100",
-                doc: "Share of the files created (and filled) before the run (filebench `prealloc`); the others are there for `create` to make. Chooses filebench's shape.",
+                doc: "Share of the files created (and filled) before the run (filebench `prealloc`); the others are there for `create` to make. filebench's shape only (vdbench's tree makes every file).",
             },
             format: Text {
                 flag: "format", aliases: [], short: None, value_name: "MODE", heading: "File system",

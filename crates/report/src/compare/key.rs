@@ -119,12 +119,64 @@ pub fn workload_key(
         .iter()
         .map(|k| (*k, value(k).unwrap_or_else(|| "?".into())));
     let mut key = BTreeMap::new();
-    for (k, v) in values {
+    let fs = s.fs.as_ref().map(fs_key).unwrap_or_default();
+    for (k, v) in values.chain(fs) {
         if !ignored(ignore, k) {
             key.insert(k.to_string(), v);
         }
     }
     key
+}
+
+/// The key parameters only file-system workloads have, in display order.
+pub const FS_KEYS: [&str; 3] = ["fs-work", "fileset", "file-select"];
+
+/// What defines a file-system workload besides the common parameters: its
+/// personality and mix or flows (in the `--mix`/`--flow` syntax), each
+/// fileset's shape (not its anchor: a before/after pair often runs on
+/// another file system) and how files are picked.
+fn fs_key(fs: &iolab_spec::fs::FsSpec) -> [(&'static str, String); 3] {
+    use iolab_spec::fileset::{FileSize, Shape};
+    use iolab_spec::fs::{FileSelect, FsWork};
+    use iolab_spec::fs_parse::{flow_text, mix_text, size_text};
+    let names: Vec<&str> = fs.filesets.iter().map(|f| f.name.as_str()).collect();
+    let mut work = match &fs.work {
+        FsWork::Mix(m) => format!("mix {}", mix_text(m, &names)),
+        FsWork::Flows(f) => {
+            let f: Vec<String> = f.iter().map(|f| flow_text(f, &names)).collect();
+            format!("flow {}", f.join(" | "))
+        }
+    };
+    if let Some(p) = &fs.personality {
+        work = format!("{p}: {work}");
+    }
+    let shape = |f: &iolab_spec::fs::FsFileset| match &f.spec.shape {
+        Shape::Tree(t) => format!(
+            "{}: depth {} width {} files {} sizes {}",
+            f.name, t.depth, t.width, t.files, t.sizes
+        ),
+        Shape::Entries(e) => {
+            let size = match e.size {
+                FileSize::Fixed(b) => size_text(b),
+                FileSize::Gamma { mean, shape } => format!("gamma:{}:{shape}", size_text(mean)),
+            };
+            format!(
+                "{}: {} files of {size}, dir width {}, prealloc {}%",
+                f.name, e.entries, e.dir_width, e.prealloc
+            )
+        }
+    };
+    let sets: Vec<String> = fs.filesets.iter().map(shape).collect();
+    let select = match fs.select {
+        FileSelect::Sequential => "seq".to_string(),
+        FileSelect::Uniform => "random".to_string(),
+        FileSelect::Zipf(t) => format!("zipf:{t}"),
+    };
+    [
+        ("fs-work", work),
+        ("fileset", sets.join("; ")),
+        ("file-select", select),
+    ]
 }
 
 #[cfg(test)]
@@ -133,6 +185,27 @@ mod tests {
 
     /// Every parameter defined as a match key has a value here: a new one
     /// shows as `?` until `run_key` says what it is.
+    #[test]
+    fn fs_workloads_are_keyed_by_their_work_and_fileset_not_anchor() {
+        use crate::study::testing::spec;
+        let e = Effective::default();
+        let mut a = spec("a");
+        crate::testraw::fileserver_spec(&mut a);
+        let ka = workload_key(&a, &e, &[]);
+        assert!(ka["fs-work"].starts_with("fileserver: flow "), "{ka:?}");
+        assert!(ka["fs-work"].contains("create"), "{ka:?}");
+        let mut b = a.clone();
+        if let Some(iolab_spec::fs::FsWork::Flows(f)) = b.fs.as_mut().map(|f| &mut f.work) {
+            f[0].steps.pop();
+        }
+        assert_ne!(workload_key(&b, &e, &[])["fs-work"], ka["fs-work"]);
+        // A block workload has none of these keys.
+        let kb = workload_key(&spec("b"), &e, &[]);
+        assert!(FS_KEYS.iter().all(|k| !kb.contains_key(*k)));
+        let ign = workload_key(&a, &e, &["fs-work".into()]);
+        assert!(!ign.contains_key("fs-work") && ign.contains_key("file-select"));
+    }
+
     #[test]
     fn every_defined_match_key_has_a_value() {
         use crate::study::testing::{run, spec};

@@ -3,7 +3,8 @@
 //! other documents (ops/s, MB/s, mean and p99 latency, with the usual
 //! verdicts), and the fileset counters side by side.
 
-use super::{judge, Entry, Figure, Figures, Row};
+use super::{judge, CompareResult, Entry, Figure, Figures, Row};
+use crate::model::{Chart, Series};
 use crate::model::{FilesetCounts, OpResult, WorkloadResult};
 use crate::points::spread;
 
@@ -25,6 +26,28 @@ pub fn op_title(f: Figure) -> &'static str {
         Figure::LatP99Us => "p99 latency by operation, us",
         Figure::CpuUsPerIo => "CPU us per operation",
     }
+}
+
+/// The unit of a figure of the operations, for column heads.
+pub fn op_unit(f: Figure) -> &'static str {
+    match f {
+        Figure::Iops => "ops/s",
+        _ => f.unit(),
+    }
+}
+
+/// The operation rows a figure's table shows: MB/s only of the
+/// operations that move data (the others have none).
+pub fn rows_for<'a>(f: Figure, rows: &[&'a Row]) -> Vec<&'a Row> {
+    let moves = |r: &Row| {
+        let name = r.entries.iter().flatten().next().map(|e| e.name.as_str());
+        name.and_then(iolab_spec::Op::from_name)
+            .is_none_or(|o| o.moves_data())
+    };
+    rows.iter()
+        .copied()
+        .filter(|r| f != Figure::Mbps || moves(r))
+        .collect()
 }
 
 /// Spreads of one operation's figures over the workloads (repetitions)
@@ -135,4 +158,44 @@ pub fn counter_list(c: &FilesetCounts) -> [(&'static str, u64); 7] {
         ("opens for write", c.opens_write),
         ("closes", c.closes),
     ]
+}
+
+/// Per row with operations, grouped bars of ops/s by operation, a bar per
+/// document (the mean over its runs).
+pub(super) fn op_charts(res: &CompareResult) -> Vec<Chart> {
+    let rows = res.rows.iter().flat_map(|r| r.with_workloads());
+    rows.filter(|r| !r.operations.is_empty())
+        .map(|r| Chart {
+            kind: "bar".into(),
+            title: format!("{}: ops/s by operation", r.label),
+            x_label: "operation".into(),
+            y_label: "ops/s".into(),
+            x: r.operations
+                .iter()
+                .map(|o| {
+                    o.label
+                        .strip_prefix(&format!("{} ", r.label))
+                        .unwrap_or(&o.label)
+                        .to_string()
+                })
+                .collect(),
+            series: res
+                .documents
+                .iter()
+                .enumerate()
+                .map(|(d, doc)| Series {
+                    name: doc.label.clone(),
+                    values: r
+                        .operations
+                        .iter()
+                        .map(|o| {
+                            let e = o.entries.get(d)?.as_ref()?;
+                            (e.figures.iops.n > 0).then_some(e.figures.iops.mean)
+                        })
+                        .collect(),
+                })
+                .collect(),
+            ..Default::default()
+        })
+        .collect()
 }

@@ -104,13 +104,17 @@ fn align(rows: &[Vec<String>], right: &[bool]) -> String {
 /// then per other document the change and its verdict.
 fn figure_text(res: &CompareResult, f: Figure) -> String {
     let rows: Vec<&super::Row> = res.rows.iter().flat_map(|r| r.with_workloads()).collect();
-    figure_rows_text(res, f, f.title(), &rows)
+    figure_rows_text(res, f, (f.title(), f.unit()), &rows)
 }
 
 /// [`figure_text`] of `rows` under `title`.
-fn figure_rows_text(res: &CompareResult, f: Figure, title: &str, rows: &[&super::Row]) -> String {
+fn figure_rows_text(
+    res: &CompareResult,
+    f: Figure,
+    (title, unit): (&str, &str),
+    rows: &[&super::Row],
+) -> String {
     let base = &res.documents[0].label;
-    let unit = f.unit();
     let mut head = vec!["workload".to_string(), format!("{base} {unit}")];
     let mut right = vec![false, true];
     for d in res.documents.iter().skip(1) {
@@ -163,7 +167,13 @@ fn fs_text(res: &CompareResult) -> String {
     if !rows.is_empty() {
         for f in super::ops::OP_FIGURES {
             let _ = writeln!(s);
-            s.push_str(&figure_rows_text(res, f, super::ops::op_title(f), &rows));
+            let title = (super::ops::op_title(f), super::ops::op_unit(f));
+            s.push_str(&figure_rows_text(
+                res,
+                f,
+                title,
+                &super::ops::rows_for(f, &rows),
+            ));
         }
     }
     if let Some(t) = res

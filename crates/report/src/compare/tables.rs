@@ -2,7 +2,7 @@
 //! entries. Cells keep full-precision numbers (rounded only by the
 //! renderings), except the change in percent (see below).
 
-use super::ops::{counter_list, op_title, OP_FIGURES};
+use super::ops::{counter_list, op_title, op_unit, rows_for, OP_FIGURES};
 use super::{CompareResult, Difference, Figure, Row, FIGURES};
 use crate::model::Table;
 use crate::tables::num;
@@ -21,7 +21,12 @@ fn has_repeats(res: &CompareResult, doc: usize) -> bool {
 /// One table of figure `f` over `rows`: the mean per document (with sd
 /// and n when there are repetitions), the change in percent and the
 /// verdict against the baseline.
-fn figure_table(res: &CompareResult, f: Figure, title: String, rows: &[&Row]) -> Table {
+fn figure_table(
+    res: &CompareResult,
+    f: Figure,
+    (title, unit): (String, &str),
+    rows: &[&Row],
+) -> Table {
     let base = res
         .documents
         .first()
@@ -31,7 +36,6 @@ fn figure_table(res: &CompareResult, f: Figure, title: String, rows: &[&Row]) ->
         .map(|d| has_repeats(res, d))
         .collect();
     let mut columns = vec!["workload".to_string()];
-    let unit = f.unit();
     for (d, doc) in res.documents.iter().enumerate() {
         columns.push(format!("{} {unit}", doc.label));
         if repeats[d] {
@@ -106,12 +110,18 @@ pub(super) fn tables(res: &CompareResult) -> Vec<Table> {
     let mut out = Vec::new();
     let rows: Vec<&Row> = res.rows.iter().flat_map(|r| r.with_workloads()).collect();
     for f in FIGURES {
-        out.push(figure_table(res, f, better_title(f.title(), f), &rows));
+        out.push(figure_table(
+            res,
+            f,
+            (better_title(f.title(), f), f.unit()),
+            &rows,
+        ));
     }
     let op_rows: Vec<&Row> = rows.iter().flat_map(|r| r.operations.iter()).collect();
     if !op_rows.is_empty() {
         for f in OP_FIGURES {
-            out.push(figure_table(res, f, better_title(op_title(f), f), &op_rows));
+            let title = (better_title(op_title(f), f), op_unit(f));
+            out.push(figure_table(res, f, title, &rows_for(f, &op_rows)));
         }
     }
     if let Some(t) = fileset_table(res, &rows) {

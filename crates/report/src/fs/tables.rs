@@ -152,6 +152,11 @@ fn summary_pairs(w: &WorkloadResult) -> Vec<(String, String)> {
     if !w.sync_ops.is_empty() {
         kv.push(("by system calls".into(), w.sync_ops.join(", ")));
     }
+    for f in &w.filesets {
+        let line = super::text::fileset_line(f);
+        let (k, v) = line.split_once(": ").unwrap_or((&line, ""));
+        kv.push((k.to_string(), v.to_string()));
+    }
     kv
 }
 

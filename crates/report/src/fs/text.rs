@@ -3,9 +3,9 @@
 //! Summary line, vdbench's fileset counters, errors by operation, and
 //! the operations that fell back to system calls.
 
-use crate::model::{FilesetCounts, IoSummary, OpResult, WorkloadResult};
+use crate::model::{FilesetCounts, FilesetResult, IoSummary, OpResult, WorkloadResult};
 use iolab_spec::fs::FsWork;
-use iolab_spec::{Op, WorkloadSpec};
+use iolab_spec::{format_bytes, Op, WorkloadSpec};
 use std::fmt::Write;
 
 /// Column heads of the per-operation table (latencies in milliseconds
@@ -106,8 +106,10 @@ pub fn op_table(w: &WorkloadResult) -> String {
 /// 1.0 s, 11566.0 ops/s (read 1834.0/s, write 1834.0/s), 286.0 MB/s,
 /// mean 14.812 ms/op, CPU 52.1 us/op`.
 pub fn io_summary_line(s: &IoSummary, measured_s: f64) -> String {
+    // A run shorter than a second (ended on --ops) keeps its milliseconds.
+    let tp = if measured_s < 1.0 { 3 } else { 1 };
     format!(
-        "IO summary: {} ops in {:.1} s, {:.1} ops/s (read {:.1}/s, write {:.1}/s), {:.1} MB/s, mean {} ms/op, CPU {:.1} us/op",
+        "IO summary: {} ops in {:.tp$} s, {:.1} ops/s (read {:.1}/s, write {:.1}/s), {:.1} MB/s, mean {} ms/op, CPU {:.1} us/op",
         s.ops,
         measured_s,
         s.ops_per_s,
@@ -125,6 +127,37 @@ pub fn counters_line(c: &FilesetCounts) -> String {
         "fileset: files created {}, dirs created {}, files deleted {}, dirs deleted {}, opens for read {}, opens for write {}, closes {}",
         c.files_created, c.dirs_created, c.files_deleted, c.dirs_deleted, c.opens_read, c.opens_write, c.closes
     )
+}
+
+/// `fileset bigfileset at /mnt/fb: 10000 files in 500 dirs, 1.2 GiB;
+/// made 10000 files (1000 MiB) in 4.50 s; 10000 files at the end`.
+pub fn fileset_line(f: &FilesetResult) -> String {
+    let mut s = format!(
+        "fileset {} at {}: {} files in {} dirs, {}",
+        f.name,
+        f.anchor,
+        f.files,
+        f.dirs,
+        format_bytes(f.bytes)
+    );
+    if f.files_made + f.dirs_made > 0 {
+        write!(
+            s,
+            "; made {} files and {} dirs ({}) in {:.2} s",
+            f.files_made,
+            f.dirs_made,
+            format_bytes(f.bytes_written),
+            f.create_s
+        )
+        .unwrap();
+    } else {
+        s.push_str("; reused");
+    }
+    write!(s, "; {} files at the end", f.files_at_end).unwrap();
+    if f.removed {
+        s.push_str(", then removed");
+    }
+    s
 }
 
 /// `errors: stat 3 ENOENT; write 1 ENOSPC`, or nothing without errors.
@@ -151,6 +184,9 @@ pub fn fs_summary(w: &WorkloadResult) -> String {
     writeln!(s, "{}", io_summary_line(io, w.measured_s)).unwrap();
     if let Some(c) = &w.fileset {
         writeln!(s, "{}", counters_line(c)).unwrap();
+    }
+    for f in &w.filesets {
+        writeln!(s, "{}", fileset_line(f)).unwrap();
     }
     if let Some(e) = errors_line(w) {
         writeln!(s, "{e}").unwrap();
@@ -206,6 +242,16 @@ mod tests {
             names,
             ["create", "write", "close", "open", "append", "read", "delete", "stat"]
         );
+    }
+
+    #[test]
+    fn a_short_run_keeps_its_milliseconds() {
+        let s = IoSummary {
+            ops: 900,
+            ..Default::default()
+        };
+        assert!(io_summary_line(&s, 0.0364).starts_with("IO summary: 900 ops in 0.036 s,"));
+        assert!(io_summary_line(&s, 60.04).starts_with("IO summary: 900 ops in 60.0 s,"));
     }
 
     #[test]
