@@ -149,6 +149,38 @@ fn oltp(kind: &str) {
     personality(kind, "oltp", &["--file-size", "1m", "--jobs", "16"]);
 }
 
+/// oltp at filebench's sizes (10 data files of 10 MiB, 10 database
+/// writers, 200 shadow readers, a log writer): in a second every flow
+/// moves data, as in filebench, where the threads share the files.
+fn oltp_defaults(kind: &str) {
+    let Some(fs) = mount(kind) else { return };
+    let out_dir = scratch();
+    let dir = fs.path().join("oltp");
+    std::fs::create_dir(&dir).unwrap();
+    let a = [
+        "--personality",
+        "oltp",
+        "--dir",
+        s(&dir),
+        "--duration",
+        "1s",
+    ];
+    let (o, doc) = run_json(&a, out_dir.path());
+    assert_eq!(o.status.code(), Some(0), "{kind}: {}", stderr(&o));
+    let (r, w) = (ops(&doc, "read"), ops(&doc, "write"));
+    eprintln!(
+        "{kind} oltp defaults: {:?} {}",
+        all_ops(&doc),
+        wl(&doc)["notes"]
+    );
+    // lgwr and dbwr write (100 a pass each), the shadows read.
+    assert!(
+        r >= 100 && w >= 100,
+        "{kind}: reads {r}, writes {w}: a flow starved"
+    );
+}
+
+on_both!(oltp_at_its_defaults_runs_every_flow, super::oltp_defaults);
 on_both!(fileserver_follows_its_flow, super::fileserver);
 on_both!(varmail_follows_its_flow, super::varmail);
 on_both!(webserver_follows_its_flow, super::webserver);

@@ -55,7 +55,8 @@ pub fn scratch() -> tempfile::TempDir {
 }
 
 /// (regular files, directories) under `dir` as `find` counts them, the
-/// anchor itself and its marker left out.
+/// anchor itself and iolab's own files (`.iolab-*`: the marker, the sizes
+/// record) left out.
 pub fn find_counts(dir: &Path) -> (u64, u64) {
     let count = |args: &[&str]| -> u64 {
         let out = Command::new("find")
@@ -72,7 +73,7 @@ pub fn find_counts(dir: &Path) -> (u64, u64) {
         String::from_utf8_lossy(&out.stdout).lines().count() as u64
     };
     (
-        count(&["-type", "f", "!", "-name", ".iolab-fileset"]),
+        count(&["-type", "f", "!", "-name", ".iolab-*"]),
         count(&["-type", "d"]),
     )
 }
