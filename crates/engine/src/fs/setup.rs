@@ -412,7 +412,7 @@ fn open_set(anchor_path: &Path, layout: &Layout, side_dirs: bool) -> Result<FsSe
     }
     // SAFETY: just opened, ours.
     let dir = unsafe { OwnedFd::from_raw_fd(fd) };
-    anchor::read_marker(anchor_path).map_err(|e| e.to_string())?;
+    anchor::read_marker_at(dir.as_raw_fd(), anchor_path).map_err(|e| e.to_string())?;
     let table = FileTable::new(layout.files());
     let mut p = Vec::with_capacity(super::exec::PATH_CAP);
     let mut dirs = DirCache::new(layout.leaf_of(layout.files()) + 1, 1);
