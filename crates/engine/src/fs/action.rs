@@ -33,7 +33,7 @@
 
 use super::backend::{Backend, Req};
 use super::dirs::{DirCache, NO_ENT};
-use super::exec::{Exec, Ph};
+use super::exec::{Exec, Ph, Slot};
 use super::table::{Claim, DIR, EXISTS};
 use iolab_spec::Op;
 use std::sync::atomic::Ordering::Relaxed;
@@ -363,10 +363,17 @@ impl<B: Backend> Exec<B> {
             return None;
         }
         let mut len = (sl.end - sl.off).min(self.plan.acts[sl.act as usize].xfer as u64);
-        if self.plan.direct_flag != 0 {
+        if self.plan.direct_flag != 0 && sl.op == Op::Read {
+            // Reading past the end is harmless: the read is short.
             len = len.div_ceil(4096) * 4096;
         }
         sl.len = len.min(self.buf_len as u64) as u32;
+        if self.plan.direct_flag != 0 && sl.op != Op::Read && unaligned(sl) {
+            // O_DIRECT needs aligned pieces; rounding a write up would
+            // grow the file. This piece (a file's tail) goes through the
+            // page cache: O_DIRECT off on the descriptor until it is done.
+            set_direct(sl.fd, false);
+        }
         if sl.op == Op::Read {
             return Some(Req::Read {
                 fd: sl.fd,
@@ -482,6 +489,10 @@ impl<B: Backend> Exec<B> {
     #[inline]
     pub(super) fn advance(&mut self, s: u32, res: i32) {
         let ph = self.slots[s as usize].ph;
+        let sl = &self.slots[s as usize];
+        if ph == Ph::Xfer && self.plan.direct_flag != 0 && sl.op != Op::Read && unaligned(sl) {
+            set_direct(sl.fd, true);
+        }
         if res < 0 {
             return self.step_failed(s, ph, -res);
         }
@@ -803,4 +814,30 @@ pub(super) fn on_current(op: Op) -> bool {
             | Op::Getattr
             | Op::Setattr
     )
+}
+
+/// The slot's transfer piece (`off`, `len`) is not 4096-aligned: under
+/// O_DIRECT a write of it goes through the page cache.
+#[inline]
+fn unaligned(sl: &Slot) -> bool {
+    !(sl.off | sl.len as u64).is_multiple_of(4096)
+}
+
+/// Turn O_DIRECT on or off on `fd` (fcntl F_SETFL: Linux lets O_DIRECT
+/// change on an open descriptor). Two system calls, only for the
+/// unaligned tail of a write under `--direct`; a failure leaves the flag
+/// as it was (the write then fails with EINVAL and is counted).
+fn set_direct(fd: i32, on: bool) {
+    // SAFETY: plain fcntl calls on a descriptor; nothing is dereferenced.
+    unsafe {
+        let fl = libc::fcntl(fd, libc::F_GETFL);
+        if fl >= 0 {
+            let want = if on {
+                fl | libc::O_DIRECT
+            } else {
+                fl & !libc::O_DIRECT
+            };
+            libc::fcntl(fd, libc::F_SETFL, want);
+        }
+    }
 }

@@ -495,6 +495,57 @@ fn o_direct_and_o_dsync_flows_move_whole_files() {
     assert!(ops(&r, Op::Fdatasync).abs_diff(wr.ops) <= 1);
 }
 
+/// `--direct` whole-file writes of files whose size is no multiple of
+/// 4096 write the tail through the page cache: the files keep their
+/// 5000 bytes (they grew to 8192 when the tail was rounded up).
+#[test]
+fn o_direct_writes_keep_unaligned_file_sizes() {
+    let d = tempfile::tempdir().unwrap();
+    let anchor = d.path().join("a");
+    let whole = Step {
+        whole: true,
+        ..step(Op::Write)
+    };
+    let work = FsWork::Mix(vec![MixEntry {
+        step: whole,
+        weight: 1,
+    }]);
+    let mut w = workload(fileset(&anchor, 5, "5000"), work, 0.0);
+    w.duration_s = None;
+    w.ops = Some(20);
+    w.direct = true;
+    let r = go(w).unwrap();
+    if r.errors.first().is_some_and(|e| e.errno == libc::EINVAL) {
+        eprintln!("SKIP o_direct_writes_keep_unaligned_file_sizes: no O_DIRECT here");
+        return;
+    }
+    assert_eq!(r.errors_total, 0, "{:?}", r.errors.first());
+    let wr = r.ops.get(Op::Write).unwrap();
+    assert_eq!((wr.ops, wr.bytes), (20, 20 * 5000));
+    let mut sizes = Vec::new();
+    for e in walkdir(&anchor) {
+        if e.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('f'))
+        {
+            sizes.push(std::fs::metadata(&e).unwrap().len());
+        }
+    }
+    assert_eq!(sizes, vec![5000; 10], "2 leaves of 5 files");
+}
+
+fn walkdir(root: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(root).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walkdir(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
 #[test]
 fn an_anchor_whose_parent_is_missing_is_one_line_and_nothing_is_made() {
     let d = tempfile::tempdir().unwrap();
