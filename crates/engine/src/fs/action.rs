@@ -12,8 +12,11 @@
 //!
 //! Files: `create` takes a file that does not exist (`O_CREAT|O_EXCL`),
 //! the others one that exists; `mkdir`/`rmdir` work on the file's side
-//! directory `f<j>.d`; `rename` moves an existing file onto the name of
-//! one that does not exist; `readdir` lists the directory of a file
+//! directory `f<j>.d`; `rename` moves a file to its side name `f<j>.r`
+//! in the same directory (vdbench: to a new name) and the next rename of
+//! that file moves it back, so a full fileset always has a target (a
+//! file at its side name is neither created on nor used by the other
+//! operations; the run's end moves it back, `setup.rs`); `readdir` lists the directory of a file
 //! drawn at random until getdents returns 0. Every operation holds a
 //! claim on its files (see `table.rs`).
 //!
@@ -34,7 +37,7 @@
 use super::backend::{Backend, Req};
 use super::dirs::{DirCache, NO_ENT};
 use super::exec::{Exec, Ph, Slot};
-use super::table::{Claim, DIR, EXISTS};
+use super::table::{Claim, DIR, EXISTS, MOVED};
 use iolab_spec::Op;
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -150,7 +153,8 @@ impl<B: Backend> Exec<B> {
     fn begin_own(&mut self, s: u32) -> bool {
         let op = self.slots[s as usize].op;
         let (mask, want) = match op {
-            Op::Create => (EXISTS, 0),
+            Op::Create => (EXISTS | MOVED, 0),
+            Op::Rename => return self.begin_rename(s),
             Op::Mkdir => (DIR, 0),
             Op::Rmdir => (DIR, DIR),
             Op::Readdir => return self.begin_readdir(s),
@@ -178,10 +182,6 @@ impl<B: Backend> Exec<B> {
             sl.path.extend_from_slice(b".d");
         }
         sl.path.push(0);
-        if op == Op::Rename && !self.claim_target(s) {
-            self.release(s);
-            return false;
-        }
         self.slots[s as usize].ph = match op {
             Op::Stat | Op::Access | Op::Delete | Op::Mkdir | Op::Rmdir | Op::Rename => Ph::One,
             _ => Ph::Open,
@@ -190,18 +190,36 @@ impl<B: Backend> Exec<B> {
         true
     }
 
-    /// Rename's target: a file that does not exist.
-    fn claim_target(&mut self, s: u32) -> bool {
+    /// Rename: a file at its layout name (moved to `f17.r`) or at its
+    /// side name (moved back), whichever state comes first from a random
+    /// start; both names are in the same leaf directory.
+    fn begin_rename(&mut self, s: u32) -> bool {
         let set = self.slots[s as usize].set as usize;
         let t = &self.sh.sets[set].table;
-        let Some(k) = self.pickers[set].claim(t, EXISTS, 0, &mut self.rng) else {
+        let first = if self.rng.bool() { EXISTS } else { MOVED };
+        let p = &mut self.pickers[set];
+        let got = p.claim(t, EXISTS | MOVED, first, &mut self.rng);
+        let got =
+            got.or_else(|| p.claim(t, EXISTS | MOVED, first ^ (EXISTS | MOVED), &mut self.rng));
+        let Some(file) = got else {
+            self.refused_busy = self.pickers[set].busy();
             return false;
         };
+        let bits = t.bits(file);
         let sl = &mut self.slots[s as usize];
-        sl.file2 = k;
-        sl.claimed = 2;
-        self.sh.sets[set].layout.file_path_into(k, &mut sl.path2);
+        (sl.file, sl.file2, sl.claimed, sl.claim, sl.bits) = (file, file, 1, Claim::Excl, bits);
+        let layout = &self.sh.sets[set].layout;
+        layout.file_path_into(file, &mut sl.path);
+        layout.file_path_into(file, &mut sl.path2);
+        let side = if bits & MOVED != 0 {
+            &mut sl.path
+        } else {
+            &mut sl.path2
+        };
+        side.extend_from_slice(b".r");
+        sl.path.push(0);
         sl.path2.push(0);
+        sl.ph = Ph::One;
         true
     }
 
@@ -639,16 +657,9 @@ impl<B: Backend> Exec<B> {
         }
     }
 
-    /// `file` moved to `file2`: the state and size go with it.
+    /// The file moved between its layout name and its side name.
     fn renamed(&mut self, s: u32) {
-        let sl = &mut self.slots[s as usize];
-        let set = &self.sh.sets[sl.set as usize];
-        set.table.set_size(sl.file2, set.table.size(sl.file));
-        sl.bits &= !EXISTS;
-        set.table
-            .release(sl.file2, set.table.bits(sl.file2) | EXISTS);
-        sl.claimed = 1;
-        self.sh.verify.renamed(sl.set, sl.file, sl.file2);
+        self.slots[s as usize].bits ^= EXISTS | MOVED;
     }
 
     fn closed(&mut self, s: u32) {
@@ -688,6 +699,7 @@ impl<B: Backend> Exec<B> {
         sl.failed = Some(errno);
         match (errno, sl.op) {
             (libc::ENOENT, Op::Mkdir | Op::Rmdir) => sl.bits &= !DIR,
+            (libc::ENOENT, Op::Rename) => sl.bits &= !(EXISTS | MOVED),
             (libc::ENOENT, _) if ph != Ph::Xfer => sl.bits &= !EXISTS,
             (libc::EEXIST, Op::Create) => sl.bits |= EXISTS,
             (libc::EEXIST, Op::Mkdir) => sl.bits |= DIR,

@@ -362,6 +362,30 @@ fn a_mix_ends_on_its_operation_count_across_threads() {
     assert_eq!(r.ops.total_ops(), 777);
 }
 
+/// Renames run on a full fileset (every layout name taken): each moves
+/// a file to its side name `f<j>.r` or back; mid-run the tree holds the
+/// same number of files, and the end leaves the layout's names only.
+#[test]
+fn renames_run_on_a_full_fileset_and_leave_the_layout() {
+    let d = tempfile::tempdir().unwrap();
+    let anchor = d.path().join("a");
+    let mut w = workload(fileset(&anchor, 10, "4k"), mix(&[(Op::Rename, 1)]), 1.0);
+    w.duration_s = None;
+    w.ops = Some(500);
+    let r = go(w).unwrap();
+    assert!(r.complete, "{:?}", r.incomplete_reason);
+    assert_eq!(r.errors_total, 0, "{:?}", r.errors.first());
+    assert_eq!(ops(&r, Op::Rename), 500);
+    let c = &r.fs.as_ref().unwrap().counters;
+    assert_eq!((c.files_created, c.files_deleted), (0, 0), "{c:?}");
+    assert_eq!(walk(&anchor), (20, 2));
+    for leaf in ["d0", "d1"] {
+        for j in 0..10 {
+            assert!(anchor.join(format!("{leaf}/f{j}")).is_file(), "{leaf}/f{j}");
+        }
+    }
+}
+
 #[test]
 fn a_mix_ends_on_bytes() {
     let d = tempfile::tempdir().unwrap();
