@@ -810,22 +810,11 @@ impl<B: Backend> Exec<B> {
     }
 }
 
-/// The flow steps that act on (or make) the slot's current file.
+/// The flow steps that act on (or make) the slot's current file: the
+/// spec's list of steps that need one (its flow checks use the same),
+/// and `create` and `open`, which make it.
 pub(super) fn on_current(op: Op) -> bool {
-    matches!(
-        op,
-        Op::Create
-            | Op::Open
-            | Op::Close
-            | Op::Read
-            | Op::Write
-            | Op::Append
-            | Op::Rewrite
-            | Op::Fsync
-            | Op::Fdatasync
-            | Op::Getattr
-            | Op::Setattr
-    )
+    matches!(op, Op::Create | Op::Open) || iolab_spec::fs_parse::needs_current(op)
 }
 
 /// The slot's transfer piece (`off`, `len`) is not 4096-aligned: under
