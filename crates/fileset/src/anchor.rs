@@ -248,12 +248,17 @@ impl Anchor {
     /// Opens an anchor that must already hold iolab's marker (for clean-up).
     pub fn open_marked(path: &Path) -> Result<Anchor, FsError> {
         let fd = open_dir_path(path).map_err(|e| FsError::os(path, "opening the anchor", &e))?;
-        read_marker(path)?;
+        read_marker_at(fd.as_raw_fd(), path)?;
         Ok(Anchor {
             path: path.to_path_buf(),
             state: AnchorState::Marked,
             fd,
         })
+    }
+
+    /// The marker of this anchor, read through its descriptor.
+    pub fn marker(&self) -> Result<Marker, FsError> {
+        read_marker_at(self.raw(), &self.path)
     }
 
     /// Rewrites the marker (the anchor is iolab's) with a new spec hash.
@@ -301,19 +306,52 @@ impl Anchor {
     }
 }
 
-/// Reads and checks the marker of `anchor`.
+/// Reads and checks the marker of `anchor` (opened by path; where the
+/// anchor is open already, read through its descriptor with
+/// [`read_marker_at`] or [`Anchor::marker`]).
 pub fn read_marker(anchor: &Path) -> Result<Marker, FsError> {
+    let fd = open_dir_path(anchor).map_err(|e| FsError::os(anchor, "opening the anchor", &e))?;
+    read_marker_at(fd.as_raw_fd(), anchor)
+}
+
+/// Reads and checks the marker in the open anchor directory `dir` (whose
+/// path, for messages, is `anchor`): `openat(dir, MARKER, O_NOFOLLOW)`,
+/// so the marker read is the one of the directory iolab holds, not of
+/// whatever the path names by now; a regular file of at most 4096 bytes,
+/// its size checked on the open file before reading.
+pub fn read_marker_at(dir: i32, anchor: &Path) -> Result<Marker, FsError> {
     let mp = anchor.join(MARKER);
-    let meta =
-        std::fs::symlink_metadata(&mp).map_err(|e| FsError::os(&mp, "reading the marker", &e))?;
-    if !meta.is_file() || meta.len() > 4096 {
-        return Err(FsError::refuse(
+    let not_ours = || {
+        FsError::refuse(
             &mp,
             "is not iolab's marker file; iolab leaves this tree alone",
-        ));
+        )
+    };
+    let read = |e: &io::Error| FsError::os(&mp, "reading the marker", e);
+    let fd = openat(
+        dir,
+        OsStr::new(MARKER),
+        libc::O_RDONLY | libc::O_NONBLOCK,
+        0,
+    )
+    .map_err(|e| {
+        if e.raw_os_error() == Some(libc::ELOOP) {
+            not_ours()
+        } else {
+            read(&e)
+        }
+    })?;
+    let mut f = std::fs::File::from(fd);
+    let meta = f.metadata().map_err(|e| read(&e))?;
+    if !meta.is_file() || meta.len() > 4096 {
+        return Err(not_ours());
     }
-    let text =
-        std::fs::read_to_string(&mp).map_err(|e| FsError::os(&mp, "reading the marker", &e))?;
+    let mut text = String::new();
+    use std::io::Read;
+    (&mut f)
+        .take(4096)
+        .read_to_string(&mut text)
+        .map_err(|e| read(&e))?;
     match serde_json::from_str::<Marker>(&text) {
         Ok(m) if m.tool == "iolab" => Ok(m),
         _ => Err(FsError::refuse(
@@ -352,5 +390,35 @@ impl<'a> DirCache<'a> {
             self.path = Some(parent.to_path_buf());
         }
         Ok((self.fd.as_ref().map(|f| f.as_raw_fd()).unwrap_or(-1), name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The marker is read through the anchor's descriptor: after the
+    /// marked directory is moved away and an unmarked one put at its
+    /// path, the open anchor still reads its own marker (and reading by
+    /// path refuses the impostor); a marker that is a symbolic link or
+    /// over 4096 bytes is refused.
+    #[test]
+    fn marker_is_read_through_the_anchor_descriptor() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("a");
+        let a = Anchor::prepare(&p, "h1").unwrap();
+        std::fs::rename(&p, t.path().join("moved")).unwrap();
+        std::fs::create_dir(&p).unwrap();
+        std::fs::write(p.join(MARKER), b"{}").unwrap();
+        assert_eq!(a.marker().unwrap().spec_hash, "h1");
+        assert!(read_marker(&p).is_err());
+        std::fs::remove_file(p.join(MARKER)).unwrap();
+        let moved = t.path().join("moved").join(MARKER);
+        std::os::unix::fs::symlink(&moved, p.join(MARKER)).unwrap();
+        assert!(Anchor::open_marked(&p).is_err(), "symlinked marker");
+        std::fs::remove_file(p.join(MARKER)).unwrap();
+        std::fs::write(p.join(MARKER), vec![b' '; 5000]).unwrap();
+        assert!(Anchor::open_marked(&p).is_err(), "oversized marker");
+        assert!(Anchor::open_marked(&t.path().join("moved")).is_ok());
     }
 }

@@ -138,7 +138,7 @@ pub fn create(
         }
     }
     if anchor.state == AnchorState::Marked {
-        let old = crate::anchor::read_marker(&anchor.path).map_err(|e| fail(e, report))?;
+        let old = anchor.marker().map_err(|e| fail(e, report))?;
         report.spec_changed = old.spec_hash != hash;
         anchor.write_marker(&hash).map_err(|e| fail(e, report))?;
     }

@@ -12,8 +12,11 @@
 //!
 //! Files: `create` takes a file that does not exist (`O_CREAT|O_EXCL`),
 //! the others one that exists; `mkdir`/`rmdir` work on the file's side
-//! directory `f<j>.d`; `rename` moves an existing file onto the name of
-//! one that does not exist; `readdir` lists the directory of a file
+//! directory `f<j>.d`; `rename` moves a file to its side name `f<j>.r`
+//! in the same directory (vdbench: to a new name) and the next rename of
+//! that file moves it back, so a full fileset always has a target (a
+//! file at its side name is neither created on nor used by the other
+//! operations; the run's end moves it back, `setup.rs`); `readdir` lists the directory of a file
 //! drawn at random until getdents returns 0. Every operation holds a
 //! claim on its files (see `table.rs`).
 //!
@@ -33,8 +36,8 @@
 
 use super::backend::{Backend, Req};
 use super::dirs::{DirCache, NO_ENT};
-use super::exec::{Exec, Ph};
-use super::table::{Claim, DIR, EXISTS};
+use super::exec::{Exec, Ph, Slot};
+use super::table::{Claim, DIR, EXISTS, MOVED};
 use iolab_spec::Op;
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -150,7 +153,8 @@ impl<B: Backend> Exec<B> {
     fn begin_own(&mut self, s: u32) -> bool {
         let op = self.slots[s as usize].op;
         let (mask, want) = match op {
-            Op::Create => (EXISTS, 0),
+            Op::Create => (EXISTS | MOVED, 0),
+            Op::Rename => return self.begin_rename(s),
             Op::Mkdir => (DIR, 0),
             Op::Rmdir => (DIR, DIR),
             Op::Readdir => return self.begin_readdir(s),
@@ -178,10 +182,6 @@ impl<B: Backend> Exec<B> {
             sl.path.extend_from_slice(b".d");
         }
         sl.path.push(0);
-        if op == Op::Rename && !self.claim_target(s) {
-            self.release(s);
-            return false;
-        }
         self.slots[s as usize].ph = match op {
             Op::Stat | Op::Access | Op::Delete | Op::Mkdir | Op::Rmdir | Op::Rename => Ph::One,
             _ => Ph::Open,
@@ -190,18 +190,36 @@ impl<B: Backend> Exec<B> {
         true
     }
 
-    /// Rename's target: a file that does not exist.
-    fn claim_target(&mut self, s: u32) -> bool {
+    /// Rename: a file at its layout name (moved to `f17.r`) or at its
+    /// side name (moved back), whichever state comes first from a random
+    /// start; both names are in the same leaf directory.
+    fn begin_rename(&mut self, s: u32) -> bool {
         let set = self.slots[s as usize].set as usize;
         let t = &self.sh.sets[set].table;
-        let Some(k) = self.pickers[set].claim(t, EXISTS, 0, &mut self.rng) else {
+        let first = if self.rng.bool() { EXISTS } else { MOVED };
+        let p = &mut self.pickers[set];
+        let got = p.claim(t, EXISTS | MOVED, first, &mut self.rng);
+        let got =
+            got.or_else(|| p.claim(t, EXISTS | MOVED, first ^ (EXISTS | MOVED), &mut self.rng));
+        let Some(file) = got else {
+            self.refused_busy = self.pickers[set].busy();
             return false;
         };
+        let bits = t.bits(file);
         let sl = &mut self.slots[s as usize];
-        sl.file2 = k;
-        sl.claimed = 2;
-        self.sh.sets[set].layout.file_path_into(k, &mut sl.path2);
+        (sl.file, sl.file2, sl.claimed, sl.claim, sl.bits) = (file, file, 1, Claim::Excl, bits);
+        let layout = &self.sh.sets[set].layout;
+        layout.file_path_into(file, &mut sl.path);
+        layout.file_path_into(file, &mut sl.path2);
+        let side = if bits & MOVED != 0 {
+            &mut sl.path
+        } else {
+            &mut sl.path2
+        };
+        side.extend_from_slice(b".r");
+        sl.path.push(0);
         sl.path2.push(0);
+        sl.ph = Ph::One;
         true
     }
 
@@ -363,10 +381,17 @@ impl<B: Backend> Exec<B> {
             return None;
         }
         let mut len = (sl.end - sl.off).min(self.plan.acts[sl.act as usize].xfer as u64);
-        if self.plan.direct_flag != 0 {
+        if self.plan.direct_flag != 0 && sl.op == Op::Read {
+            // Reading past the end is harmless: the read is short.
             len = len.div_ceil(4096) * 4096;
         }
         sl.len = len.min(self.buf_len as u64) as u32;
+        if self.plan.direct_flag != 0 && sl.op != Op::Read && unaligned(sl) {
+            // O_DIRECT needs aligned pieces; rounding a write up would
+            // grow the file. This piece (a file's tail) goes through the
+            // page cache: O_DIRECT off on the descriptor until it is done.
+            set_direct(sl.fd, false);
+        }
         if sl.op == Op::Read {
             return Some(Req::Read {
                 fd: sl.fd,
@@ -482,6 +507,10 @@ impl<B: Backend> Exec<B> {
     #[inline]
     pub(super) fn advance(&mut self, s: u32, res: i32) {
         let ph = self.slots[s as usize].ph;
+        let sl = &self.slots[s as usize];
+        if ph == Ph::Xfer && self.plan.direct_flag != 0 && sl.op != Op::Read && unaligned(sl) {
+            set_direct(sl.fd, true);
+        }
         if res < 0 {
             return self.step_failed(s, ph, -res);
         }
@@ -628,16 +657,9 @@ impl<B: Backend> Exec<B> {
         }
     }
 
-    /// `file` moved to `file2`: the state and size go with it.
+    /// The file moved between its layout name and its side name.
     fn renamed(&mut self, s: u32) {
-        let sl = &mut self.slots[s as usize];
-        let set = &self.sh.sets[sl.set as usize];
-        set.table.set_size(sl.file2, set.table.size(sl.file));
-        sl.bits &= !EXISTS;
-        set.table
-            .release(sl.file2, set.table.bits(sl.file2) | EXISTS);
-        sl.claimed = 1;
-        self.sh.verify.renamed(sl.set, sl.file, sl.file2);
+        self.slots[s as usize].bits ^= EXISTS | MOVED;
     }
 
     fn closed(&mut self, s: u32) {
@@ -677,6 +699,7 @@ impl<B: Backend> Exec<B> {
         sl.failed = Some(errno);
         match (errno, sl.op) {
             (libc::ENOENT, Op::Mkdir | Op::Rmdir) => sl.bits &= !DIR,
+            (libc::ENOENT, Op::Rename) => sl.bits &= !(EXISTS | MOVED),
             (libc::ENOENT, _) if ph != Ph::Xfer => sl.bits &= !EXISTS,
             (libc::EEXIST, Op::Create) => sl.bits |= EXISTS,
             (libc::EEXIST, Op::Mkdir) => sl.bits |= DIR,
@@ -787,20 +810,35 @@ impl<B: Backend> Exec<B> {
     }
 }
 
-/// The flow steps that act on (or make) the slot's current file.
+/// The flow steps that act on (or make) the slot's current file: the
+/// spec's list of steps that need one (its flow checks use the same),
+/// and `create` and `open`, which make it.
 pub(super) fn on_current(op: Op) -> bool {
-    matches!(
-        op,
-        Op::Create
-            | Op::Open
-            | Op::Close
-            | Op::Read
-            | Op::Write
-            | Op::Append
-            | Op::Rewrite
-            | Op::Fsync
-            | Op::Fdatasync
-            | Op::Getattr
-            | Op::Setattr
-    )
+    matches!(op, Op::Create | Op::Open) || iolab_spec::fs_parse::needs_current(op)
+}
+
+/// The slot's transfer piece (`off`, `len`) is not 4096-aligned: under
+/// O_DIRECT a write of it goes through the page cache.
+#[inline]
+fn unaligned(sl: &Slot) -> bool {
+    !(sl.off | sl.len as u64).is_multiple_of(4096)
+}
+
+/// Turn O_DIRECT on or off on `fd` (fcntl F_SETFL: Linux lets O_DIRECT
+/// change on an open descriptor). Two system calls, only for the
+/// unaligned tail of a write under `--direct`; a failure leaves the flag
+/// as it was (the write then fails with EINVAL and is counted).
+fn set_direct(fd: i32, on: bool) {
+    // SAFETY: plain fcntl calls on a descriptor; nothing is dereferenced.
+    unsafe {
+        let fl = libc::fcntl(fd, libc::F_GETFL);
+        if fl >= 0 {
+            let want = if on {
+                fl | libc::O_DIRECT
+            } else {
+                fl & !libc::O_DIRECT
+            };
+            libc::fcntl(fd, libc::F_SETFL, want);
+        }
+    }
 }

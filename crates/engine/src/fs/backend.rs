@@ -18,8 +18,8 @@ use std::os::unix::io::RawFd;
 #[derive(Clone, Copy, Debug)]
 pub enum Req {
     /// `openat2(dir, path, {flags | O_NOFOLLOW | O_CLOEXEC, mode,
-    /// RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS})` -> fd (`openat` with
-    /// O_NOFOLLOW on a kernel without openat2).
+    /// RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS})` -> fd (on a kernel
+    /// without openat2, `openat` with O_NOFOLLOW one component at a time).
     Open {
         dir: RawFd,
         path: *const c_char,

@@ -470,8 +470,12 @@ impl<B: Backend> Exec<B> {
         }
         let (now, worker) = (self.now, self.port.worker());
         let set = &self.sh.sets[sl.set as usize];
-        let path = match op {
-            Op::Readdir => {
+        let (off, len) = (sl.off, sl.len);
+        // The path is built only for a record kept (not once the records
+        // are full: no allocation per failed operation then).
+        let path = move || match op {
+            // Readdir's directory; rename's name now (maybe `f17.r`).
+            Op::Readdir | Op::Rename => {
                 let p = &sl.path[..sl.path.len().saturating_sub(1)];
                 set.anchor.join(String::from_utf8_lossy(p).as_ref())
             }
@@ -480,9 +484,8 @@ impl<B: Backend> Exec<B> {
                 .join(format!("{}.d", set.layout.file_path(sl.file).display())),
             _ => set.anchor.join(set.layout.file_path(sl.file)),
         };
-        let (off, len) = (sl.off, sl.len);
         self.errors.add(errno, || IoErrorRec {
-            target: path.display().to_string(),
+            target: path().display().to_string(),
             offset: off,
             len,
             op: ErrOp::from(op),

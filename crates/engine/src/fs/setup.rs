@@ -6,7 +6,7 @@
 
 use super::dirs::DirCache;
 use super::exec::FsWorkerOut;
-use super::table::{Claim, FileTable, DIR, EXISTS};
+use super::table::{Claim, FileTable, DIR, EXISTS, MOVED};
 use super::verify::FileVerify;
 use super::{Act, FsSet, Plan, Shared};
 use crate::clock::TscRate;
@@ -412,7 +412,7 @@ fn open_set(anchor_path: &Path, layout: &Layout, side_dirs: bool) -> Result<FsSe
     }
     // SAFETY: just opened, ours.
     let dir = unsafe { OwnedFd::from_raw_fd(fd) };
-    anchor::read_marker(anchor_path).map_err(|e| e.to_string())?;
+    anchor::read_marker_at(dir.as_raw_fd(), anchor_path).map_err(|e| e.to_string())?;
     let table = FileTable::new(layout.files());
     let mut p = Vec::with_capacity(super::exec::PATH_CAP);
     let mut dirs = DirCache::new(layout.leaf_of(layout.files()) + 1, 1);
@@ -460,6 +460,35 @@ fn lstat(dirs: &mut DirCache, leaf: u64, dir: i32, p: &mut Vec<u8>) -> Option<li
     });
     p.pop();
     (r == Ok(0)).then_some(st)
+}
+
+/// Move the files renames left at their side names (`f17.r`) back to
+/// their layout names (renameat2 with RENAME_NOREPLACE), so the tree
+/// the run leaves holds the layout's names only (for the next run, the
+/// clean-up and `find`).
+fn restore_moved(set: &FsSet) {
+    let mut p = Vec::with_capacity(super::exec::PATH_CAP);
+    let mut dirs = DirCache::new(set.layout.leaf_of(set.table.files()) + 1, 1);
+    for i in 0..set.table.files() {
+        let bits = set.table.bits(i);
+        if bits & MOVED == 0 {
+            continue;
+        }
+        set.layout.file_path_into(i, &mut p);
+        let cut = p.iter().rposition(|&b| b == b'/').map_or(0, |c| c + 1);
+        let Ok(base) = std::ffi::CString::new(&p[cut..]) else {
+            continue;
+        };
+        p.extend_from_slice(b".r\0");
+        let leaf = DirCache::key(0, set.layout.leaf_of(i));
+        // SAFETY: both names are NUL-terminated, d a directory descriptor.
+        let r = dirs.with_leaf(leaf, set.dir_fd(), &mut p, |d, name| unsafe {
+            libc::renameat2(d, name, d, base.as_ptr(), libc::RENAME_NOREPLACE)
+        });
+        if r == Ok(0) {
+            set.table.init(i, bits & !MOVED | EXISTS, set.table.size(i));
+        }
+    }
 }
 
 /// rmdir of the side directories (`f17.d`) the run left, each from its
@@ -569,6 +598,7 @@ pub(super) fn end_filesets(
         .zip(&sh.sets)
         .zip(raws.iter_mut())
     {
+        restore_moved(set);
         raw.files_at_end = set.table.existing();
         if spec.verify && !f.cleanup {
             if let Err(e) = super::sizes::save(set) {

@@ -108,21 +108,28 @@ fn swap(anchor: &Path, rel: &str, away: &Path, target: &Path) {
 }
 
 /// Swaps `d1/d0` when the clock starts, and `d0/d1` 200 ms later (the
-/// threads may hold a descriptor of it by then).
+/// threads may hold a descriptor of it by then); with `middle`, the
+/// directories above them, `d1` and then `d0`.
 struct Swapper {
     anchor: PathBuf,
     root: PathBuf,
+    middle: bool,
     later: Option<std::thread::JoinHandle<()>>,
 }
 
 impl iolab_core::Observer for Swapper {
     fn clock_started(&mut self) {
         let r = &self.root;
-        swap(&self.anchor, "d1/d0", &r.join("moved1"), &r.join("out1"));
+        let (first, second) = if self.middle {
+            ("d1", "d0")
+        } else {
+            ("d1/d0", "d0/d1")
+        };
+        swap(&self.anchor, first, &r.join("moved1"), &r.join("out1"));
         let (anchor, root) = (self.anchor.clone(), self.root.clone());
         self.later = Some(std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(200));
-            swap(&anchor, "d0/d1", &root.join("moved2"), &root.join("out2"));
+            swap(&anchor, second, &root.join("moved2"), &root.join("out2"));
         }));
     }
 }
@@ -139,6 +146,28 @@ fn errnos(r: &crate::WorkloadRaw) -> BTreeMap<i32, u64> {
 }
 
 fn swapped_leaves_never_reach_outside(qd: u32, engine: EngineKind, want_engine: &str) {
+    swapped_dirs_never_reach_outside(qd, engine, want_engine, false);
+}
+
+/// The outside directories a swap points at: with `middle`, each holds
+/// `d0` and `d1` with a leaf's names.
+fn outsides(root: &Path, middle: bool) -> Vec<(PathBuf, BTreeMap<PathBuf, Option<String>>)> {
+    let mut dirs = vec![root.join("out1"), root.join("out2")];
+    if middle {
+        dirs = dirs
+            .iter()
+            .flat_map(|d| [d.join("d0"), d.join("d1")])
+            .collect();
+    }
+    dirs.into_iter()
+        .map(|d| {
+            let before = outside(&d);
+            (d, before)
+        })
+        .collect()
+}
+
+fn swapped_dirs_never_reach_outside(qd: u32, engine: EngineKind, want_engine: &str, middle: bool) {
     let d = tempfile::tempdir().unwrap();
     let root = d.path().to_path_buf();
     let anchor = root.join("a");
@@ -166,27 +195,20 @@ fn swapped_leaves_never_reach_outside(qd: u32, engine: EngineKind, want_engine: 
     for j in PER_LEAF / 2..PER_LEAF {
         std::fs::remove_file(anchor.join(format!("d1/d0/f{j}"))).unwrap();
     }
-    let before1 = outside(&root.join("out1"));
-    let before2 = outside(&root.join("out2"));
+    let before = outsides(&root, middle);
     let mut obs = Swapper {
         anchor: anchor.clone(),
         root: root.clone(),
+        middle,
         later: None,
     };
     let res = run0(workload(&anchor, &every, qd, engine), &mut obs);
     obs.later.take().unwrap().join().unwrap();
     let r = &res.workloads[0];
     assert_eq!(r.effective.engine, want_engine);
-    assert_eq!(
-        snapshot(&root.join("out1")),
-        before1,
-        "outside dir 1 changed"
-    );
-    assert_eq!(
-        snapshot(&root.join("out2")),
-        before2,
-        "outside dir 2 changed"
-    );
+    for (d, b) in &before {
+        assert_eq!(&snapshot(d), b, "outside dir {} changed", d.display());
+    }
     assert!(r.complete, "{:?}", r.incomplete_reason);
     let errs = errnos(r);
     let refused: u64 = [libc::ELOOP, libc::ENOTDIR, libc::EXDEV]
@@ -210,4 +232,13 @@ fn a_leaf_swapped_for_a_symlink_is_never_followed_io_uring() {
         "io_uring is not available to this process"
     );
     swapped_leaves_never_reach_outside(8, EngineKind::IoUring, "io_uring");
+}
+
+/// A directory above the leaves swapped (`d1`, then `d0`): a path
+/// `d1/d0/f3` must not go through it either. With openat2 refused
+/// (`strace -f -e inject=openat2:error=ENOSYS` on this test), the
+/// fallback's walk one component at a time is what keeps it inside.
+#[test]
+fn a_middle_directory_swapped_for_a_symlink_is_never_followed_sync() {
+    swapped_dirs_never_reach_outside(1, EngineKind::IoUring, "sync", true);
 }

@@ -8,7 +8,11 @@
 //! `O_NOFOLLOW` gives) may be a symbolic link, and nothing outside the
 //! directory the path is relative to can be reached. On a kernel without
 //! openat2 (before 5.6: ENOSYS, remembered for the process) it falls back
-//! to `openat` with `O_NOFOLLOW`.
+//! to [`open_walk`]: the path walked one component at a time with
+//! `openat(O_PATH | O_DIRECTORY | O_NOFOLLOW)`, the last opened with
+//! `O_NOFOLLOW`, so a directory swapped for a symbolic link is refused
+//! there too (a plain `openat(dir, "d1/d0", O_NOFOLLOW)` would follow
+//! `d1` and reach outside the anchor).
 
 use super::backend::Req;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -43,8 +47,8 @@ pub(crate) fn open_how(flags: i32, mode: u32) -> OpenHow {
     }
 }
 
-/// `openat2(dir, path, how(flags, mode))` -> fd or `-errno`; `openat`
-/// with O_NOFOLLOW where the kernel has no openat2.
+/// `openat2(dir, path, how(flags, mode))` -> fd or `-errno`;
+/// [`open_walk`] where the kernel has no openat2.
 ///
 /// # Safety
 /// `path` is a NUL-terminated string valid for the call.
@@ -64,7 +68,61 @@ pub(crate) unsafe fn open_beneath(
         }
         NO_OPENAT2.store(true, Relaxed);
     }
-    ret(libc::openat(dir, path, how.flags as i32, mode) as i64)
+    open_walk(dir, path, how.flags as i32, mode)
+}
+
+/// `open_beneath` without openat2: `path` (relative, no `..`) walked from
+/// `dir` one component at a time, each directory opened with
+/// `openat(O_PATH | O_DIRECTORY | O_NOFOLLOW)` (a symbolic link there
+/// fails: ENOTDIR), the last component opened with `flags` (which carry
+/// O_NOFOLLOW) and `mode`. Returns the fd or `-errno`: EXDEV for an
+/// absolute path or `..` (as RESOLVE_BENEATH), ENAMETOOLONG for a
+/// component over NAME_MAX, ENOENT for an empty path. No allocation: each
+/// name is copied into a stack buffer.
+///
+/// # Safety
+/// `path` is a NUL-terminated string valid for the call.
+pub(crate) unsafe fn open_walk(
+    dir: libc::c_int,
+    path: *const libc::c_char,
+    flags: i32,
+    mode: u32,
+) -> i32 {
+    let bytes = std::ffi::CStr::from_ptr(path).to_bytes();
+    if bytes.first() == Some(&b'/') {
+        return -libc::EXDEV;
+    }
+    let mut parts = bytes.split(|&b| b == b'/').filter(|c| !c.is_empty());
+    let Some(mut name) = parts.next() else {
+        return -libc::ENOENT;
+    };
+    let mut cur = dir;
+    let mut buf = [0u8; libc::NAME_MAX as usize + 1];
+    let walk = libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+    let r = loop {
+        if name == b".." {
+            break -libc::EXDEV;
+        }
+        if name.len() >= buf.len() {
+            break -libc::ENAMETOOLONG;
+        }
+        buf[..name.len()].copy_from_slice(name);
+        buf[name.len()] = 0;
+        let next = parts.next();
+        let f = if next.is_some() { walk } else { flags };
+        let fd = ret(libc::openat(cur, buf.as_ptr().cast(), f, mode) as i64);
+        if cur != dir {
+            libc::close(cur);
+        }
+        match next {
+            Some(n) if fd >= 0 => (cur, name) = (fd, n),
+            _ => return fd,
+        }
+    };
+    if cur != dir {
+        libc::close(cur);
+    }
+    r
 }
 
 /// A system call's return value as io_uring gives it: the value, or
@@ -150,4 +208,47 @@ fn errno() -> i32 {
     std::io::Error::last_os_error()
         .raw_os_error()
         .unwrap_or(libc::EIO)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::CString;
+    use std::os::fd::AsRawFd;
+
+    fn walk(dir: &std::fs::File, path: &str, flags: i32) -> i32 {
+        let c = CString::new(path).unwrap();
+        let flags = flags | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+        // SAFETY: a valid C string for the call.
+        let fd = unsafe { open_walk(dir.as_raw_fd(), c.as_ptr(), flags, 0) };
+        if fd >= 0 {
+            // SAFETY: just opened, ours.
+            unsafe { libc::close(fd) };
+        }
+        fd
+    }
+
+    /// The fallback without openat2 does not follow a directory of the
+    /// path swapped for a symbolic link (`d1` -> a tree outside the
+    /// anchor), for a directory open and a file open, and still opens
+    /// the real tree.
+    #[test]
+    fn open_walk_refuses_swapped_directory() {
+        let t = tempfile::tempdir().unwrap();
+        let (anchor, out) = (t.path().join("a"), t.path().join("out"));
+        for root in [&anchor, &out] {
+            std::fs::create_dir_all(root.join("d1/d0")).unwrap();
+            std::fs::write(root.join("d1/d0/f3"), b"x").unwrap();
+        }
+        let a = std::fs::File::open(&anchor).unwrap();
+        assert!(walk(&a, "d1/d0", libc::O_PATH | libc::O_DIRECTORY) >= 0);
+        assert!(walk(&a, "d1/d0/f3", libc::O_RDONLY) >= 0);
+        std::fs::remove_dir_all(anchor.join("d1")).unwrap();
+        std::os::unix::fs::symlink(out.join("d1"), anchor.join("d1")).unwrap();
+        assert!(walk(&a, "d1/d0", libc::O_PATH | libc::O_DIRECTORY) < 0);
+        assert!(walk(&a, "d1/d0/f3", libc::O_RDONLY) < 0);
+        assert!(walk(&a, "d1", libc::O_RDONLY) < 0, "last component");
+        assert_eq!(walk(&a, "../out/d1", libc::O_PATH), -libc::EXDEV);
+        assert_eq!(walk(&a, "/tmp", libc::O_PATH), -libc::EXDEV);
+    }
 }

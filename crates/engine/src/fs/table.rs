@@ -6,7 +6,8 @@
 //! verifier's byte: about 21 bytes per file, 21 MB for a million files.
 //!
 //! The state word holds: the file exists, its side directory (`f17.d`,
-//! what mkdir/rmdir work on) exists, an exclusive claim (busy), an
+//! what mkdir/rmdir work on) exists, the file sits at its rename side
+//! name (`f17.r`), an exclusive claim (busy), an
 //! exclusive claim waiting (pending), the kind of the shared claims and
 //! their count. A thread claims a file before working on it and releases
 //! it with the state it left, so the table always says what is on disk,
@@ -50,14 +51,18 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
 
 pub const EXISTS: u8 = 1;
 pub const DIR: u8 = 2;
-const BUSY: u32 = 4;
+/// The file sits at its side name `f17.r` (a rename moved it there; the
+/// next rename of the file moves it back); its layout name is then free
+/// but not created on (create wants neither bit).
+pub const MOVED: u8 = 4;
+const BUSY: u32 = 8;
 /// An exclusive claim waits for the sharers to leave: no new shared claim.
-const PENDING: u32 = 8;
+const PENDING: u32 = 16;
 /// The shared claims are appends ([`Claim::Append`]).
-const APPENDS: u32 = 16;
-/// One shared claim (the count sits in bits 5-31).
-const SHARE: u32 = 32;
-const STATE: u32 = (EXISTS | DIR) as u32;
+const APPENDS: u32 = 32;
+/// One shared claim (the count sits in bits 6-31).
+const SHARE: u32 = 64;
+const STATE: u32 = (EXISTS | DIR | MOVED) as u32;
 
 /// Draws tried before probing for a file in the right state.
 const RANDOM_TRIES: u32 = 16;

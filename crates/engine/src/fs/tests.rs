@@ -362,6 +362,30 @@ fn a_mix_ends_on_its_operation_count_across_threads() {
     assert_eq!(r.ops.total_ops(), 777);
 }
 
+/// Renames run on a full fileset (every layout name taken): each moves
+/// a file to its side name `f<j>.r` or back; mid-run the tree holds the
+/// same number of files, and the end leaves the layout's names only.
+#[test]
+fn renames_run_on_a_full_fileset_and_leave_the_layout() {
+    let d = tempfile::tempdir().unwrap();
+    let anchor = d.path().join("a");
+    let mut w = workload(fileset(&anchor, 10, "4k"), mix(&[(Op::Rename, 1)]), 1.0);
+    w.duration_s = None;
+    w.ops = Some(500);
+    let r = go(w).unwrap();
+    assert!(r.complete, "{:?}", r.incomplete_reason);
+    assert_eq!(r.errors_total, 0, "{:?}", r.errors.first());
+    assert_eq!(ops(&r, Op::Rename), 500);
+    let c = &r.fs.as_ref().unwrap().counters;
+    assert_eq!((c.files_created, c.files_deleted), (0, 0), "{c:?}");
+    assert_eq!(walk(&anchor), (20, 2));
+    for leaf in ["d0", "d1"] {
+        for j in 0..10 {
+            assert!(anchor.join(format!("{leaf}/f{j}")).is_file(), "{leaf}/f{j}");
+        }
+    }
+}
+
 #[test]
 fn a_mix_ends_on_bytes() {
     let d = tempfile::tempdir().unwrap();
@@ -493,6 +517,57 @@ fn o_direct_and_o_dsync_flows_move_whole_files() {
     // Each file read whole: its 16 KiB and the 4 KiB appended.
     assert!(rd.bytes >= rd.ops * 16384, "{} {}", rd.ops, rd.bytes);
     assert!(ops(&r, Op::Fdatasync).abs_diff(wr.ops) <= 1);
+}
+
+/// `--direct` whole-file writes of files whose size is no multiple of
+/// 4096 write the tail through the page cache: the files keep their
+/// 5000 bytes (they grew to 8192 when the tail was rounded up).
+#[test]
+fn o_direct_writes_keep_unaligned_file_sizes() {
+    let d = tempfile::tempdir().unwrap();
+    let anchor = d.path().join("a");
+    let whole = Step {
+        whole: true,
+        ..step(Op::Write)
+    };
+    let work = FsWork::Mix(vec![MixEntry {
+        step: whole,
+        weight: 1,
+    }]);
+    let mut w = workload(fileset(&anchor, 5, "5000"), work, 0.0);
+    w.duration_s = None;
+    w.ops = Some(20);
+    w.direct = true;
+    let r = go(w).unwrap();
+    if r.errors.first().is_some_and(|e| e.errno == libc::EINVAL) {
+        eprintln!("SKIP o_direct_writes_keep_unaligned_file_sizes: no O_DIRECT here");
+        return;
+    }
+    assert_eq!(r.errors_total, 0, "{:?}", r.errors.first());
+    let wr = r.ops.get(Op::Write).unwrap();
+    assert_eq!((wr.ops, wr.bytes), (20, 20 * 5000));
+    let mut sizes = Vec::new();
+    for e in walkdir(&anchor) {
+        if e.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('f'))
+        {
+            sizes.push(std::fs::metadata(&e).unwrap().len());
+        }
+    }
+    assert_eq!(sizes, vec![5000; 10], "2 leaves of 5 files");
+}
+
+fn walkdir(root: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(root).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walkdir(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }
 
 #[test]
