@@ -368,11 +368,15 @@ impl<B: Backend> Exec<B> {
         if let Some(e) = self.end_ns {
             wake = wake.min(e);
         }
-        if self.plan.rate_period_ns.is_some() {
-            wake = wake.min(self.next_due as u64);
-        }
+        // An idle slot can start at its think time's end, and with a rate
+        // not before the next scheduled start (a slot whose think time is
+        // over but whose start is not due yet must sleep, not spin).
+        let paced = match self.plan.rate_period_ns {
+            Some(_) => self.next_due as u64,
+            None => 0,
+        };
         for sl in self.slots.iter().filter(|s| s.ph == Ph::Idle) {
-            wake = wake.min(sl.wait_until.max(self.now));
+            wake = wake.min(sl.wait_until.max(paced).max(self.now));
         }
         if self.skip_streak > 0 {
             wake = wake.min(self.now + 100_000).max(self.now + 20_000);
