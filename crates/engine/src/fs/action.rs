@@ -70,6 +70,7 @@ impl<B: Backend> Exec<B> {
         if ok {
             self.active += 1;
             self.skip_streak = 0;
+            self.backoff_ns = 0;
             self.last_ok = self.now;
             self.starts += 1;
             self.issue(s);
@@ -89,6 +90,7 @@ impl<B: Backend> Exec<B> {
     fn skipped_op(&mut self) {
         self.skipped += 1;
         self.skip_streak += 1;
+        self.backoff_ns = (self.backoff_ns * 2).clamp(20_000, 1_000_000);
         if self.measuring {
             if let Some(b) = self.sh.ops_left.as_ref() {
                 b.fetch_add(1, Relaxed);
