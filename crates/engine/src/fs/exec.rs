@@ -76,6 +76,9 @@ pub(super) struct Slot {
     pub start: u64,
     pub due: u64,
     pub wait_until: u64,
+    /// Since when a flow step has waited for files held by other threads
+    /// (0: not waiting); see `Exec::busy_wait`.
+    pub busy_since: u64,
     /// The errno of a failed step (the operation then only closes).
     pub failed: Option<i32>,
     /// A flow's position: step index and iteration.
@@ -123,6 +126,7 @@ impl Slot {
             start: 0,
             due: 0,
             wait_until: 0,
+            busy_since: 0,
             failed: None,
             pos: 0,
             iter: 0,
