@@ -80,7 +80,13 @@ impl<B: Backend> Exec<B> {
             self.issue(s);
         } else {
             let wait = self.plan.flow && self.refused_busy && self.busy_wait(s);
-            self.skipped_op(wait);
+            // A step on the current file when the pass has none (its open
+            // or create was skipped) tried nothing: no back-off for it.
+            let orphan = self.plan.flow
+                && on_current(a.op)
+                && !matches!(a.op, Op::Create | Op::Open)
+                && self.slots[s as usize].cur_fd < 0;
+            self.skipped_op(wait, !orphan);
             if !wait {
                 self.step_done(s);
             }
@@ -112,12 +118,14 @@ impl<B: Backend> Exec<B> {
     /// rather than spin. Files in the right state held by other threads
     /// are a wait, not starvation: they reset the run.
     /// A flow step that `wait`s for busy files is tried again, not
-    /// skipped.
+    /// skipped; the thread sleeps before its next start when `backoff`.
     #[cold]
-    fn skipped_op(&mut self, wait: bool) {
+    fn skipped_op(&mut self, wait: bool, backoff: bool) {
         self.skipped += u64::from(!wait);
         self.skip_streak += 1;
-        self.backoff_ns = (self.backoff_ns * 2).clamp(20_000, 1_000_000);
+        if backoff {
+            self.backoff_ns = (self.backoff_ns * 2).clamp(20_000, 1_000_000);
+        }
         if self.measuring {
             if let Some(b) = self.sh.ops_left.as_ref() {
                 b.fetch_add(1, Relaxed);
