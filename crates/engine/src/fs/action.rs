@@ -45,6 +45,9 @@ use std::sync::atomic::Ordering::Relaxed;
 /// or a second of nothing else (at least 64 of them).
 const MAX_SKIPS: u32 = 10_000;
 const STARVED_NS: u64 = 1_000_000_000;
+/// How long a flow step waits for files other threads hold before it is
+/// skipped.
+const BUSY_WAIT_NS: u64 = 100_000_000;
 
 impl<B: Backend> Exec<B> {
     /// Start the next operation in idle slot `s`, scheduled at `due`.
@@ -73,13 +76,42 @@ impl<B: Backend> Exec<B> {
         if ok {
             self.active += 1;
             self.skip_streak = 0;
+            self.backoff_ns = 0;
             self.last_ok = self.now;
             self.starts += 1;
+            self.slots[s as usize].busy_since = 0;
             self.issue(s);
         } else {
-            self.skipped_op();
-            self.step_done(s);
+            let wait = self.plan.flow && self.refused_busy && self.busy_wait(s);
+            // A step on the current file when the pass has none (its open
+            // or create was skipped) tried nothing: no back-off for it.
+            let orphan = self.plan.flow
+                && on_current(a.op)
+                && !matches!(a.op, Op::Create | Op::Open)
+                && self.slots[s as usize].cur_fd < 0;
+            self.skipped_op(wait, !orphan);
+            if !wait {
+                self.step_done(s);
+            }
         }
+    }
+
+    /// A flow step whose files are all held by other threads waits for
+    /// them (the slot tries the same step again after the back-off) so
+    /// the flow's operations keep their proportions; after
+    /// `BUSY_WAIT_NS` it gives way and is skipped (two slots each holding
+    /// a current file the other's step needs cannot wait for ever).
+    #[cold]
+    fn busy_wait(&mut self, s: u32) -> bool {
+        let sl = &mut self.slots[s as usize];
+        if sl.busy_since == 0 {
+            sl.busy_since = self.now.max(1);
+        }
+        let waiting = self.now.saturating_sub(sl.busy_since) < BUSY_WAIT_NS;
+        if !waiting {
+            sl.busy_since = 0;
+        }
+        waiting
     }
 
     /// No file was in the state the operation needs: it is not an
@@ -88,10 +120,15 @@ impl<B: Backend> Exec<B> {
     /// 10,000 in a row or a second of nothing else) stops the workload
     /// rather than spin. Files in the right state held by other threads
     /// are a wait, not starvation: they reset the run.
+    /// A flow step that `wait`s for busy files is tried again, not
+    /// skipped; the thread sleeps before its next start when `backoff`.
     #[cold]
-    fn skipped_op(&mut self) {
-        self.skipped += 1;
+    fn skipped_op(&mut self, wait: bool, backoff: bool) {
+        self.skipped += u64::from(!wait);
         self.skip_streak += 1;
+        if backoff {
+            self.backoff_ns = (self.backoff_ns * 2).clamp(20_000, 1_000_000);
+        }
         if self.measuring {
             if let Some(b) = self.sh.ops_left.as_ref() {
                 b.fetch_add(1, Relaxed);

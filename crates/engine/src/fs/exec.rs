@@ -76,6 +76,9 @@ pub(super) struct Slot {
     pub start: u64,
     pub due: u64,
     pub wait_until: u64,
+    /// Since when a flow step has waited for files held by other threads
+    /// (0: not waiting); see `Exec::busy_wait`.
+    pub busy_since: u64,
     /// The errno of a failed step (the operation then only closes).
     pub failed: Option<i32>,
     /// A flow's position: step index and iteration.
@@ -123,6 +126,7 @@ impl Slot {
             start: 0,
             due: 0,
             wait_until: 0,
+            busy_since: 0,
             failed: None,
             pos: 0,
             iter: 0,
@@ -193,6 +197,10 @@ pub(super) struct Exec<B: Backend> {
     pub skipped: u64,
     /// Starts in a row that found no file (back off instead of spinning).
     pub skip_streak: u32,
+    /// How long an idle thread whose last start found no file sleeps: it
+    /// doubles with each such start, from 20 µs to 1 ms, and goes back
+    /// to 0 when a start finds a file (waiters on busy files stay cheap).
+    pub backoff_ns: u64,
     /// When the last operation started (for the starvation check).
     pub last_ok: u64,
     /// Operations started.
@@ -265,6 +273,7 @@ impl<B: Backend> Exec<B> {
             op_errors: Vec::new(),
             skipped: 0,
             skip_streak: 0,
+            backoff_ns: 0,
             starts: 0,
             refused_busy: false,
             starved: false,
@@ -368,14 +377,16 @@ impl<B: Backend> Exec<B> {
         if let Some(e) = self.end_ns {
             wake = wake.min(e);
         }
+        // An idle slot can start at its think time's end, with a rate not
+        // before the next scheduled start, and after a start that found no
+        // file not before the back-off (a slot that may not start yet
+        // sleeps, it does not spin).
+        let mut not_before = self.now + self.backoff_ns;
         if self.plan.rate_period_ns.is_some() {
-            wake = wake.min(self.next_due as u64);
+            not_before = not_before.max(self.next_due as u64);
         }
         for sl in self.slots.iter().filter(|s| s.ph == Ph::Idle) {
-            wake = wake.min(sl.wait_until.max(self.now));
-        }
-        if self.skip_streak > 0 {
-            wake = wake.min(self.now + 100_000).max(self.now + 20_000);
+            wake = wake.min(sl.wait_until.max(not_before));
         }
         self.sleep_until(wake);
         self.now = self.clock.now();

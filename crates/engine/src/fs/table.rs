@@ -41,7 +41,8 @@
 //! drain (each at the end of its operation, or its flow's close: oltp's
 //! readers after their 100 reads), and the thread takes it on a later try
 //! (or a free file it finds first, dropping the mark). Until then its
-//! operation is skipped, under the skip rules of `action.rs`: a back-off,
+//! operation is skipped (a flow's step is tried again, for up to 100 ms),
+//! under the skip rules of `action.rs`: a back-off,
 //! and, since files in the state it needs exist ([`Picker::busy`]), no
 //! stop for starvation (which takes 10,000 skips in a row or a second of
 //! nothing else with no such file).

@@ -830,6 +830,12 @@ fn a_flow_of_every_operation_runs_without_errors() {
         rate_ops: None,
         think_us: 0,
     };
+    // Every slot (threads x qd) runs its own passes, and a step whose
+    // files other slots hold waits rather than being skipped: when the
+    // time is up each slot may be anywhere in a pass, so an operation's
+    // count differs from its share of the passes begun by at most one
+    // pass's worth of it per slot.
+    let slots = u64::from(flow.threads) * 2;
     let mut w = workload(set, FsWork::Flows(vec![flow]), 0.3);
     w.qd = 2;
     let r = go(w).unwrap();
@@ -843,8 +849,8 @@ fn a_flow_of_every_operation_runs_without_errors() {
         };
         let k = ops(&r, op);
         assert!(
-            k.abs_diff(per_pass * n) <= 4 * per_pass,
-            "{op:?}: {k} for {n} passes"
+            k <= per_pass * n && per_pass * n - k <= slots * per_pass,
+            "{op:?}: {k} for {n} passes ({slots} slots)"
         );
     }
 }
