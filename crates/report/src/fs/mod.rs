@@ -266,5 +266,7 @@ mod tests {
         assert_eq!(errno_key(libc::ENOENT), "ENOENT");
         assert_eq!(errno_key(0), "short_transfer");
         assert_eq!(errno_key(9999), "errno_9999");
+        assert_eq!(errno_key(libc::EEXIST), "EEXIST");
+        assert_eq!(errno_key(libc::ENOTEMPTY), "ENOTEMPTY");
     }
 }
