@@ -166,6 +166,32 @@ fn bad_file_system_input_is_one_line_and_exit_2() {
             vec!["--dir", a, "--mix", "read:1", "--format", "only"],
             "--format only",
         ),
+        (
+            vec![
+                "--dir",
+                a,
+                "--mix",
+                "stat:1",
+                "--io-size",
+                "1m",
+                "--files",
+                "20",
+            ],
+            "--io-size ends a workload on bytes moved",
+        ),
+        (
+            vec![
+                "--dir",
+                a,
+                "--mix",
+                "read:1",
+                "--io-size",
+                "1m",
+                "--file-size",
+                "0",
+            ],
+            "--io-size ends a workload on bytes moved",
+        ),
     ] {
         let mut args = args.clone();
         args.push("--dry-run");
