@@ -319,7 +319,14 @@ fn tree_shape(
 ) -> Result<Shape, JobError> {
     let depth = int(&o.depth, "depth", (0, u64::from(MAX_DEPTH)))?.unwrap_or(DEFAULT_DEPTH);
     let width = int(&o.width, "width", (1, u64::from(u32::MAX)))?.unwrap_or(DEFAULT_WIDTH);
-    let leaves = u64::from(width).checked_pow(depth).unwrap_or(u64::MAX);
+    let leaves = match u64::from(width).checked_pow(depth) {
+        Some(l) if l <= MAX_FILES => l,
+        _ => {
+            return Err(JobError(format!(
+                "--width {width} and --depth {depth} make more than {MAX_FILES} leaf directories (width^depth), more files than a fileset may hold; lower --width or --depth"
+            )))
+        }
+    };
     if !files.is_multiple_of(leaves) {
         let lo = files / leaves * leaves;
         let hi = lo.saturating_add(leaves);
