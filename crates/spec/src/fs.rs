@@ -458,8 +458,21 @@ impl FsSpec {
 }
 
 impl crate::WorkloadSpec {
+    /// Why a file-system workload runs on system calls rather than
+    /// io_uring, as far as the spec says (io_uring being unavailable is
+    /// found when it runs); None: io_uring.
+    pub fn fs_sync_reason(&self) -> Option<String> {
+        if self.engine != crate::EngineKind::IoUring {
+            return Some(format!("--engine {}", self.engine.name()));
+        }
+        (self.qd <= 1).then(|| {
+            "--qd 1: one operation in flight per thread, nothing to overlap; --qd 2 or more uses io_uring".to_string()
+        })
+    }
+
     /// The heading of a file-system workload (`None` for a block one):
-    /// its name, what it runs, its queue depth and options; the filesets
+    /// its name, what it runs, its queue depth, the backend (and why
+    /// system calls) and options; the filesets
     /// and flows ([`FsSpec::describe`]) follow on lines of their own.
     pub fn fs_heading(&self) -> Option<String> {
         let fs = self.fs.as_ref()?;
@@ -471,12 +484,11 @@ impl crate::WorkloadSpec {
             }
             (None, FsWork::Flows(f)) => format!("{} flow{}", f.len(), plural(f.len())),
         };
-        let mut s = format!(
-            "{}: files, {what}, qd {}, {}",
-            self.name,
-            self.qd,
-            self.engine.name()
-        );
+        let backend = match self.fs_sync_reason() {
+            None => self.engine.name().to_string(),
+            Some(why) => format!("system calls ({why})"),
+        };
+        let mut s = format!("{}: files, {what}, qd {}, {backend}", self.name, self.qd);
         if self.direct {
             s.push_str(", O_DIRECT");
         }

@@ -149,8 +149,9 @@ fn summary_pairs(w: &WorkloadResult) -> Vec<(String, String)> {
             kv.push((k.into(), v.to_string()));
         }
     }
-    if !w.sync_ops.is_empty() {
-        kv.push(("by system calls".into(), w.sync_ops.join(", ")));
+    if let Some(b) = super::text::backend_line(w) {
+        let (k, v) = b.split_once(": ").unwrap_or((&b, ""));
+        kv.push((k.to_string(), v.to_string()));
     }
     for f in &w.filesets {
         let line = super::text::fileset_line(f);

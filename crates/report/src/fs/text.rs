@@ -191,15 +191,26 @@ pub fn fs_summary(w: &WorkloadResult) -> String {
     if let Some(e) = errors_line(w) {
         writeln!(s, "{e}").unwrap();
     }
-    if !w.sync_ops.is_empty() {
-        writeln!(
-            s,
-            "by system calls (no io_uring opcode): {}",
-            w.sync_ops.join(", ")
-        )
-        .unwrap();
+    if let Some(b) = backend_line(w) {
+        writeln!(s, "{b}").unwrap();
     }
     s
+}
+
+/// The backend the operations really ran on and why system calls; with
+/// io_uring, the operations that fell back for lack of an opcode. None
+/// for a document from before `backend` with no fallbacks.
+pub fn backend_line(w: &WorkloadResult) -> Option<String> {
+    let ops = w.sync_ops.join(", ");
+    match (w.backend.as_deref(), w.backend_reason.as_deref()) {
+        (Some("io_uring") | None, _) if !ops.is_empty() => Some(format!(
+            "backend: io_uring; by system calls (no io_uring opcode on this kernel): {ops}"
+        )),
+        (Some("io_uring"), _) => Some("backend: io_uring".into()),
+        (Some(_), Some(why)) => Some(format!("backend: system calls ({why})")),
+        (Some(b), None) => Some(format!("backend: {b}")),
+        (None, _) => None,
+    }
 }
 
 #[cfg(test)]
