@@ -123,10 +123,11 @@ pub fn io_summary_line(s: &IoSummary, measured_s: f64) -> String {
 
 /// vdbench's counters on one line.
 pub fn counters_line(c: &FilesetCounts) -> String {
-    format!(
-        "fileset: files created {}, dirs created {}, files deleted {}, dirs deleted {}, opens for read {}, opens for write {}, closes {}",
-        c.files_created, c.dirs_created, c.files_deleted, c.dirs_deleted, c.opens_read, c.opens_write, c.closes
-    )
+    let parts: Vec<String> = crate::compare::ops::counter_list(c)
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
+    format!("fileset: {}", parts.join(", "))
 }
 
 /// `fileset bigfileset at /mnt/fb: 10000 files in 500 dirs, 1.2 GiB;
