@@ -428,7 +428,10 @@ fn enospc_mid_run_stops_cleanly_with_the_results_kept() {
     w.bs[0].bytes = 64 << 10;
     let r = go(w.clone()).unwrap();
     let why = r.incomplete_reason.as_deref().unwrap_or("");
-    assert!(why.contains("ENOSPC") && why.contains("/a/d"), "{why}");
+    assert!(
+        why.contains("ENOSPC (") && why.contains("(append) at") && why.contains("/a/d"),
+        "{why}"
+    );
     let fs = r.fs.as_ref().unwrap();
     let enospc = &fs.op_errors[&Op::Append];
     assert!(enospc.iter().any(|e| e.0 == libc::ENOSPC), "{enospc:?}");
