@@ -179,7 +179,14 @@ fn make_dirs(anchor: &Anchor, layout: &Layout, report: &mut CreateReport) -> Res
         let (dir, name) = cache
             .parent(&rel)
             .map_err(|e| FsError::os(&full, "opening the parent", &e))?;
-        if crate::anchor::mkdirat(dir, name).map_err(|e| FsError::os(&full, "mkdir", &e))? {
+        let made = crate::anchor::mkdirat(dir, name).map_err(|e| match lstatat(dir, name) {
+            Ok(Some(st)) if is_kind(&st, libc::S_IFLNK) => FsError {
+                errno: e.raw_os_error(),
+                ..FsError::refuse(&full, "is a symbolic link where the fileset has a directory; iolab does not follow links inside an anchor: remove it or name another anchor")
+            },
+            _ => FsError::os(&full, "mkdir", &e),
+        })?;
+        if made {
             report.dirs_created += 1;
         }
     }

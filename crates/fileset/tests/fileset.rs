@@ -249,6 +249,25 @@ fn a_non_regular_file_at_a_layout_name_stops_creation_with_its_path() {
     assert!(tmp.path().join("f1").is_symlink());
 }
 
+/// A symbolic link where a layout directory belongs is named as such
+/// (not "mkdir: File exists"), and nothing is followed through it.
+#[test]
+fn a_symlink_at_a_layout_directory_is_named_and_not_followed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let spec = tree(tmp.path(), 1, 2, 1, "1k");
+    let layout = Layout::new(&spec, 1).unwrap();
+    create(&spec, 1, &layout, &opts(Format::No)).unwrap();
+    std::fs::remove_dir_all(tmp.path().join("d1")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), tmp.path().join("d1")).unwrap();
+    let e = create(&spec, 1, &layout, &opts(Format::No)).unwrap_err();
+    assert!(
+        e.error.path.ends_with("d1") && e.to_string().contains("symbolic link"),
+        "{e}"
+    );
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+}
+
 #[test]
 fn remove_leaves_foreign_files_and_symlink_targets_alone() {
     let tmp = tempfile::tempdir().unwrap();

@@ -44,7 +44,9 @@ pub fn check_targets(plan: &Plan) -> Result<(), String> {
 /// The anchors of a file-system workload, checked before anything is
 /// created: an anchor that exists is a directory; one that does not has
 /// a parent directory that does (iolab creates the anchor, never its
-/// parents). The marker, free space and inodes are the driver's checks.
+/// parents); one that is not empty holds iolab's marker (the rule the
+/// driver applies, checked here without writing, so `--dry-run` refuses
+/// what the run would). Free space and inodes are the driver's checks.
 pub fn check_anchors(w: &iolab_spec::WorkloadSpec) -> Result<(), String> {
     let Some(fs) = &w.fs else {
         return Ok(());
@@ -52,7 +54,10 @@ pub fn check_anchors(w: &iolab_spec::WorkloadSpec) -> Result<(), String> {
     for f in &fs.filesets {
         let a = &f.spec.anchor;
         match std::fs::metadata(a) {
-            Ok(m) if m.is_dir() => continue,
+            Ok(m) if m.is_dir() => {
+                check_marked_or_empty(a)?;
+                continue;
+            }
             Ok(_) => {
                 return Err(format!(
                     "--dir: {} is not a directory; give a directory for the files",
@@ -93,6 +98,29 @@ pub fn check_anchors(w: &iolab_spec::WorkloadSpec) -> Result<(), String> {
                 parent.display()
             ));
         }
+    }
+    Ok(())
+}
+
+/// An existing anchor is empty or holds iolab's marker; otherwise the
+/// run would refuse it untouched (iolab-fileset's `Anchor::prepare`).
+fn check_marked_or_empty(a: &std::path::Path) -> Result<(), String> {
+    let rd =
+        std::fs::read_dir(a).map_err(|e| format!("--dir: cannot list {}: {e}", a.display()))?;
+    let mut foreign = false;
+    for e in rd {
+        let e = e.map_err(|e| format!("--dir: cannot list {}: {e}", a.display()))?;
+        if e.file_name() == iolab_fileset::MARKER {
+            return Ok(());
+        }
+        foreign = true;
+    }
+    if foreign {
+        return Err(format!(
+            "--dir: {} is not empty and has no {} marker; iolab writes only into directories it created or adopted empty: name a new or empty directory",
+            a.display(),
+            iolab_fileset::MARKER
+        ));
     }
     Ok(())
 }

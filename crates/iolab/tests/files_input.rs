@@ -166,6 +166,57 @@ fn bad_file_system_input_is_one_line_and_exit_2() {
             vec!["--dir", a, "--mix", "read:1", "--format", "only"],
             "--format only",
         ),
+        (
+            vec![
+                "--dir",
+                a,
+                "--mix",
+                "stat:1",
+                "--io-size",
+                "1m",
+                "--files",
+                "20",
+            ],
+            "--io-size ends a workload on bytes moved",
+        ),
+        (
+            vec![
+                "--dir",
+                a,
+                "--mix",
+                "read:1",
+                "--io-size",
+                "1m",
+                "--file-size",
+                "0",
+            ],
+            "--io-size ends a workload on bytes moved",
+        ),
+        (
+            vec![
+                "--dir",
+                a,
+                "--mix",
+                "read:1",
+                "--depth",
+                "32",
+                "--width",
+                "4294967295",
+                "--files",
+                "1",
+            ],
+            "make more than 100000000 leaf directories",
+        ),
+        (
+            vec!["--dir", a, "--mix", "read:99999999999999999999"],
+            "is out of range; give 1 to",
+        ),
+        // A non-empty directory without the marker is refused by the dry
+        // run too, as the run refuses it.
+        (
+            vec!["--dir", d.path().to_str().unwrap(), "--mix", "read:1"],
+            "is not empty and has no .iolab-fileset marker",
+        ),
     ] {
         let mut args = args.clone();
         args.push("--dry-run");

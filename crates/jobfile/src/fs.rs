@@ -73,22 +73,8 @@ pub fn resolve_fs(o: &WorkloadOptions, jobs: u32) -> Result<Option<FsResolved>, 
     if !is_fs(o) {
         return Ok(None);
     }
-    let Some(dir) = text(&o.dir) else {
-        let (flag, _) = fs_keys(o)
-            .into_iter()
-            .find(|(_, s)| *s)
-            .unwrap_or(("mix", true));
-        return Err(JobError(format!(
-            "--{flag} is for files under a directory; give --dir DIR (the anchor of the files)"
-        )));
-    };
-    if dir.trim().is_empty() {
-        return Err(JobError(
-            "--dir is empty; name a directory, e.g. --dir /mnt/test/fs".into(),
-        ));
-    }
+    let dir = anchor_dir(o)?;
     refuse_block_keys(o)?;
-    let dir = PathBuf::from(dir);
     let names_of = |f: &[FsFileset]| f.iter().map(|f| f.name.clone()).collect::<Vec<_>>();
     let (mut filesets, work, dsync, kind) = match text(&o.personality) {
         Some(name) => {
@@ -138,8 +124,33 @@ pub fn resolve_fs(o: &WorkloadOptions, jobs: u32) -> Result<Option<FsResolved>, 
         },
         personality: text(&o.personality).map(str::to_string),
     };
+    validate(&fs, o)?;
+    Ok(Some(FsResolved { fs, dsync, kind }))
+}
+
+/// `--dir`, which every file-system workload needs.
+fn anchor_dir(o: &WorkloadOptions) -> Result<PathBuf, JobError> {
+    let Some(dir) = text(&o.dir) else {
+        let (flag, _) = fs_keys(o)
+            .into_iter()
+            .find(|(_, s)| *s)
+            .unwrap_or(("mix", true));
+        return Err(JobError(format!(
+            "--{flag} is for files under a directory; give --dir DIR (the anchor of the files)"
+        )));
+    };
+    if dir.trim().is_empty() {
+        return Err(JobError(
+            "--dir is empty; name a directory, e.g. --dir /mnt/test/fs".into(),
+        ));
+    }
+    Ok(PathBuf::from(dir))
+}
+
+/// `fs` validated, its error naming the key the user gave (so a job
+/// file's line is found).
+fn validate(fs: &FsSpec, o: &WorkloadOptions) -> Result<(), JobError> {
     fs.validate().map_err(|e| {
-        // Name the key the user gave, so a job file's line is found.
         let given = match fs.work {
             FsWork::Mix(_) if o.mix.is_some() => "--mix: ",
             FsWork::Flows(_) if o.flow.is_some() => "--flow: ",
@@ -150,8 +161,7 @@ pub fn resolve_fs(o: &WorkloadOptions, jobs: u32) -> Result<Option<FsResolved>, 
         } else {
             JobError(format!("{given}{}", e.0))
         }
-    })?;
-    Ok(Some(FsResolved { fs, dsync, kind }))
+    })
 }
 
 /// Block-workload keys that mean nothing for files.
@@ -319,7 +329,14 @@ fn tree_shape(
 ) -> Result<Shape, JobError> {
     let depth = int(&o.depth, "depth", (0, u64::from(MAX_DEPTH)))?.unwrap_or(DEFAULT_DEPTH);
     let width = int(&o.width, "width", (1, u64::from(u32::MAX)))?.unwrap_or(DEFAULT_WIDTH);
-    let leaves = u64::from(width).checked_pow(depth).unwrap_or(u64::MAX);
+    let leaves = match u64::from(width).checked_pow(depth) {
+        Some(l) if l <= MAX_FILES => l,
+        _ => {
+            return Err(JobError(format!(
+                "--width {width} and --depth {depth} make more than {MAX_FILES} leaf directories (width^depth), more files than a fileset may hold; lower --width or --depth"
+            )))
+        }
+    };
     if !files.is_multiple_of(leaves) {
         let lo = files / leaves * leaves;
         let hi = lo.saturating_add(leaves);

@@ -28,6 +28,25 @@ pub fn errno_name(e: i32) -> String {
         libc::ENOLINK => "ENOLINK",
         libc::EREMOTEIO => "EREMOTEIO",
         libc::EILSEQ => "EILSEQ",
+        libc::EEXIST => "EEXIST",
+        libc::ENOTDIR => "ENOTDIR",
+        libc::EISDIR => "EISDIR",
+        libc::ELOOP => "ELOOP",
+        libc::ENOTEMPTY => "ENOTEMPTY",
+        libc::EMFILE => "EMFILE",
+        libc::ENFILE => "ENFILE",
+        libc::ENAMETOOLONG => "ENAMETOOLONG",
+        libc::EXDEV => "EXDEV",
+        libc::ETXTBSY => "ETXTBSY",
+        libc::ESTALE => "ESTALE",
+        libc::ESRCH => "ESRCH",
+        libc::E2BIG => "E2BIG",
+        libc::ESPIPE => "ESPIPE",
+        libc::EMLINK => "EMLINK",
+        libc::EPIPE => "EPIPE",
+        libc::ERANGE => "ERANGE",
+        libc::ENOSYS => "ENOSYS",
+        libc::EOVERFLOW => "EOVERFLOW",
         _ => "",
     };
     let text = std::io::Error::from_raw_os_error(e).to_string();
@@ -46,5 +65,33 @@ mod tests {
         assert_eq!(super::errno_name(5), "EIO (Input/output error)");
         assert!(super::errno_name(28).starts_with("ENOSPC"));
         assert!(super::errno_name(0).starts_with("short"));
+    }
+
+    /// The errnos file-system operations meet have names, not numbers.
+    #[test]
+    fn file_system_errnos_have_names() {
+        let named = [
+            (libc::EEXIST, "EEXIST"),
+            (libc::ENOTDIR, "ENOTDIR"),
+            (libc::ELOOP, "ELOOP"),
+            (libc::ENOTEMPTY, "ENOTEMPTY"),
+            (libc::EISDIR, "EISDIR"),
+            (libc::EMFILE, "EMFILE"),
+            (libc::ENFILE, "ENFILE"),
+            (libc::ENAMETOOLONG, "ENAMETOOLONG"),
+            (libc::EXDEV, "EXDEV"),
+            (libc::EBUSY, "EBUSY"),
+            (libc::ETXTBSY, "ETXTBSY"),
+            (libc::EFBIG, "EFBIG"),
+            (libc::EDQUOT, "EDQUOT"),
+            (libc::EROFS, "EROFS"),
+            (libc::EPERM, "EPERM"),
+            (libc::EACCES, "EACCES"),
+            (libc::ESTALE, "ESTALE"),
+        ];
+        for (e, n) in named {
+            let got = super::errno_name(e);
+            assert!(got.starts_with(&format!("{n} (")), "{e}: {got}");
+        }
     }
 }

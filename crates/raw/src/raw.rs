@@ -420,8 +420,16 @@ pub struct FsRaw {
     pub op_errors: std::collections::BTreeMap<crate::ops::Op, Vec<(i32, u64)>>,
     pub filesets: Vec<FilesetRaw>,
     /// Operations run by system calls because this kernel's io_uring has
-    /// no opcode for them (or io_uring is off): say so in the report.
+    /// no opcode for them, or every operation when io_uring is
+    /// unavailable; empty when system calls were chosen (`backend_reason`).
     pub sync_ops: Vec<crate::ops::Op>,
+    /// The backend the threads used: `io_uring` or `sync` (system calls).
+    #[serde(default)]
+    pub backend: String,
+    /// Why system calls rather than io_uring (`--qd 1`, `--engine
+    /// psync`, io_uring unavailable); None with io_uring.
+    #[serde(default)]
+    pub backend_reason: Option<String>,
 }
 
 /// An event marked during a run or a monitor (`iolab mark`, SIGUSR1).

@@ -250,6 +250,8 @@ pub fn build_workload(w: &WorkloadRaw) -> WorkloadResult {
         filesets: Vec::new(),
         io_summary: None,
         sync_ops: Vec::new(),
+        backend: None,
+        backend_reason: None,
     };
     if let Some(fs) = &w.fs {
         crate::fs::add_fs(&mut r, w, fs);

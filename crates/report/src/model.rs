@@ -375,9 +375,18 @@ pub struct WorkloadResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub io_summary: Option<IoSummary>,
     /// File-system workloads: operations run by system calls because this
-    /// kernel's io_uring has no opcode for them (or io_uring was off).
+    /// kernel's io_uring has no opcode for them (every operation when
+    /// io_uring was unavailable; none when system calls were chosen).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sync_ops: Vec<String>,
+    /// File-system workloads: the backend the threads used, `io_uring` or
+    /// `sync` (system calls).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backend: Option<String>,
+    /// File-system workloads: why system calls rather than io_uring
+    /// (`--qd 1`, `--engine psync`, io_uring unavailable).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backend_reason: Option<String>,
 }
 
 /// One operation of a file-system workload: the figures of
@@ -484,6 +493,8 @@ impl WorkloadResult {
             filesets: Vec::new(),
             io_summary: None,
             sync_ops: Vec::new(),
+            backend: None,
+            backend_reason: None,
         }
     }
 }

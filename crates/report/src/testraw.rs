@@ -247,6 +247,8 @@ pub fn fs_workload(name: &str) -> WorkloadRaw {
             removed: false,
         }],
         sync_ops: vec![Op::Stat],
+        backend: "io_uring".into(),
+        backend_reason: None,
     });
     w.errno_counts = vec![(libc::ENOENT, 3), (libc::ENOSPC, 1)];
     w.errors_total = 4;

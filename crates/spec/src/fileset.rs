@@ -141,6 +141,22 @@ impl FilesetSpec {
     }
 }
 
+impl FilesetSpec {
+    /// False when every file of the fileset is empty (size 0), so reading
+    /// or rewriting them moves no bytes.
+    pub fn may_hold_data(&self) -> bool {
+        match &self.shape {
+            Shape::Tree(t) => parse_size_mix(&t.sizes)
+                .map(|m| m.iter().any(|&(s, w)| s > 0 && w > 0))
+                .unwrap_or(true),
+            Shape::Entries(e) => match e.size {
+                FileSize::Fixed(n) => n > 0,
+                FileSize::Gamma { mean, .. } => mean > 0,
+            },
+        }
+    }
+}
+
 impl TreeShape {
     /// Leaf directories (`width^depth`), when it fits in a u64.
     pub fn leaves(&self) -> Option<u64> {

@@ -187,6 +187,26 @@ impl FsSpec {
         }
     }
 
+    /// True when some step can move bytes: an append or a partial write
+    /// always does; a read, rewrite or whole write only on files that
+    /// are not all empty. An `io_size` end needs one, or the run never
+    /// ends.
+    pub fn moves_data(&self) -> bool {
+        let can = |s: &Step| {
+            s.op.moves_data()
+                && (s.op == Op::Append
+                    || (s.op == Op::Write && !s.whole)
+                    || self
+                        .filesets
+                        .get(s.fileset as usize)
+                        .is_some_and(|f| f.spec.may_hold_data()))
+        };
+        match &self.work {
+            FsWork::Mix(m) => m.iter().any(|e| can(&e.step)),
+            FsWork::Flows(f) => f.iter().flat_map(|f| &f.steps).any(can),
+        }
+    }
+
     fn validate_filesets(&self) -> Result<(), crate::SpecError> {
         let n = self.filesets.len();
         if n == 0 || n > MAX_FILESETS {
@@ -438,8 +458,21 @@ impl FsSpec {
 }
 
 impl crate::WorkloadSpec {
+    /// Why a file-system workload runs on system calls rather than
+    /// io_uring, as far as the spec says (io_uring being unavailable is
+    /// found when it runs); None: io_uring.
+    pub fn fs_sync_reason(&self) -> Option<String> {
+        if self.engine != crate::EngineKind::IoUring {
+            return Some(format!("--engine {}", self.engine.name()));
+        }
+        (self.qd <= 1).then(|| {
+            "--qd 1: one operation in flight per thread, nothing to overlap; --qd 2 or more uses io_uring".to_string()
+        })
+    }
+
     /// The heading of a file-system workload (`None` for a block one):
-    /// its name, what it runs, its queue depth and options; the filesets
+    /// its name, what it runs, its queue depth, the backend (and why
+    /// system calls) and options; the filesets
     /// and flows ([`FsSpec::describe`]) follow on lines of their own.
     pub fn fs_heading(&self) -> Option<String> {
         let fs = self.fs.as_ref()?;
@@ -451,12 +484,11 @@ impl crate::WorkloadSpec {
             }
             (None, FsWork::Flows(f)) => format!("{} flow{}", f.len(), plural(f.len())),
         };
-        let mut s = format!(
-            "{}: files, {what}, qd {}, {}",
-            self.name,
-            self.qd,
-            self.engine.name()
-        );
+        let backend = match self.fs_sync_reason() {
+            None => self.engine.name().to_string(),
+            Some(why) => format!("system calls ({why})"),
+        };
+        let mut s = format!("{}: files, {what}, qd {}, {backend}", self.name, self.qd);
         if self.direct {
             s.push_str(", O_DIRECT");
         }
@@ -600,5 +632,38 @@ mod tests {
         assert!(e.contains("step 1 (close) needs an open file"), "{e}");
         w.fs = None;
         assert!(w.validate().unwrap_err().0.contains("no target"));
+    }
+
+    /// An end on bytes needs an operation that moves bytes, or the run
+    /// never ends (a stat mix, reads of empty files).
+    #[test]
+    fn io_size_needs_an_operation_that_moves_data() {
+        let mut w = crate::WorkloadSpec::example("w", "/x", "read");
+        w.targets.clear();
+        w.duration_s = None;
+        w.io_size = Some(1 << 20);
+        let mix = |m: &str| spec(FsWork::Mix(parse_mix(m, &["a"]).unwrap()));
+        let mut empty = mix("read:1,stat:1");
+        if let Shape::Tree(t) = &mut empty.filesets[0].spec.shape {
+            t.sizes = "0".into();
+        }
+        for s in [
+            mix("stat:1"),
+            flows("open,close,mkdir,rmdir"),
+            empty.clone(),
+        ] {
+            w.fs = Some(s);
+            let e = w.validate().unwrap_err().0;
+            assert!(e.contains("--io-size") && !e.contains('\n'), "{e}");
+        }
+        for s in [mix("stat:1,read:1"), flows("stat,create,append,close")] {
+            w.fs = Some(s);
+            w.validate().unwrap();
+        }
+        if let FsWork::Mix(m) = &mut empty.work {
+            m.push(parse_mix("write:1", &["a"]).unwrap().remove(0));
+        }
+        w.fs = Some(empty);
+        w.validate().unwrap();
     }
 }

@@ -236,6 +236,9 @@ fn check_text(flag: &str, s: &str) -> Result<(), SpecError> {
     Ok(())
 }
 
+/// Largest weight of a mix entry (256 of them still add up within a u32).
+pub const MAX_WEIGHT: u32 = 1_000_000;
+
 /// `--mix`: `OP{:MOD}:WEIGHT,...`, e.g. `read:60,write:20,stat:10`.
 /// `filesets` are the fileset names for `@NAME`.
 pub fn parse_mix(s: &str, filesets: &[&str]) -> Result<Vec<MixEntry>, SpecError> {
@@ -248,9 +251,15 @@ pub fn parse_mix(s: &str, filesets: &[&str]) -> Result<Vec<MixEntry>, SpecError>
             ));
         }
         let (head, w) = item.rsplit_once(':').unwrap_or((item, ""));
+        let num = w.trim().strip_prefix(['-', '+']).unwrap_or(w.trim());
         let weight = match w.trim().parse::<u32>() {
-            Ok(w) => w,
-            Err(_) => {
+            Ok(w) if w <= MAX_WEIGHT => w,
+            _ if !num.is_empty() && num.bytes().all(|b| b.is_ascii_digit()) => {
+                return err(format!(
+                    "--mix: the weight of '{item}' is out of range; give 1 to {MAX_WEIGHT}"
+                ))
+            }
+            Err(_) | Ok(_) => {
                 return err(format!(
                 "--mix: '{item}' has no weight; end each entry with :WEIGHT, e.g. read:60,write:40"
             ))
@@ -604,6 +613,11 @@ mod tests {
         for (s, needle) in [
             ("read:60,write", "'write' has no weight"),
             ("read", "has no weight"),
+            (
+                "read:99999999999999999999",
+                "out of range; give 1 to 1000000",
+            ),
+            ("read:1000001", "out of range"),
             ("", "is empty"),
             ("raed:60", "'raed' is not an operation"),
             ("copy:5", "vdbench copy"),
@@ -614,7 +628,7 @@ mod tests {
             ("read:@logs:5", "no fileset named 'logs'"),
             ("read:0:5", "outside 1 byte"),
             ("read:bogus:5", "'bogus'"),
-            ("read:-1", "no weight"),
+            ("read:-1", "weight of 'read:-1' is out of range"),
         ] {
             let e = one(&parse_mix(s, &["fs"]).unwrap_err().0);
             assert!(e.contains(needle) && e.starts_with("--mix"), "{s}: {e}");

@@ -366,6 +366,9 @@ impl WorkloadSpec {
                 return e("a workload runs on targets (--target) or on files under --dir, not both; give one".into());
             }
             fs.validate()?;
+            if self.io_size.is_some() && !fs.moves_data() {
+                return e("--io-size ends a workload on bytes moved, but no operation of this one moves any (no read, write, append or rewrite, or only empty files); give --duration or --ops instead".into());
+            }
         }
         check_range("read-pct", self.read_pct.into(), PCT_RANGE)?;
         check_range("random-pct", self.random_pct.into(), PCT_RANGE)?;

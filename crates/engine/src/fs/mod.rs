@@ -84,15 +84,25 @@ impl BackendKind {
 /// more CPU than the plain call (bench/fs-meta-uring), so `qd` 1 runs on
 /// system calls (the result's `effective.engine` says which ran).
 pub fn backend_for(spec: &WorkloadSpec) -> BackendKind {
-    if spec.engine == iolab_spec::EngineKind::IoUring
-        && spec.qd > 1
-        && crate::runner::io_uring_available()
-    {
-        BackendKind::IoUring
+    backend_and_reason(spec).0
+}
+
+/// [`backend_for`] and why system calls when they are chosen
+/// (`WorkloadSpec::fs_sync_reason`, or io_uring unavailable).
+pub fn backend_and_reason(spec: &WorkloadSpec) -> (BackendKind, Option<String>) {
+    if let Some(why) = spec.fs_sync_reason() {
+        return (BackendKind::Sync, Some(why));
+    }
+    if crate::runner::io_uring_available() {
+        (BackendKind::IoUring, None)
     } else {
-        BackendKind::Sync
+        (BackendKind::Sync, Some(UNAVAILABLE.into()))
     }
 }
+
+/// The reason when the kernel (or `IOLAB_NO_IO_URING=1`) refuses io_uring.
+const UNAVAILABLE: &str =
+    "io_uring unavailable (the kernel refused a ring, or IOLAB_NO_IO_URING=1)";
 
 /// One fileset while the workload runs.
 pub(crate) struct FsSet {
@@ -178,6 +188,8 @@ pub(crate) struct FsDriver {
     spec: WorkloadSpec,
     notes: Vec<String>,
     backend: BackendKind,
+    /// Why system calls (None with io_uring).
+    backend_reason: Option<String>,
     clock: Option<TscRate>,
     /// Anchors check() created or adopted (undone on abandon).
     made: Vec<(PathBuf, iolab_fileset::AnchorState)>,
@@ -194,8 +206,10 @@ impl FsDriver {
     pub fn new(spec: &WorkloadSpec, rate: Option<f64>) -> FsDriver {
         let mut spec = spec.clone();
         spec.rate_iops = rate;
+        let (backend, backend_reason) = backend_and_reason(&spec);
         FsDriver {
-            backend: backend_for(&spec),
+            backend,
+            backend_reason,
             spec,
             notes: Vec::new(),
             clock: None,
@@ -223,11 +237,21 @@ impl FsDriver {
         FsRaw {
             filesets: self.filesets.clone(),
             sync_ops: match self.backend {
-                BackendKind::Sync => self.plans.first().map_or(Vec::new(), |p| p.ops.clone()),
-                BackendKind::IoUring => Vec::new(),
+                BackendKind::Sync if self.io_uring_missing() => {
+                    self.plans.first().map_or(Vec::new(), |p| p.ops.clone())
+                }
+                _ => Vec::new(),
             },
+            backend: self.backend.name().into(),
+            backend_reason: self.backend_reason.clone(),
             ..Default::default()
         }
+    }
+
+    /// System calls because io_uring is unavailable, not by choice: then
+    /// every operation counts in `sync_ops`.
+    fn io_uring_missing(&self) -> bool {
+        self.backend_reason.as_deref() == Some(UNAVAILABLE)
     }
 }
 
@@ -350,6 +374,10 @@ impl Driver for FsDriver {
         let mut fs = self.fs_raw();
         fs.sync_ops.clear();
         let skipped = setup::merge_outs(&mut fs, &outs);
+        if self.backend == BackendKind::Sync && !self.io_uring_missing() {
+            // Chosen, not for lack of opcodes: `backend_reason` says why.
+            fs.sync_ops.clear();
+        }
         if skipped > 0 {
             self.notes.push(format!(
                 "{skipped} operations found no file in the state they need and free (e.g. delete with every file gone, or every file held by other threads) and were skipped"

@@ -642,7 +642,7 @@ pub(super) fn stop_reason(raw: &WorkloadRaw, spec: &WorkloadSpec) -> Option<Stri
         .iter()
         .find(|e| !matches!(e.errno, 0 | libc::ENOENT | libc::EEXIST | libc::ENOTEMPTY))?;
     Some(format!(
-        "stopped on {} ({:?}) at {} (--on-error stop); results up to then are kept",
+        "stopped on {} ({}) at {} (--on-error stop); results up to then are kept",
         errno_name(e.errno),
         e.op,
         e.target

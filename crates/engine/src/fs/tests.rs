@@ -452,7 +452,10 @@ fn enospc_mid_run_stops_cleanly_with_the_results_kept() {
     w.bs[0].bytes = 64 << 10;
     let r = go(w.clone()).unwrap();
     let why = r.incomplete_reason.as_deref().unwrap_or("");
-    assert!(why.contains("ENOSPC") && why.contains("/a/d"), "{why}");
+    assert!(
+        why.contains("ENOSPC (") && why.contains("(append) at") && why.contains("/a/d"),
+        "{why}"
+    );
     let fs = r.fs.as_ref().unwrap();
     let enospc = &fs.op_errors[&Op::Append];
     assert!(enospc.iter().any(|e| e.0 == libc::ENOSPC), "{enospc:?}");
@@ -893,4 +896,38 @@ fn a_file_truncated_between_verify_runs_is_seen() {
         "{:?}",
         r.errors
     );
+}
+
+/// With one operation in flight the workload runs on system calls by
+/// choice: the result says so and why, and lists no operation as lacking
+/// an io_uring opcode; with two in flight it runs on io_uring.
+#[test]
+fn the_backend_used_and_why_are_in_the_result() {
+    let d = tempfile::tempdir().unwrap();
+    let mut w = workload(
+        fileset(&d.path().join("a"), 10, "4k"),
+        mix(&[(Op::Read, 1), (Op::Stat, 1)]),
+        0.1,
+    );
+    w.qd = 1;
+    let r = go(w.clone()).unwrap();
+    let fs = r.fs.as_ref().unwrap();
+    assert_eq!(
+        (r.effective.engine.as_str(), fs.backend.as_str()),
+        ("sync", "sync")
+    );
+    let why = fs.backend_reason.as_deref().unwrap_or_default();
+    assert!(why.contains("--qd 1"), "{why}");
+    assert!(fs.sync_ops.is_empty(), "{:?}", fs.sync_ops);
+    if !crate::runner::io_uring_available() {
+        return;
+    }
+    w.qd = 2;
+    let r = go(w).unwrap();
+    let fs = r.fs.as_ref().unwrap();
+    assert_eq!(
+        (fs.backend.as_str(), fs.backend_reason.as_deref()),
+        ("io_uring", None)
+    );
+    assert!(!fs.sync_ops.contains(&Op::Read), "{:?}", fs.sync_ops);
 }

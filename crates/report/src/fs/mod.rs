@@ -47,11 +47,12 @@ pub(crate) fn add_fs(r: &mut WorkloadResult, w: &WorkloadRaw, fs: &FsRaw) {
     r.filesets = fs.filesets.iter().map(fileset).collect();
     r.io_summary = Some(io_summary(&w.ops, w.cpu.user_us + w.cpu.sys_us, secs));
     r.sync_ops = fs.sync_ops.iter().map(|o| o.name().to_string()).collect();
+    r.backend = (!fs.backend.is_empty()).then(|| fs.backend.clone());
+    r.backend_reason = fs.backend_reason.clone();
     if !r.sync_ops.is_empty() {
-        r.notes.push(format!(
-            "run by system calls (no io_uring opcode on this kernel, or io_uring off): {}",
-            r.sync_ops.join(", ")
-        ));
+        if let Some(line) = text::backend_line(r) {
+            r.notes.push(line);
+        }
     }
 }
 
@@ -202,6 +203,7 @@ mod tests {
         );
         assert_eq!(w.filesets[0].create_s, 4.5);
         assert_eq!(w.sync_ops, ["stat"]);
+        assert_eq!(w.backend.as_deref(), Some("io_uring"));
         assert!(w
             .notes
             .iter()
@@ -266,5 +268,29 @@ mod tests {
         assert_eq!(errno_key(libc::ENOENT), "ENOENT");
         assert_eq!(errno_key(0), "short_transfer");
         assert_eq!(errno_key(9999), "errno_9999");
+        assert_eq!(errno_key(libc::EEXIST), "EEXIST");
+        assert_eq!(errno_key(libc::ENOTEMPTY), "ENOTEMPTY");
+    }
+
+    /// The summary names the backend really used and why system calls,
+    /// not "no io_uring opcode" for operations run by choice.
+    #[test]
+    fn the_backend_line_says_which_ran_and_why() {
+        let mut w = crate::build::build_workload(&testraw::fs_workload("fs"));
+        assert_eq!(
+            text::backend_line(&w).unwrap(),
+            "backend: io_uring; by system calls (no io_uring opcode on this kernel): stat"
+        );
+        w.sync_ops.clear();
+        w.backend = Some("sync".into());
+        w.backend_reason = Some("--qd 1: nothing to overlap".into());
+        let line = text::backend_line(&w).unwrap();
+        assert_eq!(line, "backend: system calls (--qd 1: nothing to overlap)");
+        assert!(text::fs_summary(&w).contains(&line));
+        let doc = serde_json::to_string(&w).unwrap();
+        assert!(
+            doc.contains(r#""backend":"sync","backend_reason":"--qd 1"#),
+            "{doc}"
+        );
     }
 }

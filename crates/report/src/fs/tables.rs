@@ -137,20 +137,13 @@ fn summary_pairs(w: &WorkloadResult) -> Vec<(String, String)> {
         kv.push(("CPU us/op".into(), fmt_num(s.cpu_us_per_op)));
     }
     if let Some(c) = &w.fileset {
-        for (k, v) in [
-            ("files created", c.files_created),
-            ("dirs created", c.dirs_created),
-            ("files deleted", c.files_deleted),
-            ("dirs deleted", c.dirs_deleted),
-            ("opens for read", c.opens_read),
-            ("opens for write", c.opens_write),
-            ("closes", c.closes),
-        ] {
+        for (k, v) in crate::compare::ops::counter_list(c) {
             kv.push((k.into(), v.to_string()));
         }
     }
-    if !w.sync_ops.is_empty() {
-        kv.push(("by system calls".into(), w.sync_ops.join(", ")));
+    if let Some(b) = super::text::backend_line(w) {
+        let (k, v) = b.split_once(": ").unwrap_or((&b, ""));
+        kv.push((k.to_string(), v.to_string()));
     }
     for f in &w.filesets {
         let line = super::text::fileset_line(f);

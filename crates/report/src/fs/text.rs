@@ -123,10 +123,11 @@ pub fn io_summary_line(s: &IoSummary, measured_s: f64) -> String {
 
 /// vdbench's counters on one line.
 pub fn counters_line(c: &FilesetCounts) -> String {
-    format!(
-        "fileset: files created {}, dirs created {}, files deleted {}, dirs deleted {}, opens for read {}, opens for write {}, closes {}",
-        c.files_created, c.dirs_created, c.files_deleted, c.dirs_deleted, c.opens_read, c.opens_write, c.closes
-    )
+    let parts: Vec<String> = crate::compare::ops::counter_list(c)
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
+    format!("fileset: {}", parts.join(", "))
 }
 
 /// `fileset bigfileset at /mnt/fb: 10000 files in 500 dirs, 1.2 GiB;
@@ -191,15 +192,26 @@ pub fn fs_summary(w: &WorkloadResult) -> String {
     if let Some(e) = errors_line(w) {
         writeln!(s, "{e}").unwrap();
     }
-    if !w.sync_ops.is_empty() {
-        writeln!(
-            s,
-            "by system calls (no io_uring opcode): {}",
-            w.sync_ops.join(", ")
-        )
-        .unwrap();
+    if let Some(b) = backend_line(w) {
+        writeln!(s, "{b}").unwrap();
     }
     s
+}
+
+/// The backend the operations really ran on and why system calls; with
+/// io_uring, the operations that fell back for lack of an opcode. None
+/// for a document from before `backend` with no fallbacks.
+pub fn backend_line(w: &WorkloadResult) -> Option<String> {
+    let ops = w.sync_ops.join(", ");
+    match (w.backend.as_deref(), w.backend_reason.as_deref()) {
+        (Some("io_uring") | None, _) if !ops.is_empty() => Some(format!(
+            "backend: io_uring; by system calls (no io_uring opcode on this kernel): {ops}"
+        )),
+        (Some("io_uring"), _) => Some("backend: io_uring".into()),
+        (Some(_), Some(why)) => Some(format!("backend: system calls ({why})")),
+        (Some(b), None) => Some(format!("backend: {b}")),
+        (None, _) => None,
+    }
 }
 
 #[cfg(test)]
