@@ -311,7 +311,7 @@ macro_rules! workload_params {
             },
             dir_width: Values {
                 flag: "dir-width", aliases: ["dirwidth", "meandirwidth"], short: None, value_name: "N", heading: "File system",
-                help: "Files per directory, filebench's shape (the default; --depth/--width choose vdbench's)",
+                help: "Files per directory, filebench's shape (used unless depth, width or sizes ask for vdbench's tree)",
                 default: Described("100, or the personality's"),
                 sweep: Some(176), compare: None, negates: None,
                 doc_type: "integer",
