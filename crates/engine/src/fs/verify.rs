@@ -553,9 +553,11 @@ impl Inner {
         }
     }
 
+    /// The stamp of sector `sec` of file `target` at generation `gen`:
+    /// time 0, so the bytes depend on file, offset and generation only.
     #[inline]
-    fn sector(&self, target: u32, sec: u64, gen: u8, out: &mut [u8; SECTOR]) {
-        let st = Stamp {
+    fn stamp_of(&self, target: u32, sec: u64, gen: u8) -> Stamp {
+        Stamp {
             gen,
             index: 0,
             series: self.stamper.series(),
@@ -563,8 +565,13 @@ impl Inner {
             unit_sectors: 1,
             offset: sec,
             time_ns: 0,
-        };
-        self.stamper.stamp_sector(out, &st);
+        }
+    }
+
+    #[inline]
+    fn sector(&self, target: u32, sec: u64, gen: u8, out: &mut [u8; SECTOR]) {
+        self.stamper
+            .stamp_sector(out, &self.stamp_of(target, sec, gen));
     }
 
     #[inline]
@@ -572,15 +579,7 @@ impl Inner {
         let mut tmp = [0u8; SECTOR];
         for (sec, a, n, p) in pieces(off, buf.len()) {
             if n == SECTOR {
-                let st = Stamp {
-                    gen,
-                    index: 0,
-                    series: self.stamper.series(),
-                    target,
-                    unit_sectors: 1,
-                    offset: sec,
-                    time_ns: 0,
-                };
+                let st = self.stamp_of(target, sec, gen);
                 self.stamper.stamp_sector(&mut buf[p..p + SECTOR], &st);
             } else {
                 self.sector(target, sec, gen, &mut tmp);
