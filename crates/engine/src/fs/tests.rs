@@ -30,6 +30,25 @@ pub(super) fn fileset(anchor: &Path, files: u64, size: &str) -> FsFileset {
     }
 }
 
+/// A fileset of filebench's shape: `entries` files of `size` bytes,
+/// `dir_width` a directory, `prealloc` percent made before the run.
+pub(super) fn entries_set(
+    anchor: &Path,
+    entries: u64,
+    dir_width: u32,
+    size: u64,
+    prealloc: f64,
+) -> FsFileset {
+    let mut set = fileset(anchor, 1, "1");
+    set.spec.shape = Shape::Entries(EntriesShape {
+        entries,
+        dir_width,
+        size: FileSize::Fixed(size),
+        prealloc,
+    });
+    set
+}
+
 pub(super) fn workload(set: FsFileset, work: FsWork, secs: f64) -> WorkloadSpec {
     let mut w = WorkloadSpec::example("fs", "unused", "read");
     w.targets.clear();
@@ -193,13 +212,7 @@ fn flow_in_order(qd: u32) {
     };
     // filebench's shape: half the files exist up front, so that create
     // finds files to make.
-    let mut set = fileset(&anchor, 1, "1");
-    set.spec.shape = Shape::Entries(EntriesShape {
-        entries: 200,
-        dir_width: 20,
-        size: FileSize::Fixed(16384),
-        prealloc: 50.0,
-    });
+    let set = entries_set(&anchor, 200, 20, 16384, 50.0);
     let mut w = workload(set, FsWork::Flows(vec![flow]), 0.3);
     w.qd = qd;
     // Passes in flight when the run ends: 2 threads x qd slots.
@@ -472,13 +485,7 @@ fn enospc_mid_run_stops_cleanly_with_the_results_kept() {
 #[test]
 fn o_direct_and_o_dsync_flows_move_whole_files() {
     let d = tempfile::tempdir().unwrap();
-    let mut set = fileset(&d.path().join("a"), 1, "1");
-    set.spec.shape = Shape::Entries(EntriesShape {
-        entries: 40,
-        dir_width: 10,
-        size: FileSize::Fixed(16384),
-        prealloc: 50.0,
-    });
+    let set = entries_set(&d.path().join("a"), 40, 10, 16384, 50.0);
     let whole = |op| Step {
         whole: true,
         ..step(op)
@@ -725,13 +732,7 @@ fn one_transfer_writes_never_leave_holes() {
 fn threads_append_to_one_shared_file_together() {
     let d = tempfile::tempdir().unwrap();
     let anchor = d.path().join("log");
-    let mut set = fileset(&anchor, 1, "1");
-    set.spec.shape = Shape::Entries(EntriesShape {
-        entries: 1,
-        dir_width: 2,
-        size: FileSize::Fixed(4096),
-        prealloc: 100.0,
-    });
+    let set = entries_set(&anchor, 1, 2, 4096, 100.0);
     let flow = Flow {
         name: "logger".into(),
         threads: 4,
@@ -790,13 +791,7 @@ fn cleanup_removes_the_fileset_and_keeps_the_marked_anchor() {
 #[test]
 fn a_flow_of_every_operation_runs_without_errors() {
     let d = tempfile::tempdir().unwrap();
-    let mut set = fileset(&d.path().join("a"), 1, "1");
-    set.spec.shape = Shape::Entries(EntriesShape {
-        entries: 100,
-        dir_width: 10,
-        size: FileSize::Fixed(8192),
-        prealloc: 60.0,
-    });
+    let set = entries_set(&d.path().join("a"), 100, 10, 8192, 60.0);
     let rnd = |op| Step {
         random: true,
         ..step(op)
