@@ -180,6 +180,7 @@ pub fn run_options(args: &crate::cli::RunArgs) -> RunOptions {
         run,
         workloads: args.workload_opts.clone(),
         overrides: WorkloadOptions::default(),
+        origins: Vec::new(),
     }
 }
 

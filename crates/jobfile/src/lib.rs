@@ -12,7 +12,9 @@
 #![recursion_limit = "512"]
 
 pub mod defaults;
+pub mod fio;
 pub mod flags;
+pub mod frontend;
 pub mod fs;
 mod options;
 mod resolve;
@@ -20,6 +22,7 @@ pub mod runs;
 
 pub use options::{Expansion, Values, WorkloadOptions};
 pub use resolve::{
-    key_line, keys_of, load_job_file, parse_job_text, resolve, resolve_run, JobError, JobFile,
+    key_line, keys_of, load_job_file, parse_job_text, read_job_text, resolve, resolve_run,
+    JobError, JobFile,
 };
 pub use runs::{has_own_end, resolve_run_keys, run_key_line, RunKeys, RunOptions, RunTable};

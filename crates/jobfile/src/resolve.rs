@@ -206,8 +206,14 @@ pub fn key_line(text: &str, flag: &str, index: usize) -> Option<usize> {
 }
 
 pub fn load_job_file(path: &Path) -> Result<JobFile, JobError> {
-    // Bounded: `/dev/zero` or a FIFO as the job file is refused at once.
-    let text = iolab_target::read_text_bounded(path, iolab_target::TEXT_LIMIT).map_err(|e| {
+    let text = read_job_text(path)?;
+    parse_job_text(&text, &path.display().to_string())
+}
+
+/// A job file's text, any format. Bounded: `/dev/zero` or a FIFO as the
+/// job file is refused at once.
+pub fn read_job_text(path: &Path) -> Result<String, JobError> {
+    iolab_target::read_text_bounded(path, iolab_target::TEXT_LIMIT).map_err(|e| {
         use iolab_target::InputError as E;
         JobError(match e {
             E::NotFound { path } => format!(
@@ -218,10 +224,9 @@ pub fn load_job_file(path: &Path) -> Result<JobFile, JobError> {
                 "cannot read job file {}: {source}; check the path",
                 path.display()
             ),
-            e => format!("cannot read job file: {e}; give a TOML job file (docs/jobfile.md)"),
+            e => format!("cannot read job file: {e}; give an iolab (TOML) or fio job file (docs/jobfile.md, docs/fio.md)"),
         })
-    })?;
-    parse_job_text(&text, &path.display().to_string())
+    })
 }
 
 pub(crate) fn text(v: &Option<Values>) -> Option<&str> {
@@ -498,6 +503,8 @@ pub fn resolve_run(
         start_delay_s: secs_v(&o.start_delay, "start-delay")?.unwrap_or(0.0),
         skew_pct: num(&o.skew, "skew", "a percentage")?,
         fs: fs.map(|f| f.fs),
+        steady: None,
+        origin: None,
     };
     spec.validate()?;
     Ok(spec)

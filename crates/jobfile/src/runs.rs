@@ -133,6 +133,9 @@ pub struct RunOptions {
     /// Command-line flags given with a job file: they override every
     /// layer. For a run of several workloads, `--rate` is the run's rate.
     pub overrides: WorkloadOptions,
+    /// Where each workload came from when the job file was not iolab's
+    /// own (a fio section), by position; empty for iolab's job files.
+    pub origins: Vec<Option<iolab_spec::JobOrigin>>,
 }
 
 impl RunOptions {
@@ -144,6 +147,11 @@ impl RunOptions {
             workloads: vec![w],
             ..Default::default()
         }
+    }
+
+    /// The origin of workload `j`, if it has one.
+    pub fn origin(&self, j: usize) -> Option<iolab_spec::JobOrigin> {
+        self.origins.get(j).cloned().flatten()
     }
 
     /// The run's name as given, or `run-N`.
@@ -230,6 +238,7 @@ pub(crate) fn runs_of(
             run: global.overlay(&r.opts),
             workloads: r.workload.clone(),
             overrides: WorkloadOptions::default(),
+            origins: Vec::new(),
         });
     }
     Ok(out)

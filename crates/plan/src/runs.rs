@@ -192,7 +192,9 @@ pub(crate) fn resolve(
     seed_index: &mut usize,
 ) -> Result<RunSpec, (String, Option<usize>)> {
     let Some(rp) = &p.run else {
-        let spec = resolve_run(&p.workloads[0], r.index, *seed_index).map_err(|e| (e.0, None))?;
+        let mut spec =
+            resolve_run(&p.workloads[0], r.index, *seed_index).map_err(|e| (e.0, None))?;
+        spec.origin = r.origin(0);
         *seed_index += 1;
         // Alone, the workload's rate is its own: there is no run's rate
         // to take a share of (RunSpec::validate's message would ask for a
@@ -219,6 +221,7 @@ pub(crate) fn resolve(
         let mut o = o.clone();
         o.name.get_or_insert_with(|| workload_name(r, j));
         let mut spec = resolve_run(&o, j, *seed_index).map_err(|e| (e.0, Some(j)))?;
+        spec.origin = r.origin(j);
         *seed_index += 1;
         if !has_own_end(&o) {
             spec.duration_s = duration_s;

@@ -108,6 +108,7 @@ fn summary(ops: &OpStats, fsyncs: u64, c: CpuTime, secs: f64, rate: Option<f64>)
             .filter(|(o, _)| !matches!(o, Op::Read | Op::Write))
             .map(|(o, d)| (o.name().to_string(), dir(d, secs)))
             .collect(),
+        trim: None,
     }
 }
 
@@ -207,6 +208,7 @@ fn histograms(ops: &OpStats) -> Histograms {
     Histograms {
         read: hist(&ops.read().lat),
         write: hist(&ops.write().lat),
+        trim: None,
     }
 }
 
@@ -252,6 +254,7 @@ pub fn build_workload(w: &WorkloadRaw) -> WorkloadResult {
         sync_ops: Vec::new(),
         backend: None,
         backend_reason: None,
+        steady_state: None,
     };
     if let Some(fs) = &w.fs {
         crate::fs::add_fs(&mut r, w, fs);

@@ -387,6 +387,9 @@ pub struct WorkloadResult {
     /// (`--qd 1`, `--engine psync`, io_uring unavailable).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backend_reason: Option<String>,
+    /// The steady-state check (fio `ss`), when the workload has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_state: Option<SteadyState>,
 }
 
 /// One operation of a file-system workload: the figures of
@@ -495,6 +498,7 @@ impl WorkloadResult {
             sync_ops: Vec::new(),
             backend: None,
             backend_reason: None,
+            steady_state: None,
         }
     }
 }
@@ -629,6 +633,10 @@ pub struct Summary {
     /// block workload).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub ops: std::collections::BTreeMap<String, DirResult>,
+    /// Trims (discards; fio `rw=trim`, `randtrim`, `trimwrite`): absent
+    /// when the workload issued none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim: Option<DirResult>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -716,4 +724,35 @@ pub struct HistogramData {
 pub struct Histograms {
     pub read: HistogramData,
     pub write: HistogramData,
+    /// Trims: absent when the workload issued none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim: Option<HistogramData>,
+}
+
+/// Whether and when a workload with a steady-state criterion (fio `ss`)
+/// levelled. `samples_*` are the last window's one-second samples.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SteadyState {
+    /// fio's name: `iops`, `iops_slope`, `bw`, `bw_slope`.
+    pub criterion: String,
+    /// The limit as given: percent of the mean when `percent`, else
+    /// I/Os or bytes per second.
+    pub limit: f64,
+    pub percent: bool,
+    pub duration_s: f64,
+    pub ramp_s: f64,
+    /// The criterion held over a full window, so the workload ended there.
+    pub reached: bool,
+    /// Seconds after the workload's start when it was reached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reached_at_s: Option<f64>,
+    /// The judged value at the end: the largest deviation from the mean
+    /// or the slope, in the limit's unit (percent when `percent`).
+    pub value: f64,
+    /// The window's mean IOPS and bandwidth (bytes per second).
+    pub iops_mean: f64,
+    pub bw_mean: f64,
+    /// The window's one-second samples, oldest first.
+    pub samples_iops: Vec<f64>,
+    pub samples_bw: Vec<f64>,
 }

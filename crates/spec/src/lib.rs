@@ -8,14 +8,18 @@ pub mod fileset;
 pub mod fs;
 pub mod fs_parse;
 pub mod op;
+pub mod origin;
 pub mod params;
 pub mod personality;
 pub mod run;
+pub mod steady;
 pub mod units;
 pub mod workload;
 
 pub use op::Op;
+pub use origin::JobOrigin;
 pub use run::RunSpec;
+pub use steady::{SteadyCheck, SteadyMetric, SteadySpec};
 pub use units::{
     format_bytes, format_duration, format_duration_exact, parse_duration, parse_size, UnitError,
 };

@@ -220,6 +220,14 @@ pub struct WorkloadSpec {
     /// workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fs: Option<crate::fs::FsSpec>,
+    /// End when IOPS or bandwidth has levelled (fio `ss`); `None`: no
+    /// steady-state check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<crate::steady::SteadySpec>,
+    /// The fio (vdbench, filebench) section this workload came from, for
+    /// exporters in that tool's language; `None` for iolab's own jobs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<crate::origin::JobOrigin>,
 }
 
 /// Allowed range of `--jobs`.
@@ -325,6 +333,8 @@ impl WorkloadSpec {
             start_delay_s: 0.0,
             skew_pct: None,
             fs: None,
+            steady: None,
+            origin: None,
         }
     }
 
