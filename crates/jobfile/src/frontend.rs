@@ -78,9 +78,11 @@ pub struct Loaded {
 /// iolab's otherwise (TOML: `[global]` with `key = "value"`,
 /// `[[workload]]`, `[[run]]`).
 pub fn detect(text: &str) -> InputFormat {
-    crate::fio::looks_like_fio(text)
-        .then_some(InputFormat::Fio)
-        .unwrap_or(InputFormat::Iolab)
+    if crate::fio::looks_like_fio(text) {
+        InputFormat::Fio
+    } else {
+        InputFormat::Iolab
+    }
 }
 
 /// Load the job file at `path` (format by `lo.format` or by content).
