@@ -4,6 +4,7 @@
 
 mod build;
 pub mod compare;
+pub mod fio;
 pub mod fs;
 mod host;
 pub mod html;
