@@ -1,7 +1,8 @@
 //! fio's JSON and log files from iolab's result document, checked against
 //! the tools that read fio's output:
 //!
-//! - fio's own JSON of the same small file job (Debian's fio, `json+`):
+//! - fio's own JSON of the same small file job (Debian's fio, `json+`;
+//!   `IOLAB_FIO=/path/to/fio` compares with another build):
 //!   every key path of fio's output exists in iolab's with the same JSON
 //!   type, except the ones listed in `DIFFERS` (docs/fio.md says why);
 //!   json+ bins are named as fio names its buckets; the figures are the
@@ -119,7 +120,11 @@ fn fio_bin_name(v: u64) -> u64 {
 
 #[test]
 fn fio_json_has_fios_keys_types_and_the_documents_figures() {
-    iolab_testutil::require_tool!("fio");
+    // IOLAB_FIO names another fio to compare with (fio built from source).
+    let fio_bin = std::env::var("IOLAB_FIO").unwrap_or_else(|_| "fio".into());
+    if fio_bin == "fio" {
+        iolab_testutil::require_tool!("fio");
+    }
     let dir = tempfile::tempdir().unwrap();
     let job = dir.path().join("job.fio");
     let fio_file = dir.path().join("fio.dat");
@@ -133,7 +138,7 @@ fn fio_json_has_fios_keys_types_and_the_documents_figures() {
     )
     .unwrap();
     let fio_json = dir.path().join("fio.json");
-    let out = Command::new("fio")
+    let out = Command::new(&fio_bin)
         .arg("--output-format=json+")
         .arg(format!("--output={}", fio_json.display()))
         .arg(&job)
