@@ -69,6 +69,10 @@ impl Observer for Term {
     }
 
     fn note(&mut self, msg: &str) {
+        // `iolab iozone` makes a file per cell: not worth a line each.
+        if self.silent && msg.starts_with("created ") {
+            return;
+        }
         self.clear_progress();
         eprintln!("iolab: {msg}");
     }
