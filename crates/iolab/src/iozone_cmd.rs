@@ -97,6 +97,11 @@ pub fn run(args: Args) -> ExitCode {
         progress(doc, &layout, &cells, &mut next);
         footer = text::footer(&doc.runs, &layout);
     });
+    if code == ExitCode::from(130) {
+        // As iozone's signal handler says; the files are gone already.
+        out("\niozone: interrupted\n\n");
+        return code;
+    }
     if footer.is_empty() {
         footer = text::footer(&[], &layout);
     }

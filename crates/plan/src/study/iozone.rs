@@ -372,3 +372,115 @@ fn settings(m: &Matrix) -> BTreeMap<String, String> {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cli(line: &str) -> Matrix {
+        let v: Vec<String> = line.split_whitespace().map(String::from).collect();
+        super::super::iozone_cli::parse(&v).unwrap().unwrap().matrix
+    }
+
+    #[test]
+    fn only_the_selected_tests_are_planned() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("f");
+        let m = cli(&format!(
+            "-i 0 -i 2 -s 1m -r 64k -r 256k -f {}",
+            f.display()
+        ));
+        let p = plan(&m).unwrap();
+        let names: Vec<&str> = p
+            .workloads
+            .iter()
+            .filter_map(|w| w.name.as_deref())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "write-1m/64k",
+                "rewrite-1m/64k",
+                "random-read-1m/64k",
+                "random-write-1m/64k",
+                "write-1m/256k",
+                "rewrite-1m/256k",
+                "random-read-1m/256k",
+                "random-write-1m/256k"
+            ]
+        );
+        assert_eq!(p.scratch.remove_after.as_deref(), Some("random-write"));
+        assert_eq!(p.scratch.files, [f.clone()]);
+        assert_eq!(
+            p.study.settings["tests"],
+            "write,rewrite,random-read,random-write"
+        );
+        let plan = p.build().unwrap();
+        assert_eq!(plan.runs.len(), 8);
+        let w = &plan.runs[2].spec.workloads[0];
+        assert_eq!((w.read_pct, w.random_pct), (100, 100));
+        // -i 1 alone: iozone's rule.
+        let e = plan_err(&cli(&format!("-i 1 -s 1m -f {}", f.display())));
+        assert!(e.contains("needs -i 0"), "{e}");
+    }
+
+    fn plan_err(m: &Matrix) -> String {
+        plan(m).err().unwrap()
+    }
+
+    #[test]
+    fn throughput_mode_is_a_run_of_a_workload_per_process() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        let m = cli(&format!(
+            "-t 2 -i 0 -e -s 1m -r 64k -F {} {}",
+            a.display(),
+            b.display()
+        ));
+        let p = plan(&m).unwrap();
+        assert!(p.workloads.is_empty());
+        let plan = p.build().unwrap();
+        assert_eq!(plan.runs.len(), 2);
+        let run = &plan.runs[0].spec;
+        assert_eq!(run.name, "write-1m/64k");
+        assert_eq!(run.workloads.len(), 2);
+        assert_eq!(run.workloads[1].targets[0].path, b.to_str().unwrap());
+        // -e: an fsync after the file's 16 records.
+        assert_eq!(run.workloads[0].fsync_every, 16);
+        assert_eq!(run.workloads[0].io_size, Some(1 << 20));
+    }
+
+    #[test]
+    fn the_study_takes_iozone_s_test_numbers() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().to_str().unwrap();
+        let args = |tests: &str| {
+            use clap::Parser;
+            #[derive(clap::Parser)]
+            struct T {
+                #[command(flatten)]
+                a: Args,
+            }
+            T::try_parse_from([
+                "t",
+                "iozone",
+                "--target",
+                d,
+                "--sizes",
+                "1m",
+                "--records",
+                "64k",
+                "--tests",
+                tests,
+            ])
+            .unwrap()
+            .a
+        };
+        let p = super::super::plan(&args("0")).unwrap();
+        assert_eq!(p.workloads.len(), 2);
+        let e = super::super::plan(&args("1")).err().unwrap();
+        assert!(e.contains("--tests 0,1"), "{e}");
+        let e = super::super::plan(&args("0,5")).err().unwrap();
+        assert!(e.contains("--tests: '5'"), "{e}");
+    }
+}

@@ -365,26 +365,7 @@ fn valued(g: &mut Given, c: char, v: &str, args: &[String], mut i: usize) -> Res
             }
             g.file = Some(PathBuf::from(v));
         }
-        'F' => {
-            let Some(n) = g.processes else {
-                return Err("-F needs -t N before it (iozone's rule): -t 4 -F f1 f2 f3 f4".into());
-            };
-            if g.file.is_some() {
-                return Err("-f and -F cannot be given together (iozone's rule): -f names the file, -F one per process with -t".into());
-            }
-            g.files = vec![PathBuf::from(v)];
-            while g.files.len() < n as usize {
-                let Some(next) = args.get(i) else {
-                    return Err(format!(
-                        "-F names {} file{} for -t {n}: give one file per process",
-                        g.files.len(),
-                        if g.files.len() == 1 { "" } else { "s" }
-                    ));
-                };
-                g.files.push(PathBuf::from(next));
-                i += 1;
-            }
-        }
+        'F' => i = throughput_files(g, v, args, i)?,
         't' => {
             let n = v.trim().parse::<u32>().ok().filter(|n| (1..=MAX_PROCESSES).contains(n));
             let Some(n) = n else {
@@ -422,6 +403,34 @@ fn valued(g: &mut Given, c: char, v: &str, args: &[String], mut i: usize) -> Res
             ))
         }
         _ => return Err(refusal(c)),
+    }
+    Ok(i)
+}
+
+/// `-F`: a file per process (-t before it), the first given as its value.
+fn throughput_files(
+    g: &mut Given,
+    v: &str,
+    args: &[String],
+    mut i: usize,
+) -> Result<usize, String> {
+    let Some(n) = g.processes else {
+        return Err("-F needs -t N before it (iozone's rule): -t 4 -F f1 f2 f3 f4".into());
+    };
+    if g.file.is_some() {
+        return Err("-f and -F cannot be given together (iozone's rule): -f names the file, -F one per process with -t".into());
+    }
+    g.files = vec![PathBuf::from(v)];
+    while g.files.len() < n as usize {
+        let Some(next) = args.get(i) else {
+            return Err(format!(
+                "-F names {} file{} for -t {n}: give one file per process",
+                g.files.len(),
+                if g.files.len() == 1 { "" } else { "s" }
+            ));
+        };
+        g.files.push(PathBuf::from(next));
+        i += 1;
     }
     Ok(i)
 }
@@ -478,64 +487,81 @@ fn sorted(v: &[u64]) -> Vec<u64> {
     v
 }
 
+/// Throughput mode's limits (iozone's): one file size, one record size,
+/// and a file per process with -F.
+fn check_throughput(g: &Given, auto: bool) -> Result<(), String> {
+    let Some(n) = g.processes else {
+        return Ok(());
+    };
+    let ranges = [g.min_file, g.max_file, g.min_rec, g.max_rec];
+    if auto || ranges.iter().any(Option::is_some) {
+        return Err("-t (throughput mode) cannot be mixed with auto mode (-a, -n, -g, -y, -q, several -s or -r), as in iozone; give one -s and one -r".into());
+    }
+    if g.file.is_some() {
+        return Err(format!(
+            "-t {n} needs -F with a file per process, not -f (iozone's rule): -t {n} -F f1 ..."
+        ));
+    }
+    Ok(())
+}
+
+/// Auto mode's file and record sizes: the lists given, or the ranges
+/// (-n/-g, -y/-q, one -s or -r as both ends, else iozone's defaults).
+fn auto_sizes(g: &Given) -> Result<(Vec<u64>, Vec<u64>), String> {
+    let files = if g.sizes.len() > 1 {
+        sorted(&g.sizes)
+    } else {
+        let one = g.sizes.first().copied();
+        let lo = g.min_file.or(one).unwrap_or(AUTO_FILES.0);
+        let hi = g.max_file.or(one).unwrap_or(AUTO_FILES.1);
+        doubling(lo, hi)
+    };
+    let records = if g.records.len() > 1 {
+        sorted(&g.records)
+    } else {
+        let one = g.records.first().copied();
+        let lo = g.min_rec.or(one).unwrap_or(AUTO_RECORDS.0);
+        let hi = g.max_rec.or(one).unwrap_or(AUTO_RECORDS.1);
+        if lo > hi {
+            return Err(format!(
+                "the minimum record size ({} kB) is above the maximum ({} kB); give -y below -q",
+                kb(lo),
+                kb(hi)
+            ));
+        }
+        doubling(lo, hi)
+    };
+    if files.is_empty() {
+        return Err(
+            "the minimum file size (-n) is above the maximum (-g); give -n below -g".into(),
+        );
+    }
+    Ok((files, records))
+}
+
+/// The files: -F's, iozone's `iozone.DUMMY.N` per process, or -f's
+/// (default `iozone.tmp`), in the working directory unless a path says.
+fn place(g: &Given) -> Place {
+    match g.processes {
+        Some(n) if g.files.is_empty() => Place::Files(
+            (0..n)
+                .map(|i| PathBuf::from(format!("iozone.DUMMY.{i}")))
+                .collect(),
+        ),
+        Some(_) => Place::Files(g.files.clone()),
+        None => Place::Files(vec![g
+            .file
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("iozone.tmp"))]),
+    }
+}
+
 /// iozone's rules: auto mode's ranges, throughput mode's limits.
 fn combine(g: &Given) -> Result<Matrix, String> {
     let auto = g.auto || g.sizes.len() > 1 || g.records.len() > 1;
-    if let Some(n) = g.processes {
-        if auto
-            || g.min_file.is_some()
-            || g.max_file.is_some()
-            || g.min_rec.is_some()
-            || g.max_rec.is_some()
-        {
-            return Err("-t (throughput mode) cannot be mixed with auto mode (-a, -n, -g, -y, -q, several -s or -r), as in iozone; give one -s and one -r".into());
-        }
-        if g.file.is_some() {
-            return Err(format!(
-                "-t {n} needs -F with a file per process, not -f (iozone's rule): -t {n} -F f1 ..."
-            ));
-        }
-    }
+    check_throughput(g, auto)?;
     let (files, records) = if auto {
-        let files = if g.sizes.len() > 1 {
-            sorted(&g.sizes)
-        } else {
-            let lo = g
-                .min_file
-                .or(g.sizes.first().copied())
-                .unwrap_or(AUTO_FILES.0);
-            let hi = g
-                .max_file
-                .or(g.sizes.first().copied())
-                .unwrap_or(AUTO_FILES.1);
-            doubling(lo, hi)
-        };
-        let records = if g.records.len() > 1 {
-            sorted(&g.records)
-        } else {
-            let lo = g
-                .min_rec
-                .or(g.records.first().copied())
-                .unwrap_or(AUTO_RECORDS.0);
-            let hi = g
-                .max_rec
-                .or(g.records.first().copied())
-                .unwrap_or(AUTO_RECORDS.1);
-            if lo > hi {
-                return Err(format!(
-                    "the minimum record size ({} kB) is above the maximum ({} kB); give -y below -q",
-                    kb(lo),
-                    kb(hi)
-                ));
-            }
-            doubling(lo, hi)
-        };
-        if files.is_empty() {
-            return Err(
-                "the minimum file size (-n) is above the maximum (-g); give -n below -g".into(),
-            );
-        }
-        (files, records)
+        auto_sizes(g)?
     } else {
         let f = g.sizes.first().copied().unwrap_or(ONE_FILE);
         let r = g.records.first().copied().unwrap_or(ONE_RECORD);
@@ -548,24 +574,14 @@ fn combine(g: &Given) -> Result<Matrix, String> {
         }
         (vec![f], vec![r])
     };
+    // iozone -a skips small records on large files unless sizes or
+    // records were given, or -z.
     let crossover = auto
         && !g.no_cross
         && g.sizes.is_empty()
         && g.records.is_empty()
         && g.min_rec.is_none()
         && g.max_rec.is_none();
-    let place = match g.processes {
-        Some(n) if g.files.is_empty() => Place::Files(
-            (0..n)
-                .map(|i| PathBuf::from(format!("iozone.DUMMY.{i}")))
-                .collect(),
-        ),
-        Some(_) => Place::Files(g.files.clone()),
-        None => Place::Files(vec![g
-            .file
-            .clone()
-            .unwrap_or_else(|| PathBuf::from("iozone.tmp"))]),
-    };
     let numbers = if g.numbers.is_empty() {
         vec![0, 1, 2]
     } else {
@@ -576,7 +592,7 @@ fn combine(g: &Given) -> Result<Matrix, String> {
         records,
         crossover,
         tests: tests_of(&numbers, g.no_retest),
-        place,
+        place: place(g),
         processes: g.processes.unwrap_or(1),
         direct: g.direct,
         buffered: !g.direct,
