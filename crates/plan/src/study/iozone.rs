@@ -410,7 +410,7 @@ mod tests {
             ]
         );
         assert_eq!(p.scratch.remove_after.as_deref(), Some("random-write"));
-        assert_eq!(p.scratch.files, [f.clone()]);
+        assert_eq!(p.scratch.files, std::slice::from_ref(&f));
         assert_eq!(
             p.study.settings["tests"],
             "write,rewrite,random-read,random-write"
