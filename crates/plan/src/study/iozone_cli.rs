@@ -703,6 +703,51 @@ mod tests {
     }
 
     #[test]
+    fn any_words_parse_or_refuse_in_one_line() {
+        let words = [
+            "-",
+            "--",
+            "-a",
+            "-i",
+            "0",
+            "1",
+            "-+",
+            "-+n",
+            "-F",
+            "-t",
+            "2",
+            "-s",
+            "8m",
+            "-r",
+            "-é",
+            "-sé",
+            "-s18446744073709551615g",
+            "--json",
+            "-Rai",
+            "-f",
+            "x",
+            "-t0",
+            "-q",
+            "-y1",
+            "-h",
+            "-n",
+            "-g",
+            "99999999999999999999",
+            "-iq",
+        ];
+        for a in words {
+            for b in words {
+                for c in words {
+                    let v = vec![a.to_string(), b.to_string(), c.to_string()];
+                    if let Err(e) = parse(&v) {
+                        assert!(!e.is_empty() && !e.contains('\n'), "{v:?}: {e}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn refusals_are_one_line_naming_the_option() {
         let cases = [
             ("-i 3", "-i 3 (read backwards)"),

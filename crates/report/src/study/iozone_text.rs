@@ -162,8 +162,11 @@ fn excel(runs: &[RunResult], l: &Layout) -> String {
         files.dedup();
         for f in files {
             let _ = write!(s, "\"{}\"  ", f / 1024);
-            for c in cs.iter().filter(|c| c.0 .0 == f) {
-                let v = c.1[ti].map_or(0, |v| v.round() as u64);
+            // A record size the crossover skipped shows 0 (as iozone's
+            // placeholder); the row ends at the largest that fits.
+            for &r in l.records.iter().take_while(|&&r| r <= f) {
+                let c = cs.iter().find(|c| c.0 == (f, r));
+                let v = c.and_then(|c| c.1[ti]).map_or(0, |v| v.round() as u64);
                 let _ = write!(s, " {v} ");
             }
             s.push('\n');
@@ -323,5 +326,32 @@ mod tests {
         );
         assert!(text.contains("\"Re-writer report\""), "{text}");
         assert!(!text.contains("Reader report"), "{text}");
+    }
+
+    #[test]
+    fn report_rows_keep_their_columns_across_the_crossover() {
+        use super::super::iozone_name;
+        use super::super::testing::{run, spec};
+        let mut l = layout(&[0]);
+        l.records = vec![4 << 10, 64 << 10, 128 << 10];
+        // 64k file: 4k and 64k records; 32m file: 64k and 128k (the
+        // crossover skipped 4k). MB/s chosen for whole kB/s.
+        let mut runs = Vec::new();
+        for (file, rec, k) in [
+            (64u64 << 10, 4u64 << 10, 1.0),
+            (64 << 10, 64 << 10, 2.0),
+            (32 << 20, 64 << 10, 3.0),
+            (32 << 20, 128 << 10, 4.0),
+        ] {
+            let mut s = spec(&iozone_name("write", file, rec));
+            s.bs[0].bytes = rec;
+            s.targets[0].size = Some(file);
+            runs.push(run(s, 1.0, k * 1024.0 / 1e6, 1.0));
+        }
+        let text = excel(&runs, &l);
+        assert!(
+            text.contains("\"Writer report\"\n        \"4\"  \"64\"  \"128\"\n\"64\"   1  2 \n\"32768\"   0  3  4 \n"),
+            "{text}"
+        );
     }
 }
