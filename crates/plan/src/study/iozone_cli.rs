@@ -149,6 +149,10 @@ fn kb(b: u64) -> u64 {
 /// Parse iozone's command line (without `iolab iozone`); `None` for
 /// `-h` (print [`USAGE`]).
 pub fn parse(args: &[String]) -> Result<Option<IozoneCmd>, String> {
+    if args.is_empty() {
+        // iozone prints a usage hint too rather than run with no options.
+        return Err("give iozone's options, e.g. iolab iozone -a -i 0 -i 1 -f FILE; 'iolab iozone -h' lists them".into());
+    }
     let g = scan(args)?;
     if g.help {
         return Ok(None);
@@ -769,6 +773,7 @@ mod tests {
             ("-a -y 1m -q 64k", "above the maximum"),
             ("-Z", "-Z (mmap and file I/O mixed)"),
             ("-1", "-1 is not an iozone option"),
+            ("", "give iozone's options"),
         ];
         for (line, needle) in cases {
             let e = p(line).err().unwrap_or_else(|| panic!("{line} was taken"));
