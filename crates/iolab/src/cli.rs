@@ -35,6 +35,9 @@ pub enum Cmd {
     /// Run a named study: bs-ladder, qd-ladder, corners, streams, iozone (docs/studies.md)
     #[command(allow_negative_numbers = true)]
     Study(crate::study::Args),
+    /// Run iozone's command line (`iolab iozone -a -i 0 -i 1 -f FILE`) as the iozone study, printing iozone's table (docs/iozone.md)
+    #[command(disable_help_flag = true, after_help = iolab_plan::study::iozone_cli::USAGE)]
+    Iozone(crate::iozone_cmd::Args),
     /// Turn a result document into one self-contained HTML report, or its tables as Markdown or CSV
     Report(crate::report_cmd::Args),
     /// Compare result documents run by run (before/after tuning), with the change in percent
@@ -208,6 +211,7 @@ pub fn main() -> ExitCode {
         Some(Cmd::Qdepth(args)) => crate::qdepth::run(args),
         Some(Cmd::Verify(args)) => crate::verify_cmd::verify_command(args),
         Some(Cmd::Study(args)) => crate::study::run(args),
+        Some(Cmd::Iozone(args)) => crate::iozone_cmd::run(args),
         Some(Cmd::Report(args)) => crate::report_cmd::run(args),
         Some(Cmd::Compare(args)) => crate::compare_cmd::run(args),
         Some(Cmd::Monitor(args)) => crate::monitor::run(args),

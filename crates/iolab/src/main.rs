@@ -7,6 +7,7 @@ mod default_job;
 mod devstats;
 mod doctor;
 mod exit;
+mod iozone_cmd;
 mod live;
 mod manual;
 mod mark_cmd;

@@ -21,6 +21,8 @@ use std::sync::Arc;
 
 struct Term {
     quiet: bool,
+    /// Nothing of iolab's own on stdout (`Output::silent`).
+    silent: bool,
     tty: bool,
     header_done: bool,
     run_no: usize,
@@ -41,6 +43,9 @@ impl Term {
 impl Observer for Term {
     fn started(&mut self, run: &RunSpec) {
         self.clear_progress();
+        if self.silent {
+            return;
+        }
         if run.workloads.len() > 1 {
             println!("{}: {} workloads at once", run.name, run.workloads.len());
         }
@@ -64,6 +69,10 @@ impl Observer for Term {
     }
 
     fn note(&mut self, msg: &str) {
+        // `iolab iozone` makes a file per cell: not worth a line each.
+        if self.silent && msg.starts_with("created ") {
+            return;
+        }
         self.clear_progress();
         eprintln!("iolab: {msg}");
     }
@@ -112,7 +121,9 @@ impl Observer for Term {
             l.event(ev);
         }
         self.clear_progress();
-        println!("{}", terminal::event_line(&iolab_report::event_record(ev)));
+        if !self.silent {
+            println!("{}", terminal::event_line(&iolab_report::event_record(ev)));
+        }
         let _ = std::io::stdout().flush();
     }
 
@@ -195,6 +206,7 @@ pub fn run_command(args: RunArgs) -> ExitCode {
         findings_log: args.findings_log.clone(),
         temp_file,
         force: args.force,
+        silent: false,
     };
     if args.plan.dry_run {
         // The same checks as the real run, targets and outputs, so a dry
@@ -221,6 +233,10 @@ pub struct Output {
     pub temp_file: Option<PathBuf>,
     /// `--force`: an output may replace a file iolab did not write.
     pub force: bool,
+    /// Print nothing of iolab's own on stdout (no headings, interval
+    /// lines, summaries or plan lines): `iolab iozone` prints iozone's
+    /// output there, and the document keeps iolab's.
+    pub silent: bool,
 }
 
 /// Everything a run checks before its first I/O, the dry run too: every
@@ -283,8 +299,10 @@ pub fn execute(
         Err(e) => return bad_input(&e),
     };
     let n = plan.runs.len();
+    let silent = out.silent;
     let mut term = Term {
-        quiet: out.quiet,
+        quiet: out.quiet || silent,
+        silent,
         tty: std::io::stderr().is_terminal(),
         header_done: false,
         run_no: 0,
@@ -292,7 +310,7 @@ pub fn execute(
         planned_s: None,
         live,
     };
-    if sweep {
+    if sweep && !silent {
         println!("plan: {}", iolab_plan::describe(&plan));
     }
     let pause = std::time::Duration::from_secs_f64(plan.info.pause_s);
@@ -310,7 +328,7 @@ pub fn execute(
         }
         term.run_no = i + 1;
         term.header_done = false;
-        if sweep {
+        if sweep && !silent {
             term.clear_progress();
             println!("{}", sweep_line(i, n, &planned, repeats));
         }
@@ -350,7 +368,9 @@ pub fn execute(
             run.repeat = Some(planned.repeat);
             run.params = planned.params_map();
         }
-        println!("{}", terminal::summary(&run));
+        if !silent {
+            println!("{}", terminal::summary(&run));
+        }
         if let Some(line) = failure_line(&run) {
             eprintln!("iolab: {line}");
         }
@@ -399,7 +419,7 @@ pub fn execute(
         doc.complete = false;
     }
     // A plan ends with its summary table, one row per point.
-    if sweep && !doc.points.is_empty() {
+    if sweep && !silent && !doc.points.is_empty() {
         println!("{}", terminal::points_table(&doc));
     }
     if let Err(e) = save(&doc) {

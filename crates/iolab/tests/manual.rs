@@ -43,9 +43,16 @@ fn man_renders_with_man_l_and_lists_every_run_flag() {
     }
     assert!(text.contains("--qd <N>"), "{text}");
     assert!(text.contains("Outstanding I/Os per worker [default: 1]"));
-    for sub in ["iolab-run", "iolab-compare", "iolab-completions"] {
+    for sub in [
+        "iolab-run",
+        "iolab-compare",
+        "iolab-completions",
+        "iolab-iozone",
+    ] {
         assert!(text.contains(sub), "{sub} not in the page");
     }
+    // iolab iozone's page lists the iozone options it takes.
+    assert!(text.contains("-t N") && text.contains("-+n"), "{text}");
     // One command's page alone, and a wrong name is bad input.
     let run = String::from_utf8(out(&["man", "run"]).stdout).unwrap();
     assert!(

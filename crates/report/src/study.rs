@@ -10,6 +10,7 @@
 
 mod corners;
 mod iozone;
+pub mod iozone_text;
 mod ladders;
 mod streams;
 
@@ -20,7 +21,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 pub use corners::{Corner, CORNERS};
-pub use iozone::{IozoneTest, IOZONE_TESTS};
+pub use iozone::{selected as iozone_selected, IozoneTest, IOZONE_TESTS};
 pub use ladders::{flatten_index, knee_index};
 
 /// The studies `iolab study NAME` knows, in the order the docs list them.

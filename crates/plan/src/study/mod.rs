@@ -3,6 +3,8 @@
 //! ([`plans::plan`]). Running them and their tables are the binary's and
 //! the report crate's.
 
+pub mod iozone;
+pub mod iozone_cli;
 pub mod plans;
 
 pub use plans::{plan, Planned};
@@ -73,6 +75,10 @@ pub struct Args {
     #[arg(long, value_name = "LIST", help_heading = "Study")]
     pub records: Option<String>,
 
+    /// iozone: its test numbers, 0 write/rewrite, 1 read/reread, 2 random read/write (default 0,1,2)
+    #[arg(long, value_name = "LIST", help_heading = "Study")]
+    pub tests: Option<String>,
+
     /// Block size: qd-ladder (default 4k), corners (8k), streams (1m)
     #[arg(long, value_name = "SIZE", help_heading = "Study")]
     pub bs: Option<String>,
@@ -129,4 +135,6 @@ pub struct Args {
 pub struct Scratch {
     pub files: Vec<PathBuf>,
     pub remove_after: Option<String>,
+    /// Keep the file of the last run (iozone `-w`).
+    pub keep_last: bool,
 }

@@ -4,24 +4,36 @@
 use super::{Args, Scratch};
 use crate::plan::PlanArgs;
 use iolab_jobfile::{Values, WorkloadOptions};
-use iolab_report::study::{iozone_name, streams_name, SEQ_READ, SEQ_WRITE};
-use iolab_report::study::{short_size, Kind, P99Bound, Study, CORNERS, IOZONE_TESTS, NAMES};
+use iolab_report::study::{short_size, Kind, P99Bound, Study, CORNERS, NAMES};
+use iolab_report::study::{streams_name, SEQ_READ, SEQ_WRITE};
 use iolab_spec::parse_size;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 /// A study ready to plan: its workloads in run order, the plan arguments
 /// and any scratch files.
 pub struct Planned {
     pub study: Study,
     pub workloads: Vec<WorkloadOptions>,
+    /// Runs of several workloads at once (iozone's `-t N`); when there
+    /// are any, they are the plan instead of `workloads`.
+    pub groups: Vec<iolab_jobfile::RunOptions>,
     pub plan_args: PlanArgs,
     pub scratch: Scratch,
 }
 
+impl Planned {
+    /// The plan of the study's runs.
+    pub fn build(&self) -> Result<crate::Plan, crate::PlanError> {
+        if self.groups.is_empty() {
+            crate::build_workloads(&self.workloads, &self.plan_args)
+        } else {
+            crate::build(&self.groups, &self.plan_args)
+        }
+    }
+}
+
 const BS_LADDER: &str = "16k,32k,64k,128k,256k,512k,1m,2m";
 const QD_LADDER: &str = "1,2,4,8,16,32,64,128,256";
-const IOZONE_RECORDS: &str = "64k,128k,256k,512k";
 /// corners: the hit area is 1 GiB (vdbench's example: 1 GiB of a 100 GiB
 /// LUN), at most this fraction of the target.
 const HIT_AREA: u64 = 1 << 30;
@@ -29,9 +41,10 @@ const HIT_AREA_DIV: u64 = 8;
 
 /// Which studies each study-specific flag applies to.
 fn check_applies(a: &Args, name: &str) -> Result<(), String> {
-    let flags: [(&str, bool, &[&str]); 12] = [
+    let flags: [(&str, bool, &[&str]); 13] = [
         ("sizes", a.sizes.is_some(), &["bs-ladder", "iozone"]),
         ("records", a.records.is_some(), &["iozone"]),
+        ("tests", a.tests.is_some(), &["iozone"]),
         ("bs", a.bs.is_some(), &["qd-ladder", "corners", "streams"]),
         (
             "qd",
@@ -208,7 +221,7 @@ pub fn plan(a: &Args) -> Result<Planned, String> {
         "qd-ladder" => qd_ladder(a),
         "corners" => corners(a),
         "streams" => streams(a),
-        _ => iozone(a),
+        _ => super::iozone::plan(&super::iozone::from_args(a)?),
     }
 }
 
@@ -265,6 +278,7 @@ fn bs_ladder(a: &Args) -> Result<Planned, String> {
         },
         workloads,
         plan_args: plain(a),
+        groups: Vec::new(),
         scratch: Scratch::default(),
     })
 }
@@ -311,6 +325,7 @@ fn qd_ladder(a: &Args) -> Result<Planned, String> {
         },
         workloads: vec![w],
         plan_args: plain(a),
+        groups: Vec::new(),
         scratch: Scratch::default(),
     })
 }
@@ -406,6 +421,7 @@ fn corners(a: &Args) -> Result<Planned, String> {
         },
         workloads,
         plan_args: plain(a),
+        groups: Vec::new(),
         scratch: Scratch::default(),
     })
 }
@@ -471,122 +487,8 @@ fn streams(a: &Args) -> Result<Planned, String> {
         },
         workloads,
         plan_args: plain(a),
+        groups: Vec::new(),
         scratch: Scratch::default(),
-    })
-}
-
-/// iozone's default file sizes: 2x and 4x RAM, whole GiB, so no cache
-/// serves the reads (as in `iozone -n 32G -g 64G` on a 16 GiB host).
-fn iozone_default_sizes() -> String {
-    let ram = iolab_report::host_info().memory_bytes.max(1 << 30);
-    let g = ram.div_ceil(1 << 30);
-    format!("{}g,{}g", 2 * g, 4 * g)
-}
-
-fn iozone(a: &Args) -> Result<Planned, String> {
-    if a.target.len() != 1 {
-        return Err(
-            "the iozone study takes one --target directory; it creates its files there".into(),
-        );
-    }
-    let dir = Path::new(&a.target[0]);
-    if !dir.is_dir() {
-        return Err(format!(
-            "{} is not a directory; the iozone study needs --target DIR and creates a file per file size there",
-            dir.display()
-        ));
-    }
-    let sizes_given = a.sizes.clone().unwrap_or_else(iozone_default_sizes);
-    let files = size_list("sizes", &sizes_given)?;
-    let records = size_list("records", a.records.as_deref().unwrap_or(IOZONE_RECORDS))?;
-    let paths: Vec<PathBuf> = files
-        .iter()
-        .map(|&f| dir.join(format!("iolab-iozone-{}.tmp", short_size(f))))
-        .collect();
-    if let Some(p) = paths.iter().find(|p| p.symlink_metadata().is_ok()) {
-        return Err(format!(
-            "{} exists; the iozone study creates its own files and never writes over one; remove it or give another --target directory",
-            p.display()
-        ));
-    }
-    let largest = files.last().copied().unwrap_or(0);
-    if !a.plan.dry_run {
-        if let Some(avail) = crate::space::free_space(dir) {
-            if avail < largest {
-                return Err(format!(
-                    "the iozone study needs {} free in {} for its largest file, and {} are free; give smaller --sizes",
-                    iolab_spec::format_bytes(largest),
-                    dir.display(),
-                    iolab_spec::format_bytes(avail)
-                ));
-            }
-        }
-    }
-    if a.plan.repeat == 0 {
-        return Err("--repeat 0 runs nothing; give --repeat 1 or more".into());
-    }
-    let engine = a.engine.clone().unwrap_or_else(|| "psync".into());
-    let mut workloads = Vec::new();
-    for _ in 0..a.plan.repeat {
-        for (fi, &file) in files.iter().enumerate() {
-            for &rec in records.iter().filter(|&&r| r <= file) {
-                for t in IOZONE_TESTS {
-                    let rw = match (t.write, t.random) {
-                        (false, false) => "read",
-                        (true, false) => "write",
-                        (false, true) => "randread",
-                        (true, true) => "randwrite",
-                    };
-                    workloads.push(WorkloadOptions {
-                        name: Some(iozone_name(t.name, file, rec)),
-                        target: vec![paths[fi].to_string_lossy().into_owned()],
-                        size: Some(Values(vec![file.to_string()])),
-                        io_size: Some(Values(vec![file.to_string()])),
-                        rw: Some(Values(vec![rw.into()])),
-                        bs: Some(Values(vec![short_size(rec)])),
-                        engine: Some(Values(vec![engine.clone()])),
-                        prefill: Some(false),
-                        direct: a.direct.then(|| true.into()),
-                        buffered: a.buffered,
-                        ..Default::default()
-                    });
-                }
-            }
-        }
-    }
-    if workloads.is_empty() {
-        return Err(format!(
-            "no record size ({}) fits in a file size ({}); give smaller --records or larger --sizes",
-            sizes_text(&records),
-            sizes_text(&files)
-        ));
-    }
-    let mut settings = BTreeMap::new();
-    settings.insert("targets".into(), a.target[0].clone());
-    settings.insert("sizes".into(), sizes_text(&files));
-    settings.insert("records".into(), sizes_text(&records));
-    settings.insert("repeat".into(), a.plan.repeat.to_string());
-    settings.insert("engine".into(), engine);
-    settings.insert(
-        "io".into(),
-        if a.direct { "direct" } else { "buffered" }.into(),
-    );
-    Ok(Planned {
-        study: Study {
-            kind: Kind::Iozone,
-            settings,
-        },
-        workloads,
-        // Repetitions are whole passes (each starts with a new file), so
-        // the plan itself runs every workload once.
-        plan_args: PlanArgs {
-            repeat: 1,
-            ..a.plan.clone()
-        },
-        scratch: Scratch {
-            files: paths,
-            remove_after: IOZONE_TESTS.last().map(|t| t.name.to_string()),
-        },
     })
 }
 

@@ -5,21 +5,34 @@ use super::{fig, groups, mean_of, short_size, SpreadNote};
 use crate::model::{Chart, RunResult, Series, StudyResult, Table};
 use serde_json::Value;
 
-/// One iozone test: the workload name its runs carry and its column.
+/// One iozone test: the workload name its runs carry, its column, and
+/// iozone's test number (`-i N`) that selects it with its pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IozoneTest {
     pub name: &'static str,
     pub column: &'static str,
     pub write: bool,
     pub random: bool,
+    /// iozone's `-i` number: 0 write/rewrite, 1 read/reread, 2 random.
+    pub number: u8,
+    /// The second pass over the same file (rewrite, reread): what
+    /// iozone's `-+n` leaves out.
+    pub retest: bool,
 }
 
-const fn test(name: &'static str, column: &'static str, write: bool, random: bool) -> IozoneTest {
+const fn test(
+    name: &'static str,
+    column: &'static str,
+    (write, random): (bool, bool),
+    (number, retest): (u8, bool),
+) -> IozoneTest {
     IozoneTest {
         name,
         column,
         write,
         random,
+        number,
+        retest,
     }
 }
 
@@ -27,23 +40,40 @@ const fn test(name: &'static str, column: &'static str, write: bool, random: boo
 /// -i 2`): write creates the file, rewrite writes it again, read and
 /// reread read it twice, then random read and random write.
 pub const IOZONE_TESTS: [IozoneTest; 6] = [
-    test("write", "write", true, false),
-    test("rewrite", "rewrite", true, false),
-    test("read", "read", false, false),
-    test("reread", "reread", false, false),
-    test("random-read", "random read", false, true),
-    test("random-write", "random write", true, true),
+    test("write", "write", (true, false), (0, false)),
+    test("rewrite", "rewrite", (true, false), (0, true)),
+    test("read", "read", (false, false), (1, false)),
+    test("reread", "reread", (false, false), (1, true)),
+    test("random-read", "random read", (false, true), (2, false)),
+    test("random-write", "random write", (true, true), (2, false)),
 ];
 
 /// A cell of the matrix: (file size, record size) and KB/s per test.
-type Cell = ((u64, u64), [Option<f64>; 6]);
+pub type Cell = ((u64, u64), [Option<f64>; 6]);
+
+/// The tests a study selected (its `tests` setting: test names joined by
+/// commas), as indices into [`IOZONE_TESTS`]; every test when unset.
+pub fn selected(settings: &std::collections::BTreeMap<String, String>) -> Vec<usize> {
+    match settings.get("tests") {
+        Some(t) => IOZONE_TESTS
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| t.split(',').any(|n| n.trim() == x.name))
+            .map(|(i, _)| i)
+            .collect(),
+        None => (0..IOZONE_TESTS.len()).collect(),
+    }
+}
 
 /// KB/s as iozone counts it: 1024 bytes per KB.
 fn kbps(r: &RunResult) -> f64 {
     r.summary.total.mbps * 1e6 / 1024.0
 }
 
-pub(super) fn iozone(runs: &[RunResult], r: &mut StudyResult) -> Vec<SpreadNote> {
+/// The matrix from a document's runs: KB/s of every (file size, record
+/// size) and test, repetitions averaged, cells in ascending order; and
+/// the spread of each point for the large-spread note.
+pub(crate) fn cells(runs: &[RunResult]) -> (Vec<Cell>, Vec<SpreadNote>) {
     let mut notes = Vec::new();
     // (file size, record size) -> KB/s per test.
     let mut cells: Vec<Cell> = Vec::new();
@@ -75,10 +105,20 @@ pub(super) fn iozone(runs: &[RunResult], r: &mut StudyResult) -> Vec<SpreadNote>
         }
     }
     cells.sort_by_key(|c| c.0);
+    (cells, notes)
+}
+
+pub(super) fn iozone(runs: &[RunResult], r: &mut StudyResult) -> Vec<SpreadNote> {
+    let (cells, notes) = cells(runs);
+    let shown = selected(&r.settings);
     // iozone's column names, each with its unit (iozone leaves them to
     // its title line).
     let mut columns = vec!["KB".to_string(), "reclen KB".to_string()];
-    columns.extend(IOZONE_TESTS.iter().map(|t| format!("{} KB/s", t.column)));
+    columns.extend(
+        shown
+            .iter()
+            .map(|&i| format!("{} KB/s", IOZONE_TESTS[i].column)),
+    );
     let mut table = Table {
         title: "iozone: KB/s by file size (KB) and record size (reclen, KB)".into(),
         columns,
@@ -87,8 +127,9 @@ pub(super) fn iozone(runs: &[RunResult], r: &mut StudyResult) -> Vec<SpreadNote>
     for ((file, rec), vals) in &cells {
         let mut row = vec![Value::from(file / 1024), Value::from(rec / 1024)];
         row.extend(
-            vals.iter()
-                .map(|v| v.map_or(Value::Null, |x| Value::from(x.round() as u64))),
+            shown
+                .iter()
+                .map(|&i| vals[i].map_or(Value::Null, |x| Value::from(x.round() as u64))),
         );
         table.rows.push(row);
     }
