@@ -12,8 +12,16 @@ fn no_env(_: &str) -> Option<String> {
     None
 }
 
+fn host<'a>(env: &'a dyn Fn(&str) -> Option<String>) -> Host<'a> {
+    Host {
+        env,
+        builtins: B,
+        read: &read_include,
+    }
+}
+
 fn parse(text: &str) -> Result<FioFile, JobError> {
-    parse_files_with(&[("t.fio".into(), text.into())], &[], &no_env, B)
+    parse_files_with(&[("t.fio".into(), text.into())], &[], &host(&no_env))
 }
 
 fn opts(job: &FioJob) -> Vec<(String, Option<String>)> {
@@ -103,7 +111,7 @@ fn variables_from_arguments_then_environment_then_nothing() {
         ("BOTH".to_string(), "arg2".to_string()),
     ];
     let text = "[j]\nfilename=${BOTH}\ndirectory=${FROM_ENV}/d\nbs=${NOWHERE}4k\n${BOTH}_key=1\n";
-    let f = parse_files_with(&[("t.fio".into(), text.into())], &vars, &env, B).unwrap();
+    let f = parse_files_with(&[("t.fio".into(), text.into())], &vars, &host(&env)).unwrap();
     assert_eq!(
         opts(&f.jobs[0]),
         [
@@ -145,7 +153,7 @@ fn later_files_start_with_a_stonewall_and_keep_the_globals() {
             "[global]\niodepth=2\n[two]\n[three]\n".to_string(),
         ),
     ];
-    let f = parse_files_with(&files, &[], &no_env, B).unwrap();
+    let f = parse_files_with(&files, &[], &host(&no_env)).unwrap();
     assert_eq!(opts(&f.jobs[0]), [kv("bs", Some("8k"))]);
     assert_eq!(
         opts(&f.jobs[1]),
@@ -172,7 +180,7 @@ fn includes_read_relative_to_the_including_file() {
     let main = dir.path().join("main.fio");
     let text = "[global]\ninclude sub/common.fio\n[j]\nrw=write\n";
     let origin = main.display().to_string();
-    let f = parse_files_with(&[(origin.clone(), text.into())], &[], &no_env, B).unwrap();
+    let f = parse_files_with(&[(origin.clone(), text.into())], &[], &host(&no_env)).unwrap();
     let j = &f.jobs[0];
     assert_eq!(
         opts(j),
@@ -197,7 +205,7 @@ fn includes_are_bounded_and_hold_no_sections() {
     std::fs::write(dir.path().join("sect.fio"), "bs=4k\n[x]\n").unwrap();
     let origin = dir.path().join("main.fio").display().to_string();
     let run = |text: &str| {
-        parse_files_with(&[(origin.clone(), text.to_string())], &[], &no_env, B).unwrap_err()
+        parse_files_with(&[(origin.clone(), text.to_string())], &[], &host(&no_env)).unwrap_err()
     };
     let e = run("[j]\ninclude self.fio\n");
     assert!(e.0.contains("nests more than"), "{e}");
@@ -236,7 +244,8 @@ fn bad_syntax_is_one_line_naming_file_and_line() {
         assert!(e.0.contains(want) && !e.0.contains('\n'), "{text:?}: {e}");
     }
     let vars = vec![("V".to_string(), "y".repeat(4000))];
-    let e = parse_files_with(&[("t.fio".into(), big_var.into())], &vars, &no_env, B).unwrap_err();
+    let e =
+        parse_files_with(&[("t.fio".into(), big_var.into())], &vars, &host(&no_env)).unwrap_err();
     assert!(e.0.starts_with("t.fio:2:"), "{e}");
 }
 
@@ -294,4 +303,14 @@ fn iolab_example_job_files_are_not_taken_for_fio() {
         }
     }
     assert!(n >= 5, "only {n} examples in {}", dir.display());
+}
+
+#[test]
+fn jobs_and_options_are_bounded() {
+    let many_jobs = "[j]\n".repeat(MAX_JOBS + 1);
+    let e = parse(&many_jobs).unwrap_err();
+    assert!(e.0.contains(&format!("t.fio:{}:", MAX_JOBS + 1)), "{e}");
+    let globals = "[global]\n".to_string() + &"bs=4k\n".repeat(1000);
+    let e = parse(&(globals + &"[j]\n".repeat(100))).unwrap_err();
+    assert!(e.0.contains("more than 65536 options"), "{e}");
 }
