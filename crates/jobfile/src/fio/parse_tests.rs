@@ -314,3 +314,62 @@ fn jobs_and_options_are_bounded() {
     let e = parse(&(globals + &"[j]\n".repeat(100))).unwrap_err();
     assert!(e.0.contains("more than 65536 options"), "{e}");
 }
+
+/// The TOML of iolab's docs and of the tests' job files (string literals
+/// holding a `[global]` or `[[` table) is never taken for fio.
+#[test]
+fn iolab_toml_in_docs_and_tests_is_not_taken_for_fio() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let doc = std::fs::read_to_string(root.join("docs/jobfile.md")).unwrap();
+    let mut texts: Vec<String> = doc
+        .split("```toml")
+        .skip(1)
+        .map(|b| b.split("```").next().unwrap_or("").to_string())
+        .collect();
+    let docs = texts.len();
+    for dir in ["crates/iolab/tests", "crates/jobfile/tests"] {
+        for e in std::fs::read_dir(root.join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_none_or(|x| x != "rs") {
+                continue;
+            }
+            let src = std::fs::read_to_string(p).unwrap();
+            texts.extend(string_literals(&src).into_iter().filter(|s| {
+                s.contains("[global]") || s.contains("[[workload]]") || s.contains("[[run]]")
+            }));
+        }
+    }
+    assert!(
+        docs >= 5 && texts.len() >= docs + 10,
+        "{docs} docs, {} in all",
+        texts.len()
+    );
+    for t in &texts {
+        assert!(!looks_like_fio(t), "taken for fio: {t:?}");
+    }
+}
+
+/// The raw (`r#"..."#`) and plain (`"..."`, with `\n` and `\"`) string
+/// literals of a Rust source, roughly.
+fn string_literals(src: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for part in src.split("r#\"").skip(1) {
+        out.push(part.split("\"#").next().unwrap_or("").to_string());
+    }
+    let mut cur: Option<String> = None;
+    let mut chars = src.chars();
+    while let Some(c) = chars.next() {
+        match (&mut cur, c) {
+            (None, '"') => cur = Some(String::new()),
+            (Some(s), '\\') => match chars.next() {
+                Some('n') => s.push('\n'),
+                Some(o) => s.push(o),
+                None => {}
+            },
+            (Some(_), '"') => out.push(cur.take().unwrap_or_default()),
+            (Some(s), o) => s.push(o),
+            (None, _) => {}
+        }
+    }
+    out
+}
