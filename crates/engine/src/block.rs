@@ -306,6 +306,7 @@ impl Driver for BlockDriver {
             notes: self.notes.clone(),
             verify,
             fs: None,
+            steady: None,
         }
     }
 

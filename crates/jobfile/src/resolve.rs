@@ -330,8 +330,22 @@ fn boolean(v: &Option<Values>, flag: &str) -> Result<Option<bool>, JobError> {
         .transpose()
 }
 
+/// Whether resolving may look at the targets (`stat`); off for `iolab run
+/// --parse-only`, which touches no target.
+static PROBE_TARGETS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Resolve without looking at any target from now on (`--parse-only`): a
+/// target under /dev/ is taken for a block device (O_DIRECT by default),
+/// any other for a file.
+pub fn without_target_probes() {
+    PROBE_TARGETS.store(false, std::sync::atomic::Ordering::Relaxed);
+}
+
 fn is_block_device(p: &str) -> bool {
     use std::os::unix::fs::FileTypeExt;
+    if !PROBE_TARGETS.load(std::sync::atomic::Ordering::Relaxed) {
+        return p.starts_with("/dev/");
+    }
     std::fs::metadata(p)
         .map(|m| m.file_type().is_block_device())
         .unwrap_or(false)
@@ -450,6 +464,8 @@ pub fn resolve_run(
             None => Prefill::Auto,
         }
     };
+    // A file-system workload's flows take `think` themselves.
+    let fs_think = fs.is_some();
     let seed = o
         .seed
         .unwrap_or(DEFAULT_SEED)
@@ -503,7 +519,33 @@ pub fn resolve_run(
         start_delay_s: secs_v(&o.start_delay, "start-delay")?.unwrap_or(0.0),
         skew_pct: num(&o.skew, "skew", "a percentage")?,
         fs: fs.map(|f| f.fs),
-        steady: None,
+        steady: match text(&o.steady) {
+            Some(c) => Some(iolab_spec::steady::parse_steady(
+                c,
+                secs_v(&o.steady_duration, "steady-duration")?,
+                secs_v(&o.steady_ramp, "steady-ramp")?.unwrap_or(0.0),
+            )?),
+            None => None,
+        },
+        think_s: if fs_think {
+            0.0
+        } else {
+            secs_v(&o.think, "think")?.unwrap_or(0.0)
+        },
+        think_blocks: int(&o.think_blocks, "think-blocks", (1, u64::MAX))?.unwrap_or(1),
+        arrival: match text(&o.arrival).unwrap_or("fixed") {
+            "fixed" | "linear" => Arrival::Fixed,
+            "poisson" => Arrival::Poisson,
+            other => {
+                return Err(JobError(format!(
+                    "--arrival {other} is not known; use fixed or poisson"
+                )))
+            }
+        },
+        fdatasync_every: int(&o.fdatasync_every, "fdatasync-every", (0, u64::MAX))?.unwrap_or(0),
+        end_fsync: o.end_fsync.unwrap_or(false),
+        invalidate: o.invalidate.unwrap_or(false),
+        unlink: o.unlink.unwrap_or(false),
         origin: None,
     };
     spec.validate()?;

@@ -221,6 +221,33 @@ pub fn event_record(e: &iolab_raw::EventRaw) -> Event {
     }
 }
 
+/// The steady-state check of a workload that has one (fio `ss`).
+fn steady_state(w: &WorkloadRaw) -> Option<SteadyState> {
+    let spec = w.spec.steady?;
+    let raw = w.steady.clone().unwrap_or_default();
+    let mean = |v: &[f64]| {
+        if v.is_empty() {
+            0.0
+        } else {
+            v.iter().sum::<f64>() / v.len() as f64
+        }
+    };
+    Some(SteadyState {
+        criterion: spec.criterion().to_string(),
+        limit: spec.limit,
+        percent: spec.percent,
+        duration_s: spec.duration_s,
+        ramp_s: spec.ramp_s,
+        reached: raw.reached,
+        reached_at_s: raw.reached_at_ns.map(|n| n as f64 / 1e9),
+        value: raw.value.filter(|v| v.is_finite()).unwrap_or(0.0),
+        iops_mean: mean(&raw.samples_iops),
+        bw_mean: mean(&raw.samples_bw),
+        samples_iops: raw.samples_iops,
+        samples_bw: raw.samples_bw,
+    })
+}
+
 /// One workload's entry in `runs[].workloads[]`.
 pub fn build_workload(w: &WorkloadRaw) -> WorkloadResult {
     let secs = w.measured_ns as f64 / 1e9;
@@ -254,7 +281,7 @@ pub fn build_workload(w: &WorkloadRaw) -> WorkloadResult {
         sync_ops: Vec::new(),
         backend: None,
         backend_reason: None,
-        steady_state: None,
+        steady_state: steady_state(w),
     };
     if let Some(fs) = &w.fs {
         crate::fs::add_fs(&mut r, w, fs);

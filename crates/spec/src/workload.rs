@@ -124,6 +124,18 @@ pub enum OnError {
     Continue,
 }
 
+/// How `rate` spaces a worker's I/Os (fio `rate_process`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Arrival {
+    /// Evenly, one every 1/rate.
+    #[default]
+    Fixed,
+    /// Exponentially distributed gaps with the same mean (a Poisson
+    /// process).
+    Poisson,
+}
+
 /// Every parameter of one workload, resolved and validated.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorkloadSpec {
@@ -224,6 +236,29 @@ pub struct WorkloadSpec {
     /// steady-state check.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady: Option<crate::steady::SteadySpec>,
+    /// A block workload's workers pause this long after every
+    /// `think_blocks` I/Os (fio `thinktime`); 0: never.
+    #[serde(default)]
+    pub think_s: f64,
+    /// I/Os between two pauses (fio `thinktime_blocks`), at least 1.
+    #[serde(default = "one64")]
+    pub think_blocks: u64,
+    /// How `rate` spaces the I/Os (fio `rate_process`).
+    #[serde(default)]
+    pub arrival: Arrival,
+    /// fdatasync after every N writes per worker; 0 never.
+    #[serde(default)]
+    pub fdatasync_every: u64,
+    /// fsync every written target when the workload ends (fio `end_fsync`).
+    #[serde(default)]
+    pub end_fsync: bool,
+    /// Drop the targets' page cache before the first I/O (fio `invalidate`).
+    #[serde(default)]
+    pub invalidate: bool,
+    /// Remove the target files this run created when the workload ends
+    /// (fio `unlink`).
+    #[serde(default)]
+    pub unlink: bool,
     /// The fio (vdbench, filebench) section this workload came from, for
     /// exporters in that tool's language; `None` for iolab's own jobs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -275,6 +310,13 @@ fn gcd(a: u64, b: u64) -> u64 {
 fn one() -> u32 {
     1
 }
+
+fn one64() -> u64 {
+    1
+}
+
+/// The longest `think` (an hour).
+pub const MAX_THINK_S: f64 = 3600.0;
 
 impl WorkloadSpec {
     /// A minimal valid workload: `rw` ("read", "randread", "write", ...)
@@ -334,6 +376,13 @@ impl WorkloadSpec {
             skew_pct: None,
             fs: None,
             steady: None,
+            think_s: 0.0,
+            think_blocks: 1,
+            arrival: Arrival::Fixed,
+            fdatasync_every: 0,
+            end_fsync: false,
+            invalidate: false,
+            unlink: false,
             origin: None,
         }
     }
@@ -380,6 +429,10 @@ impl WorkloadSpec {
                 return e("--io-size ends a workload on bytes moved, but no operation of this one moves any (no read, write, append or rewrite, or only empty files); give --duration or --ops instead".into());
             }
         }
+        if !(0.0..=MAX_THINK_S).contains(&self.think_s) {
+            return e("--think must be from 0 to an hour, e.g. --think 100us".into());
+        }
+        check_range("think-blocks", self.think_blocks.into(), (1, u64::MAX))?;
         check_range("read-pct", self.read_pct.into(), PCT_RANGE)?;
         check_range("random-pct", self.random_pct.into(), PCT_RANGE)?;
         check_range("read-hit-pct", self.read_hit_pct.into(), PCT_RANGE)?;
