@@ -163,10 +163,9 @@ impl<'a> Job<'a> {
     pub fn bad(&self, key: &str, msg: &str) -> JobError {
         match self.opt(key) {
             Some(o) => JobError(format!(
-                "{}: {}={}: {msg} (job [{}])",
+                "{}: {}: {msg} (job [{}])",
                 o.place(),
-                o.key,
-                o.value.as_deref().unwrap_or(""),
+                written(o),
                 self.fio.name
             )),
             None => JobError(format!(
@@ -208,16 +207,30 @@ impl<'a> Job<'a> {
     /// A value iolab cannot honour: an error, or with
     /// `--ignore-unsupported` a note and `Ok`.
     pub fn unsupported(&self, key: &str, why: &str, notes: &mut Notes) -> Result<(), JobError> {
-        let e = self.bad(key, &format!("iolab does not support this: {why}"));
+        let at = self
+            .opt(key)
+            .map(|o| (o.place(), written(o)))
+            .unwrap_or_else(|| (place(&self.fio.file, self.fio.line), key.to_string()));
+        let msg = format!(
+            "{}: iolab does not support {}: {why} (job [{}])",
+            at.0, at.1, self.fio.name
+        );
         if self.lo.ignore_unsupported {
-            notes.once(format!("passed over: {}", e.0));
+            notes.once(format!("passed over: {msg}"));
             Ok(())
         } else {
             Err(JobError(format!(
-                "{}; --ignore-unsupported runs without it",
-                e.0
+                "{msg}; --ignore-unsupported runs without it"
             )))
         }
+    }
+}
+
+/// `key=value` as written, or `key` for a bare option.
+fn written(o: &FioOpt) -> String {
+    match &o.value {
+        Some(v) => format!("{}={v}", o.key),
+        None => o.key.clone(),
     }
 }
 
@@ -292,8 +305,10 @@ pub fn translate(file: &FioFile, lo: &LoadOptions) -> Result<Translation, JobErr
     let mut notes = Notes::default();
     for s in &lo.sections {
         if !file.jobs.iter().any(|j| &j.name == s) {
+            let names: Vec<&str> = file.jobs.iter().map(|j| j.name.as_str()).collect();
             return Err(JobError(format!(
-                "--section {s}: no job section of that name"
+                "--section {s}: the job file has no such section; its sections are {}",
+                names.join(", ")
             )));
         }
     }
@@ -312,7 +327,6 @@ pub fn translate(file: &FioFile, lo: &LoadOptions) -> Result<Translation, JobErr
     let mut run = RunTables::default();
     let (mut group, mut in_group) = (0u32, 0usize);
     let (mut warmup, mut interval): (Option<u64>, Option<u64>) = (None, None);
-    let mut prev_file: Option<&str> = None;
     for fj in jobs {
         let last = check_options(fj, lo, &mut notes)?;
         let name = unique_name(fj, &last, &mut used);
@@ -337,10 +351,9 @@ pub fn translate(file: &FioFile, lo: &LoadOptions) -> Result<Translation, JobErr
             kb,
             lo,
         };
-        // Each job file after the first starts with a stonewall (fio).
-        let new_file = prev_file.is_some_and(|p| p != fj.file);
-        prev_file = Some(&fj.file);
-        let stonewall = job.flag("stonewall")?.unwrap_or(false) || new_file;
+        // (Each job file after the first starts with a stonewall: the
+        // parser writes it into that file's first job.)
+        let stonewall = job.flag("stonewall")?.unwrap_or(false);
         let new_group = job.flag("new_group")?.unwrap_or(false);
         if (stonewall || new_group) && in_group > 0 {
             group += 1;

@@ -439,6 +439,8 @@ fn random(job: &Job, d: &Dirs, k: &mut Keys, notes: &mut Notes) -> Result<(), Jo
                 "iolab has no sequence distribution",
                 notes,
             )?;
+        } else if dist == "random" {
+            k.s("distribution", "uniform");
         } else if !dist.is_empty() {
             k.s("distribution", dist);
         }
@@ -555,9 +557,7 @@ fn verify(job: &Job, d: &Dirs, k: &mut Keys, notes: &mut Notes) -> Result<(), Jo
         ));
     }
     k.b("verify", true);
-    notes.once(format!(
-        "verify={v} runs iolab's stamps: every written 512-byte sector carries its offset, generation and checksum"
-    ));
+    notes.once("every fio verify method (md5, crc32c, sha256, ...) runs iolab's stamps: each written 512-byte sector carries its offset, generation and checksum");
     let check = job.flag("do_verify")?.unwrap_or(true);
     if d.write && check {
         k.b("verify_after", true);
