@@ -330,8 +330,22 @@ fn boolean(v: &Option<Values>, flag: &str) -> Result<Option<bool>, JobError> {
         .transpose()
 }
 
+/// Whether resolving may look at the targets (`stat`); off for `iolab run
+/// --parse-only`, which touches no target.
+static PROBE_TARGETS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Resolve without looking at any target from now on (`--parse-only`): a
+/// target under /dev/ is taken for a block device (O_DIRECT by default),
+/// any other for a file.
+pub fn without_target_probes() {
+    PROBE_TARGETS.store(false, std::sync::atomic::Ordering::Relaxed);
+}
+
 fn is_block_device(p: &str) -> bool {
     use std::os::unix::fs::FileTypeExt;
+    if !PROBE_TARGETS.load(std::sync::atomic::Ordering::Relaxed) {
+        return p.starts_with("/dev/");
+    }
     std::fs::metadata(p)
         .map(|m| m.file_type().is_block_device())
         .unwrap_or(false)

@@ -45,6 +45,7 @@ pub fn run(args: Args) -> ExitCode {
         findings_log: None,
         temp_file: None,
         force: args.force,
+        fio: None,
     };
     let study: Study = planned.study;
     let scratch = planned.scratch;
