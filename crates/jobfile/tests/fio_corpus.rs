@@ -10,8 +10,10 @@
 //! `#% var NAME=VALUE`.
 
 use iolab_jobfile::fio::map::translate;
-use iolab_jobfile::fio::parse::{parse_files_with, Builtins};
+use iolab_jobfile::fio::parse::{parse_files_with, read_include, Builtins, Host};
+use iolab_jobfile::fio::FioFile;
 use iolab_jobfile::frontend::{load_text, LoadOptions};
+use iolab_jobfile::JobError;
 use std::path::{Path, PathBuf};
 
 fn corpus() -> Vec<PathBuf> {
@@ -44,13 +46,19 @@ fn load_options(text: &str) -> LoadOptions {
     lo
 }
 
-/// A machine of fixed size, so that `$ncpus` and friends are stable.
-fn builtins() -> Builtins {
-    Builtins {
-        ncpus: 4,
-        mb_memory: 1024,
-        pagesize: 4096,
-    }
+/// Parse with a machine of fixed size (`$ncpus` and friends stable) and
+/// no environment.
+fn parse(files: &[(String, String)], vars: &[(String, String)]) -> Result<FioFile, JobError> {
+    let host = Host {
+        env: &|_| None,
+        builtins: Builtins {
+            ncpus: 4,
+            mb_memory: 1024,
+            pagesize: 4096,
+        },
+        read: &|p| read_include(p),
+    };
+    parse_files_with(files, vars, &host)
 }
 
 fn render(path: &Path) -> (String, Result<(), String>) {
@@ -58,7 +66,7 @@ fn render(path: &Path) -> (String, Result<(), String>) {
     let text = std::fs::read_to_string(path).unwrap();
     let lo = load_options(&text);
     let files = [(name, text)];
-    let parsed = parse_files_with(&files, &lo.vars, &|_| None, builtins());
+    let parsed = parse(&files, &lo.vars);
     let out = parsed.and_then(|f| translate(&f, &lo));
     match out {
         Ok(t) => (t.to_toml(), Ok(())),
@@ -126,7 +134,7 @@ fn corpus_plans_are_iolab_options() {
         let text = std::fs::read_to_string(&p).unwrap();
         let lo = load_options(&text);
         let files = [(p.file_name().unwrap().to_string_lossy().to_string(), text)];
-        let Ok(f) = parse_files_with(&files, &lo.vars, &|_| None, builtins()) else {
+        let Ok(f) = parse(&files, &lo.vars) else {
             continue;
         };
         let Ok(t) = translate(&f, &lo) else { continue };

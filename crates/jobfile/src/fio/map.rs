@@ -458,3 +458,129 @@ fn unique_name(
         n += 1;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(name: &str, opts: &[(&str, Option<&str>)]) -> FioJob {
+        FioJob {
+            name: name.into(),
+            options: opts
+                .iter()
+                .enumerate()
+                .map(|(i, (k, v))| FioOpt {
+                    key: k.to_string(),
+                    value: v.map(str::to_string),
+                    file: "t.fio".into(),
+                    line: i + 2,
+                })
+                .collect(),
+            file: "t.fio".into(),
+            line: 1,
+        }
+    }
+
+    fn file(jobs: Vec<FioJob>) -> FioFile {
+        FioFile {
+            jobs,
+            unused_vars: vec!["X".into()],
+        }
+    }
+
+    const F: (&str, Option<&str>) = ("filename", Some("/tmp/iolab-fio-unit"));
+
+    #[test]
+    fn groups_number_as_fio_and_origins_keep_the_options() {
+        let f = file(vec![
+            job("a", &[F, ("new_group", None), ("group_reporting", None)]),
+            job("a", &[F]),
+            job("b", &[F, ("new_group", None)]),
+            job("c", &[F, ("stonewall", Some("1"))]),
+            job("d", &[F, ("wait_for_previous", None), ("new_group", None)]),
+        ]);
+        let t = translate(&f, &LoadOptions::default()).unwrap();
+        let groups: Vec<Vec<(u32, String)>> = t
+            .runs
+            .iter()
+            .map(|r| {
+                r.workloads
+                    .iter()
+                    .map(|(w, o)| (o.group, w["name"].as_str().unwrap().to_string()))
+                    .collect()
+            })
+            .collect();
+        // new_group on the first job starts no group (fio counts a group
+        // only after a job); a stonewall and new_group together, one.
+        assert_eq!(
+            groups,
+            vec![
+                vec![(0, "a".into()), (0, "a-2".into()), (1, "b".into())],
+                vec![(2, "c".into())],
+                vec![(3, "d".into())],
+            ]
+        );
+        let o = &t.runs[0].workloads[0].1;
+        assert!(o.group_reporting && o.format == "fio" && o.section == "a");
+        assert_eq!(o.option("new_group"), Some(""));
+        assert_eq!(o.file.as_deref(), Some("t.fio"));
+        assert!(t.notes.iter().any(|n| n.contains("${X}")), "{:?}", t.notes);
+    }
+
+    #[test]
+    fn sections_readonly_and_ignore_unsupported() {
+        let f = file(vec![
+            job("r", &[F, ("rw", Some("read"))]),
+            job(
+                "w",
+                &[F, ("rw", Some("randwrite")), ("trim_percentage", Some("5"))],
+            ),
+        ]);
+        let lo = LoadOptions {
+            sections: vec!["r".into()],
+            readonly: true,
+            ..Default::default()
+        };
+        let t = translate(&f, &lo).unwrap();
+        assert_eq!(t.runs[0].workloads.len(), 1);
+        let lo = LoadOptions {
+            readonly: true,
+            ignore_unsupported: true,
+            ..Default::default()
+        };
+        let e = translate(&f, &lo).unwrap_err().0;
+        assert!(e.contains("t.fio:3") && e.contains("--readonly"), "{e}");
+        let e = translate(&f, &LoadOptions::default()).unwrap_err().0;
+        assert!(
+            e.contains("t.fio:4") && e.contains("trim_percentage"),
+            "{e}"
+        );
+        let lo = LoadOptions {
+            ignore_unsupported: true,
+            ..Default::default()
+        };
+        let t = translate(&f, &lo).unwrap();
+        assert!(t
+            .notes
+            .iter()
+            .any(|n| n.contains("passed over") && n.contains("trim_percentage")));
+    }
+
+    #[test]
+    fn a_device_gets_no_permission_to_destroy() {
+        let f = file(vec![job(
+            "dev",
+            &[
+                ("filename", Some("/dev/sdb")),
+                ("rw", Some("write")),
+                ("allow_mounted_write", None),
+            ],
+        )]);
+        let t = translate(&f, &LoadOptions::default()).unwrap();
+        let w = &t.runs[0].workloads[0].0;
+        assert!(!w.contains_key("destroy_data_on"));
+        assert_eq!(w["allow_mounted_write"].as_bool(), Some(true));
+        let l = map(&f, &LoadOptions::default()).unwrap();
+        assert!(l.runs[0].workloads[0].destroy_data_on.is_empty());
+    }
+}
