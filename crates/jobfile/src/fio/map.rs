@@ -323,6 +323,7 @@ pub fn translate(file: &FioFile, lo: &LoadOptions) -> Result<Translation, JobErr
         ));
     }
     let mut used = BTreeSet::new();
+    let mut seen: Vec<&str> = Vec::new();
     let mut out = Translation::default();
     let mut run = RunTables::default();
     let (mut group, mut in_group) = (0u32, 0usize);
@@ -360,7 +361,9 @@ pub fn translate(file: &FioFile, lo: &LoadOptions) -> Result<Translation, JobErr
             in_group = 0;
         }
         in_group += 1;
-        if stonewall && !run.workloads.is_empty() {
+        let waits = wait_for(&job, &seen, &mut notes)?;
+        seen.push(fj.name.as_str());
+        if (stonewall || waits) && !run.workloads.is_empty() {
             close_run(&mut run, &mut warmup, &mut interval, &mut notes);
             out.runs.push(std::mem::take(&mut run));
         }
@@ -394,6 +397,23 @@ pub fn translate(file: &FioFile, lo: &LoadOptions) -> Result<Translation, JobErr
     }
     out.notes = notes.finish();
     Ok(out)
+}
+
+/// `wait_for=NAME`: the job starts when the job NAME has ended. iolab
+/// starts it with the next run, after every job before it (as
+/// `stonewall` does, without starting a new reporting group).
+fn wait_for(job: &Job, seen: &[&str], notes: &mut Notes) -> Result<bool, JobError> {
+    let Some(name) = job.val("wait_for") else {
+        return Ok(false);
+    };
+    if !seen.contains(&name) {
+        return Err(job.bad(
+            "wait_for",
+            "names no job section before this one (fio waits only for an earlier job)",
+        ));
+    }
+    notes.once("wait_for=JOB: iolab starts the job in a run of its own, after all the jobs before it (as stonewall), not only after JOB");
+    Ok(true)
 }
 
 /// The run's `warmup` and `interval` from its jobs' (one clock per run:

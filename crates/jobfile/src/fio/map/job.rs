@@ -689,6 +689,10 @@ fn common(job: &Job, k: &mut Keys, notes: &mut Notes) -> Result<(), JobError> {
             k.s("on_error", "continue");
         }
     }
+    if job.val("ignore_error").is_some_and(|v| !v.is_empty()) {
+        k.s("on_error", "continue");
+        notes.once("ignore_error: iolab goes on after every error (on_error=continue) and counts each with its errno");
+    }
     if job.flag("allow_mounted_write")? == Some(true) {
         k.b("allow_mounted_write", true);
     }
