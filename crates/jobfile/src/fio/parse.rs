@@ -11,8 +11,10 @@
 //!   global section, whose options apply to every job section after it
 //!   (several globals add up, across files too). A job section gets the
 //!   globals in force where it starts, then its own options.
-//! - The first job section of the second and later files given starts
-//!   with a `stonewall` (fio separates job files by one).
+//! - The first job section of the second and later job files given
+//!   starts with a `stonewall` (fio separates job files by one; the text
+//!   of `iolab fio`'s command line, origin [`COMMAND_LINE`], is not a job
+//!   file and runs with the first).
 //! - `include FILE` inside a section reads FILE's option lines into that
 //!   section (FILE relative to the including file's directory unless it
 //!   exists as written, as fio does; no sections in it; nestable).
@@ -32,6 +34,11 @@
 use super::{values, FioFile, FioJob, FioOpt};
 use crate::resolve::JobError;
 use std::path::{Path, PathBuf};
+
+/// The origin of job text made from `iolab fio`'s command line: not a
+/// job file, so it does not count when the second and later job files
+/// get their stonewall (fio numbers only its job files).
+pub const COMMAND_LINE: &str = "command line";
 
 /// The longest line read (fio's `OPT_LEN_MAX`).
 pub const MAX_LINE: usize = 8192;
@@ -99,7 +106,10 @@ pub fn looks_like_fio(text: &str) -> bool {
             seen_section = true;
             continue;
         }
-        if line.contains("${") || line.contains("$ncpus") || line.contains("$mb_memory") {
+        if ["${", "$ncpus", "$mb_memory", "$pagesize"]
+            .iter()
+            .any(|w| line.contains(w))
+        {
             return true;
         }
         let Some((key, value)) = line.split_once('=') else {
@@ -180,15 +190,18 @@ pub fn parse_files_with(
         bytes: 0,
         options: 0,
     };
-    for (i, (origin, text)) in files.iter().enumerate() {
+    let mut job_files = 0;
+    for (origin, text) in files {
         r.count_bytes(text.len(), origin)?;
+        let is_file = origin != COMMAND_LINE;
         let mut at = Section::None;
         let mut src = Source {
             origin,
             text,
             depth: 0,
-            stonewall: i > 0,
+            stonewall: is_file && job_files > 0,
         };
+        job_files += usize::from(is_file);
         r.read(&mut src, &mut at)?;
     }
     if r.jobs.is_empty() {

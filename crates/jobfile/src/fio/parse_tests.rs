@@ -171,6 +171,22 @@ fn later_files_start_with_a_stonewall_and_keep_the_globals() {
 }
 
 #[test]
+fn the_command_line_is_not_a_job_file_for_the_stonewall() {
+    let files = vec![
+        (COMMAND_LINE.to_string(), "[cli]\nrw=read\n".to_string()),
+        ("a.fio".to_string(), "[one]\n".to_string()),
+        ("b.fio".to_string(), "[two]\n".to_string()),
+    ];
+    let f = parse_files_with(&files, &[], &host(&no_env)).unwrap();
+    let stonewalls: Vec<bool> = f
+        .jobs
+        .iter()
+        .map(|j| j.get("stonewall").is_some())
+        .collect();
+    assert_eq!(stonewalls, [false, false, true]);
+}
+
+#[test]
 fn includes_read_relative_to_the_including_file() {
     let dir = tempfile::tempdir().unwrap();
     let sub = dir.path().join("sub");
