@@ -14,6 +14,7 @@ pub mod port;
 mod run;
 pub mod sampler;
 mod stalls;
+mod steady;
 pub mod timeline;
 
 pub use driver::{Caps, Driver, Task};

@@ -8,6 +8,7 @@ use crate::collect::{interval_cpu, Collector};
 use crate::driver::Driver;
 use crate::port::{Gate, Msg, Port, Setup, Window, WorkerEnd};
 use crate::stalls::{analyse, Span};
+use crate::steady::SteadyJudge;
 use crate::timeline::Timeline;
 use crate::{cpu::process_cpu, EventLog, Observer, Sampler, Tick};
 use iolab_raw::*;
@@ -342,6 +343,8 @@ struct Loop {
     shown: Vec<IntervalRaw>,
     events: Vec<EventRaw>,
     spec: RunSpec,
+    /// Per workload: its steady-state judge, if it has a criterion.
+    steady: Vec<Option<SteadyJudge>>,
 }
 
 impl Loop {
@@ -384,6 +387,28 @@ impl Loop {
             shown: Vec::new(),
             events: Vec::new(),
             spec: spec.clone(),
+            steady: spec
+                .workloads
+                .iter()
+                .zip(&set.windows)
+                .map(|(w, win)| {
+                    let start = win.start_ns.max(tl.warmup_ns);
+                    w.steady.map(|s| SteadyJudge::new(s, tl, start))
+                })
+                .collect(),
+        }
+    }
+
+    /// Judge each workload with a steady-state criterion on the
+    /// intervals finalized since; stop a workload once it has levelled
+    /// (the others go on).
+    fn judge_steady(&mut self, stops: &[Arc<AtomicBool>]) {
+        for (w, j) in self.steady.iter_mut().enumerate() {
+            if let Some(j) = j {
+                if j.feed(&self.cols[w].intervals) {
+                    stops[w].store(true, Ordering::Relaxed);
+                }
+            }
         }
     }
 
@@ -471,6 +496,7 @@ impl Loop {
             for c in &mut self.cols {
                 c.finalize_ready(now, &self.cpu_marks, self.cpu_start, false);
             }
+            self.judge_steady(&set.stops);
             self.show(now, false, obs, samplers);
         }
     }
@@ -593,6 +619,12 @@ impl Loop {
         raw.measured_ns = raw
             .end_ns
             .saturating_sub(self.tl.warmup_ns.max(win.start_ns));
+        let steady = self.steady[w].take().map(|mut j| {
+            j.feed(&col.intervals);
+            j.finish()
+        });
+        let levelled = steady.as_ref().is_some_and(|s| s.reached);
+        raw.steady = steady;
         raw.intervals = std::mem::take(&mut col.intervals);
         raw.ops = std::mem::take(&mut col.sum);
         raw.fsyncs = col.sum_fsyncs;
@@ -626,7 +658,7 @@ impl Loop {
         let mut ends = ends;
         let extras = ends.iter_mut().filter_map(|e| e.extra.take()).collect();
         d.finish(&mut raw, extras, &col.per_worker, obs);
-        if raw.incomplete_reason.is_none() && set.stops[w].load(Ordering::Relaxed) {
+        if raw.incomplete_reason.is_none() && !levelled && set.stops[w].load(Ordering::Relaxed) {
             raw.incomplete_reason =
                 Some("stopped on the first I/O error (--on-error stop)".to_string());
         }

@@ -129,6 +129,7 @@ fn skeleton(spec: &WorkloadSpec) -> WorkloadRaw {
         notes: vec![],
         verify: None,
         fs: None,
+        steady: None,
     }
 }
 

@@ -22,10 +22,13 @@ pub struct Cli {
 #[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 pub enum Cmd {
-    /// Run workloads from flags or a TOML job file (docs/jobfile.md); with no target, the default job
+    /// Run workloads from flags, an iolab (TOML) job file (docs/jobfile.md) or a fio job file (docs/fio.md); with no target, the default job
     // Negative numbers are values (`--qd -3` is told its minimum), not flags.
     #[command(allow_negative_numbers = true, after_help = RUN_AFTER_HELP)]
     Run(RunArgs),
+    /// fio's command line: `iolab fio --name=a --rw=randread --bs=4k ... [job files]`, fio's JSON with --output-format=json (docs/fio.md)
+    #[command(disable_help_flag = true, after_help = crate::fio_cmd::AFTER_HELP)]
+    Fio(crate::fio_cmd::Args),
     /// Report the devices under the targets (all when none): configuration, partitions, multipath, FC, NVMe, ZFS, and advice (docs/doctor.md)
     Doctor(crate::doctor::Args),
     /// Per-LUN host queue depth for a target port, with the arithmetic and how to set it
@@ -79,9 +82,25 @@ personality, a weighted --mix or --flow steps:
 
 #[derive(clap::Args, Debug, Default)]
 pub struct RunArgs {
-    /// A TOML job file: [global] defaults and [[workload]] entries run in order, or [[run]] tables whose [[run.workload]] entries run together; flags override it
+    /// A job file: iolab's TOML ([global] defaults and [[workload]] entries run in order, or [[run]] tables whose [[run.workload]] entries run together) or fio's INI, told apart by content; flags override it
     #[arg(value_name = "JOBFILE")]
     pub jobfile: Option<PathBuf>,
+
+    /// After a fio job file: fill ${NAME} with VALUE (before the environment does); a pair no job uses is mentioned, not an error
+    #[arg(value_name = "NAME=VALUE")]
+    pub vars: Vec<String>,
+
+    /// The job file's language, instead of telling it by content: iolab (TOML) or fio
+    #[arg(long, value_name = "FORMAT", help_heading = "Job file")]
+    pub input_format: Option<String>,
+
+    /// Run a fio job even when it has options iolab cannot honour: they are listed and passed over instead of stopping the job
+    #[arg(long, help_heading = "Job file")]
+    pub ignore_unsupported: bool,
+
+    /// Read and resolve the job (any format) and print the plan, touching and checking no target or output; exit 0, or 2 with what is wrong
+    #[arg(long, help_heading = "Plan")]
+    pub parse_only: bool,
 
     #[command(flatten)]
     pub opts: WorkloadOptions,
@@ -105,6 +124,14 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub json: Option<PathBuf>,
 
+    /// Also write the results as fio 3.x writes its JSON (--output-format=json), for tools that read fio's output; fio's log files (write_bw_log, ...) are written where a fio job asks for them
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub fio_json: Option<PathBuf>,
+
+    /// With --fio-json: fio's json+ (the latency bins too)
+    #[arg(long, requires = "fio_json", help_heading = "Output")]
+    pub fio_json_plus: bool,
+
     /// No interval lines, only the summary
     #[arg(long, short = 'q', help_heading = "Output")]
     pub quiet: bool,
@@ -113,7 +140,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub findings_log: Option<PathBuf>,
 
-    /// Let --json or --findings-log replace an existing file that iolab did not write (never a block device or a target of the run; see docs/results.md)
+    /// Let --json, --fio-json, fio's log files or --findings-log replace an existing file that iolab did not write (never a block device or a target of the run; see docs/results.md)
     #[arg(long, help_heading = "Output")]
     pub force: bool,
 }
@@ -207,6 +234,7 @@ pub fn main() -> ExitCode {
     match cli.cmd {
         None => crate::run::run_command(RunArgs::default()),
         Some(Cmd::Run(args)) => crate::run::run_command(args),
+        Some(Cmd::Fio(args)) => crate::fio_cmd::run(args),
         Some(Cmd::Doctor(args)) => crate::doctor::run(args),
         Some(Cmd::Qdepth(args)) => crate::qdepth::run(args),
         Some(Cmd::Verify(args)) => crate::verify_cmd::verify_command(args),

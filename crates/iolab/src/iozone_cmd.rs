@@ -89,6 +89,7 @@ pub fn run(args: Args) -> ExitCode {
         temp_file: None,
         force: cmd.force,
         silent: true,
+        fio: None,
     };
     let cells = cmd.matrix.cells();
     let mut next = 0;

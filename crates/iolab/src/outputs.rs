@@ -25,12 +25,23 @@ pub fn findings_log_path(flag: Option<&Path>, journal: Option<&str>) -> PathBuf 
     }
 }
 
-/// Check every output of a plan before it runs; the checked result
-/// document, if any.
+/// A plan's outputs, checked before it runs.
+pub struct Checked {
+    /// The result document (`--json`).
+    pub json: Option<OutputPath>,
+    /// fio's JSON when it goes to a file (`--fio-json`, `fio --output`).
+    pub fio_json: Option<OutputPath>,
+    /// The rules the outputs were checked with (the run's targets
+    /// protected): fio's log files, named only by the results, are
+    /// checked with them when written.
+    pub rules: OutputRules,
+}
+
+/// Check every output of a plan before it runs.
 pub fn check_run(
     plan: &iolab_plan::Plan,
     out: &crate::run::Output,
-) -> Result<Option<OutputPath>, OutputError> {
+) -> Result<Checked, OutputError> {
     let mut rules = OutputRules::new(out.force);
     let mut journals: Vec<&str> = Vec::new();
     let mut logs: Vec<PathBuf> = Vec::new();
@@ -68,13 +79,19 @@ pub fn check_run(
     } else {
         "the findings log"
     };
+    let fio_file = out.fio.as_ref().and_then(|f| f.file());
+    if let Some((flag, p, kind)) = fio_file {
+        list.push((flag, p, kind));
+    }
     for p in &logs {
         list.push((log_flag, p, OutputKind::FindingsLog));
     }
-    let mut checked = check_outputs(&list, &rules)?;
-    Ok(if out.json.is_some() {
-        Some(checked.remove(0))
-    } else {
-        None
+    let mut checked = check_outputs(&list, &rules)?.into_iter();
+    let json = out.json.as_ref().and_then(|_| checked.next());
+    let fio_json = fio_file.and_then(|_| checked.next());
+    Ok(Checked {
+        json,
+        fio_json,
+        rules,
     })
 }

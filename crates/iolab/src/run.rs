@@ -8,7 +8,8 @@ use crate::default_job::default_job;
 use crate::exit::{bad_input, EXIT_BAD_INPUT};
 use iolab_core::{EventLog, Observer};
 use iolab_engine::{IntervalRaw, RunRaw};
-use iolab_jobfile::{load_job_file, RunOptions};
+use iolab_jobfile::frontend::Loaded;
+use iolab_jobfile::RunOptions;
 use iolab_raw::EventRaw;
 use iolab_report::model::Interval;
 use iolab_report::{build_run, interval_record, save_document, terminal, ResultDoc};
@@ -138,6 +139,24 @@ impl Observer for Term {
 }
 
 pub fn run_command(args: RunArgs) -> ExitCode {
+    let fio = args.fio_json.clone().map(|path| crate::fio_out::FioOut {
+        dest: crate::fio_out::FioDest::File {
+            flag: "--fio-json",
+            path,
+        },
+        plus: args.fio_json_plus,
+    });
+    run_loaded(args, None, fio)
+}
+
+/// `iolab run`, with the runs of a job already loaded (`iolab fio`'s
+/// command line) or from `args`, and fio's JSON going where `fio` says
+/// (`--fio-json`, or `iolab fio`'s output).
+pub fn run_loaded(
+    args: RunArgs,
+    pre: Option<Loaded>,
+    fio: Option<crate::fio_out::FioOut>,
+) -> ExitCode {
     let mut temp_file: Option<PathBuf> = None;
     let mut json_path = args.json.clone();
     if let Some(jf) = &args.jobfile {
@@ -151,19 +170,20 @@ pub fn run_command(args: RunArgs) -> ExitCode {
     if args.jobfile.is_some() && !args.workload.is_empty() {
         return bad_input("--workload describes a run on the command line; give either a job file or --workload, not both");
     }
-    let runs: Vec<RunOptions> = if let Some(jf) = &args.jobfile {
-        let job = match load_job_file(jf) {
-            Ok(j) => j,
-            Err(e) => return bad_input(&e.0),
+    if args.parse_only {
+        iolab_jobfile::without_target_probes();
+    }
+    let mut notes: Vec<String> = Vec::new();
+    let runs: Vec<RunOptions> = if let Some(loaded) = pre {
+        notes = loaded.notes;
+        loaded.runs
+    } else if let Some(jf) = &args.jobfile {
+        let loaded = match load_job(&args, jf) {
+            Ok(l) => l,
+            Err(e) => return bad_input(&e),
         };
-        let mut runs = match job.runs() {
-            Ok(r) => r,
-            Err(e) => return bad_input(&format!("job file {}: {}", jf.display(), e.0)),
-        };
-        for r in runs.iter_mut() {
-            r.overrides = args.opts.clone();
-        }
-        runs
+        notes = loaded.notes;
+        loaded.runs
     } else if !args.workload.is_empty() {
         vec![crate::workload_args::run_options(&args)]
     } else if !args.opts.target.is_empty() || iolab_jobfile::fs::is_fs(&args.opts) {
@@ -171,7 +191,7 @@ pub fn run_command(args: RunArgs) -> ExitCode {
     } else {
         match default_job(&args.opts) {
             Ok((path, mut ws)) => {
-                if path.exists() {
+                if !args.parse_only && path.exists() {
                     return bad_input(&format!(
                         "{} already exists; remove it or give --target",
                         path.display()
@@ -200,6 +220,16 @@ pub fn run_command(args: RunArgs) -> ExitCode {
             None => return bad_input(&e.message),
         },
     };
+    // The notes of a fio job (engine mapping, options passed over, unused
+    // NAME=VALUE pairs), once, before anything else is said about it.
+    for n in &notes {
+        println!("{n}");
+    }
+    if args.parse_only {
+        // Parsed and resolved: the plan, with no target or output looked at.
+        print!("{}", iolab_plan::dry_run_text(&plan));
+        return ExitCode::SUCCESS;
+    }
     let out = Output {
         json: json_path,
         quiet: args.quiet,
@@ -207,6 +237,7 @@ pub fn run_command(args: RunArgs) -> ExitCode {
         temp_file,
         force: args.force,
         silent: false,
+        fio,
     };
     if args.plan.dry_run {
         // The same checks as the real run, targets and outputs, so a dry
@@ -224,6 +255,53 @@ pub fn run_command(args: RunArgs) -> ExitCode {
     execute(plan, out, &mut |_| {})
 }
 
+/// The job file's runs and notes (iolab's TOML or fio's INI, by content
+/// or `--input-format`), with the command line's flags over every layer.
+fn load_job(args: &RunArgs, jf: &std::path::Path) -> Result<Loaded, String> {
+    use iolab_jobfile::frontend::{load, InputFormat, LoadOptions};
+    let format = match &args.input_format {
+        Some(f) => Some(InputFormat::from_name(f).map_err(|e| e.0)?),
+        None => None,
+    };
+    let lo = LoadOptions {
+        format,
+        vars: parse_vars(&args.vars)?,
+        ignore_unsupported: args.ignore_unsupported,
+        ..Default::default()
+    };
+    let mut loaded = load(jf, &lo).map_err(|e| e.0)?;
+    for r in loaded.runs.iter_mut() {
+        r.overrides = args.opts.clone();
+    }
+    Ok(loaded)
+}
+
+/// The `NAME=VALUE` arguments after a job file, in order.
+pub fn parse_vars(args: &[String]) -> Result<Vec<(String, String)>, String> {
+    args.iter()
+        .map(|a| {
+            let pair = a.split_once('=').filter(|(n, _)| is_var_name(n));
+            match pair {
+                Some((n, v)) => Ok((n.to_string(), v.to_string())),
+                None if a == "true" || a == "false" => Err(format!(
+                    "'{a}' after the job file is not NAME=VALUE; flags that take true or false need '=' (--direct={a}, --prefill={a})"
+                )),
+                None => Err(format!(
+                    "'{a}' after the job file is not NAME=VALUE (a name of letters, digits and '_', then '='); give one job file, then the values of its ${{NAME}} variables"
+                )),
+            }
+        })
+        .collect()
+}
+
+/// A variable's name as fio's `${NAME}` reads it.
+fn is_var_name(n: &str) -> bool {
+    n.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 /// Where a plan's results go.
 pub struct Output {
     pub json: Option<PathBuf>,
@@ -237,18 +315,17 @@ pub struct Output {
     /// lines, summaries or plan lines): `iolab iozone` prints iozone's
     /// output there, and the document keeps iolab's.
     pub silent: bool,
+    /// fio's JSON of the runs (`--fio-json`, `iolab fio`), if asked for.
+    pub fio: Option<crate::fio_out::FioOut>,
 }
 
 /// Everything a run checks before its first I/O, the dry run too: every
 /// output, then every run's targets (nothing is created). The checked
 /// result document output, if any.
-fn preflight(
-    plan: &iolab_plan::Plan,
-    out: &Output,
-) -> Result<Option<iolab_target::OutputPath>, String> {
-    let json = crate::outputs::check_run(plan, out).map_err(|e| e.0)?;
+fn preflight(plan: &iolab_plan::Plan, out: &Output) -> Result<crate::outputs::Checked, String> {
+    let checked = crate::outputs::check_run(plan, out).map_err(|e| e.0)?;
     crate::targets::check_targets(plan)?;
-    Ok(json)
+    Ok(checked)
 }
 
 /// Run a plan: every run in order, the document saved after each (so a
@@ -259,13 +336,15 @@ pub fn execute(
     out: Output,
     after_run: &mut dyn FnMut(&mut ResultDoc),
 ) -> ExitCode {
-    let json_out = match preflight(&plan, &out) {
-        Ok(j) => j,
+    let checked = match preflight(&plan, &out) {
+        Ok(c) => c,
         Err(e) => {
             cleanup(&out.temp_file);
             return bad_input(&e);
         }
     };
+    let json_out = checked.json;
+    let mut fio = out.fio;
     let temp_file = out.temp_file;
     let json_path = out.json;
     let stop = Arc::new(AtomicBool::new(false));
@@ -431,6 +510,15 @@ pub fn execute(
     if let Some(p) = &json_path {
         eprintln!("iolab: results written to {}", p.display());
     }
+    if let Err(e) = write_fio(
+        &doc,
+        fio.as_mut(),
+        checked.fio_json.as_ref(),
+        &checked.rules,
+    ) {
+        eprintln!("iolab: {e}");
+        exit = exit.max(1);
+    }
     if let Some(p) = findings_log.written() {
         eprintln!("iolab: data validation findings logged to {}", p.display());
     }
@@ -439,6 +527,35 @@ pub fn execute(
         return ExitCode::from(130);
     }
     ExitCode::from(exit)
+}
+
+/// fio's outputs after the runs: its JSON if asked for, and the log
+/// files fio jobs asked for. The first failure, if any (the others are
+/// said at once).
+fn write_fio(
+    doc: &ResultDoc,
+    fio: Option<&mut crate::fio_out::FioOut>,
+    checked: Option<&iolab_target::OutputPath>,
+    rules: &iolab_target::OutputRules,
+) -> Result<(), String> {
+    let mut failed = Vec::new();
+    if let Some(f) = fio {
+        match crate::fio_out::write_json(doc, f, checked) {
+            Ok(Some(p)) => eprintln!("iolab: fio's JSON written to {}", p.display()),
+            Ok(None) => {}
+            Err(e) => failed.push(e),
+        }
+    }
+    let (written, errors) = crate::fio_out::write_logs(doc, rules);
+    if !written.is_empty() {
+        eprintln!("iolab: fio logs written: {}", written.join(", "));
+    }
+    failed.extend(errors);
+    let first = failed.pop();
+    for e in failed {
+        eprintln!("iolab: {e}");
+    }
+    first.map_or(Ok(()), Err)
 }
 
 /// The line that heads run `i` of `n` in a sweep: its point's parameters

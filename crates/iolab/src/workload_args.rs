@@ -37,10 +37,19 @@ fn error(msg: String) -> clap::Error {
 /// also be written after a `--workload`: whether the flag takes a
 /// separate value.
 fn whole_run_flag(arg: &str) -> Option<bool> {
-    const BOOLS: &[&str] = &["--dry-run", "--yes", "--quiet", "-q", "--force"];
+    const BOOLS: &[&str] = &[
+        "--dry-run",
+        "--parse-only",
+        "--yes",
+        "--quiet",
+        "-q",
+        "--force",
+        "--fio-json-plus",
+    ];
     // --warmup and --interval too: the run has one clock.
     const VALUES: &[&str] = &[
         "--json",
+        "--fio-json",
         "--repeat",
         "--pause",
         "--findings-log",

@@ -41,7 +41,7 @@ pub struct FsResolved {
 }
 
 /// The parameters that only file-system workloads have, as (flag, set).
-fn fs_keys(o: &WorkloadOptions) -> [(&'static str, bool); 16] {
+fn fs_keys(o: &WorkloadOptions) -> [(&'static str, bool); 15] {
     [
         ("personality", o.personality.is_some()),
         ("mix", o.mix.is_some()),
@@ -57,7 +57,6 @@ fn fs_keys(o: &WorkloadOptions) -> [(&'static str, bool); 16] {
         ("cleanup", o.cleanup.is_some()),
         ("file-select", o.file_select.is_some()),
         ("append-size", o.append_size.is_some()),
-        ("think", o.think.is_some()),
         ("dir", o.dir.is_some()),
     ]
 }
@@ -176,6 +175,12 @@ fn refuse_block_keys(o: &WorkloadOptions) -> Result<(), JobError> {
         ("range", o.range.is_some()),
         ("hit-area", o.hit_area.is_some()),
         ("distribution", o.distribution.is_some()),
+        ("think-blocks", o.think_blocks.is_some()),
+        ("arrival", o.arrival.is_some()),
+        ("fdatasync-every", o.fdatasync_every.is_some()),
+        ("end-fsync", o.end_fsync.is_some()),
+        ("invalidate", o.invalidate.is_some()),
+        ("unlink", o.unlink.is_some()),
     ];
     if let Some((flag, _)) = block.iter().find(|(_, s)| *s) {
         return Err(JobError(format!(

@@ -23,6 +23,6 @@ pub mod runs;
 pub use options::{Expansion, Values, WorkloadOptions};
 pub use resolve::{
     key_line, keys_of, load_job_file, parse_job_text, read_job_text, resolve, resolve_run,
-    JobError, JobFile,
+    without_target_probes, JobError, JobFile,
 };
 pub use runs::{has_own_end, resolve_run_keys, run_key_line, RunKeys, RunOptions, RunTable};

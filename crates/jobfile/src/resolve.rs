@@ -330,8 +330,22 @@ fn boolean(v: &Option<Values>, flag: &str) -> Result<Option<bool>, JobError> {
         .transpose()
 }
 
+/// Whether resolving may look at the targets (`stat`); off for `iolab run
+/// --parse-only`, which touches no target.
+static PROBE_TARGETS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Resolve without looking at any target from now on (`--parse-only`): a
+/// target under /dev/ is taken for a block device (O_DIRECT by default),
+/// any other for a file.
+pub fn without_target_probes() {
+    PROBE_TARGETS.store(false, std::sync::atomic::Ordering::Relaxed);
+}
+
 fn is_block_device(p: &str) -> bool {
     use std::os::unix::fs::FileTypeExt;
+    if !PROBE_TARGETS.load(std::sync::atomic::Ordering::Relaxed) {
+        return p.starts_with("/dev/");
+    }
     std::fs::metadata(p)
         .map(|m| m.file_type().is_block_device())
         .unwrap_or(false)
@@ -373,8 +387,10 @@ pub fn resolve_run(
         random_pct = p;
     }
     let bs = parse_bs(text(&o.bs).unwrap_or("4k"))?;
-    let min_bs = bs.iter().map(|b| b.bytes).min().unwrap_or(4096);
-    let align = size(&o.align, "align")?.unwrap_or(min_bs);
+    // Until the directions are known (below): then the smallest block
+    // size of those the workload issues.
+    let align_given = size(&o.align, "align")?;
+    let align = align_given.unwrap_or(4096);
     let offset = size(&o.offset, "offset")?.unwrap_or(0);
     let range = size(&o.range, "range")?;
     let tsize = size(&o.size, "size")?;
@@ -450,11 +466,19 @@ pub fn resolve_run(
             None => Prefill::Auto,
         }
     };
+    // A file-system workload's flows take `think` themselves.
+    let fs_think = fs.is_some();
     let seed = o
         .seed
         .unwrap_or(DEFAULT_SEED)
         .wrapping_add(seed_index as u64);
     let spec = WorkloadSpec {
+        bs_write: None,
+        bs_trim: None,
+        trim: TrimMode::None,
+        hole: 0,
+        random_every: 0,
+        offset_increment: 0,
         name: o.name.clone().unwrap_or_else(|| match &fs {
             Some(f) => format!("{}-{}", f.kind, index + 1),
             None => format!("{rw}-{}", index + 1),
@@ -503,11 +527,63 @@ pub fn resolve_run(
         start_delay_s: secs_v(&o.start_delay, "start-delay")?.unwrap_or(0.0),
         skew_pct: num(&o.skew, "skew", "a percentage")?,
         fs: fs.map(|f| f.fs),
-        steady: None,
+        steady: match text(&o.steady) {
+            Some(c) => Some(iolab_spec::steady::parse_steady(
+                c,
+                secs_v(&o.steady_duration, "steady-duration")?,
+                secs_v(&o.steady_ramp, "steady-ramp")?.unwrap_or(0.0),
+            )?),
+            None => None,
+        },
+        think_s: if fs_think {
+            0.0
+        } else {
+            secs_v(&o.think, "think")?.unwrap_or(0.0)
+        },
+        think_blocks: int(&o.think_blocks, "think-blocks", (1, u64::MAX))?.unwrap_or(1),
+        arrival: match text(&o.arrival).unwrap_or("fixed") {
+            "fixed" | "linear" => Arrival::Fixed,
+            "poisson" => Arrival::Poisson,
+            other => {
+                return Err(JobError(format!(
+                    "--arrival {other} is not known; use fixed or poisson"
+                )))
+            }
+        },
+        fdatasync_every: int(&o.fdatasync_every, "fdatasync-every", (0, u64::MAX))?.unwrap_or(0),
+        end_fsync: o.end_fsync.unwrap_or(false),
+        invalidate: o.invalidate.unwrap_or(false),
+        unlink: o.unlink.unwrap_or(false),
         origin: None,
     };
+    let mut spec = spec;
+    resolve_blockx(o, &mut spec)?;
+    if align_given.is_none() {
+        spec.align = spec.min_bs().max(1);
+    }
     spec.validate()?;
     Ok(spec)
+}
+
+/// A per-direction block size (`bs-write`, `bs-trim`): `bs`'s syntax,
+/// its messages naming the flag given.
+fn bs_of(v: &Option<Values>, flag: &str) -> Result<Option<Vec<BsWeight>>, JobError> {
+    text(v)
+        .map(|t| parse_bs(t).map_err(|e| JobError(e.0.replacen("--bs ", &format!("--{flag} "), 1))))
+        .transpose()
+}
+
+/// The trims, per-direction block sizes, holes and per-worker regions.
+fn resolve_blockx(o: &WorkloadOptions, spec: &mut WorkloadSpec) -> Result<(), JobError> {
+    spec.trim = rw_trim(&spec.rw);
+    spec.bs_write = bs_of(&o.bs_write, "bs-write")?;
+    spec.bs_trim = bs_of(&o.bs_trim, "bs-trim")?;
+    spec.hole = size(&o.hole, "hole")?.unwrap_or(0);
+    spec.random_every = int::<u64>(&o.random_every, "random-every", (1, u64::MAX))?
+        .filter(|&n| n > 1)
+        .unwrap_or(0);
+    spec.offset_increment = size(&o.offset_increment, "offset-increment")?.unwrap_or(0);
+    Ok(())
 }
 
 #[cfg(test)]

@@ -73,6 +73,8 @@ name_enum!(
         Access => "access",
         /// Creating a fileset before the run.
         Fileset => "fileset",
+        /// A discard (block workloads, `rw = trim`...).
+        Trim => "trim",
     }
 );
 
@@ -98,6 +100,7 @@ impl From<crate::ops::Op> for ErrOp {
             Op::Getattr => ErrOp::Getattr,
             Op::Setattr => ErrOp::Setattr,
             Op::Access => ErrOp::Access,
+            Op::Trim => ErrOp::Trim,
         }
     }
 }
@@ -360,6 +363,31 @@ pub struct WorkloadRaw {
     /// per operation, the filesets as found and made.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fs: Option<FsRaw>,
+    /// The steady-state check (`WorkloadSpec.steady`), judged by the run
+    /// core; `None` without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<SteadyRaw>,
+}
+
+/// What the run core's steady-state check saw (fio `ss`): one sample a
+/// second (whole intervals summed to about a second, or one interval when
+/// the run's interval is longer), judged over the last window.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SteadyRaw {
+    /// The criterion held over a full window; the workload ended there.
+    pub reached: bool,
+    /// When it was reached: nanoseconds after the workload's measured
+    /// start (after warm-up and its start delay).
+    pub reached_at_ns: Option<u64>,
+    /// The last judged value (deviation or slope per second, percent of
+    /// the window's mean when the limit is a percentage); `None` when no
+    /// full window was ever sampled.
+    pub value: Option<f64>,
+    /// The last window's samples, oldest first: I/Os and bytes per second.
+    pub samples_iops: Vec<f64>,
+    pub samples_bw: Vec<f64>,
+    /// Seconds each sample spans (1, or the interval when it is longer).
+    pub sample_s: f64,
 }
 
 pub type RawRun = WorkloadRaw;

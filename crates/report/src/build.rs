@@ -76,6 +76,7 @@ pub fn interval_record(iv: &IntervalRaw) -> Interval {
         warmup: iv.warmup,
         read: dir(iv.ops.read(), secs),
         write: dir(iv.ops.write(), secs),
+        trim: iv.ops.get(Op::Trim).map(|d| dir(d, secs)),
         total: dir(&total, secs),
         errors: iv.errors,
         cpu: iv.cpu.map(|c| cpu(c, secs, total.ops)),
@@ -105,22 +106,30 @@ fn summary(ops: &OpStats, fsyncs: u64, c: CpuTime, secs: f64, rate: Option<f64>)
         }),
         ops: ops
             .iter()
-            .filter(|(o, _)| !matches!(o, Op::Read | Op::Write))
+            .filter(|(o, _)| !matches!(o, Op::Read | Op::Write | Op::Trim))
             .map(|(o, d)| (o.name().to_string(), dir(d, secs)))
             .collect(),
-        trim: None,
+        trim: ops.get(Op::Trim).map(|d| dir(d, secs)),
     }
 }
 
-/// Every operation of the table merged: reads and writes for a block
-/// workload (whose fsyncs stay out of the table, in `fsyncs`), every
-/// operation, fsync and fdatasync included, for a file-system workload
-/// (as its IO summary counts them).
+/// Every operation of the table merged: reads, writes and trims for a
+/// block workload (whose fsyncs stay out of the table, in `fsyncs`),
+/// every operation, fsync and fdatasync included, for a file-system
+/// workload (as its IO summary counts them). A trim's bytes are not data
+/// moved: trims count in the total's operations and latencies, not in its
+/// bytes (`trim.bytes` has them).
 fn total_of(ops: &OpStats) -> DirStats {
     let mut t = both(ops.read(), ops.write());
     for (o, d) in ops.iter() {
-        if !matches!(o, Op::Read | Op::Write) {
-            t.merge(d);
+        match o {
+            Op::Read | Op::Write => {}
+            Op::Trim => {
+                let mut d = d.clone();
+                d.bytes = 0;
+                t.merge(&d);
+            }
+            _ => t.merge(d),
         }
     }
     t
@@ -208,7 +217,7 @@ fn histograms(ops: &OpStats) -> Histograms {
     Histograms {
         read: hist(&ops.read().lat),
         write: hist(&ops.write().lat),
-        trim: None,
+        trim: ops.get(Op::Trim).map(|d| hist(&d.lat)),
     }
 }
 
@@ -219,6 +228,33 @@ pub fn event_record(e: &iolab_raw::EventRaw) -> Event {
         label: e.label.clone(),
         source: e.source.clone(),
     }
+}
+
+/// The steady-state check of a workload that has one (fio `ss`).
+fn steady_state(w: &WorkloadRaw) -> Option<SteadyState> {
+    let spec = w.spec.steady?;
+    let raw = w.steady.clone().unwrap_or_default();
+    let mean = |v: &[f64]| {
+        if v.is_empty() {
+            0.0
+        } else {
+            v.iter().sum::<f64>() / v.len() as f64
+        }
+    };
+    Some(SteadyState {
+        criterion: spec.criterion().to_string(),
+        limit: spec.limit,
+        percent: spec.percent,
+        duration_s: spec.duration_s,
+        ramp_s: spec.ramp_s,
+        reached: raw.reached,
+        reached_at_s: raw.reached_at_ns.map(|n| n as f64 / 1e9),
+        value: raw.value.filter(|v| v.is_finite()).unwrap_or(0.0),
+        iops_mean: mean(&raw.samples_iops),
+        bw_mean: mean(&raw.samples_bw),
+        samples_iops: raw.samples_iops,
+        samples_bw: raw.samples_bw,
+    })
 }
 
 /// One workload's entry in `runs[].workloads[]`.
@@ -254,7 +290,7 @@ pub fn build_workload(w: &WorkloadRaw) -> WorkloadResult {
         sync_ops: Vec::new(),
         backend: None,
         backend_reason: None,
-        steady_state: None,
+        steady_state: steady_state(w),
     };
     if let Some(fs) = &w.fs {
         crate::fs::add_fs(&mut r, w, fs);

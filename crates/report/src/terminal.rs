@@ -44,12 +44,8 @@ pub fn run_heading(spec: &WorkloadSpec) -> String {
     if spec.sync == SyncMode::Dsync {
         s.push_str(", O_DSYNC");
     }
-    match spec.distribution {
-        Distribution::Uniform => {}
-        Distribution::Zipf { theta } => write!(s, ", zipf:{theta}").unwrap(),
-        Distribution::Hotspot { io_pct, space_pct } => {
-            write!(s, ", hotspot:{io_pct}/{space_pct}").unwrap()
-        }
+    if spec.distribution != Distribution::Uniform {
+        write!(s, ", {}", spec.distribution).unwrap();
     }
     match spec.data {
         DataPattern::Random => {}
@@ -409,7 +405,49 @@ pub fn workload_summary(run: &str, w: &WorkloadResult) -> String {
     if w.errors_total > 0 {
         writeln!(s, "errors: {}", w.errors_total).unwrap();
     }
+    if let Some(l) = steady_line(w) {
+        writeln!(s, "{l}").unwrap();
+    }
     s
+}
+
+/// Samples in a steady-state window: one a second (whole intervals), or
+/// one an interval when intervals are longer (as the run core takes them).
+fn steady_window(interval_s: f64, duration_s: f64) -> usize {
+    let iv = interval_s.max(iolab_spec::MIN_INTERVAL_S);
+    let sample_s = (1.0 / iv).round().max(1.0) * iv;
+    ((duration_s / sample_s).round() as usize).max(2)
+}
+
+/// Whether a workload with a steady-state criterion (fio `ss`) levelled:
+/// "steady state reached after 12.0 s (iops_slope 0.08% < 0.1%)".
+pub fn steady_line(w: &WorkloadResult) -> Option<String> {
+    let st = w.steady_state.as_ref()?;
+    let unit = if st.percent { "%" } else { "" };
+    let fig = |v: f64| {
+        let t = if v.abs() >= 100.0 {
+            format!("{v:.0}")
+        } else if v.abs() >= 1.0 {
+            format!("{v:.2}")
+        } else {
+            format!("{v:.3}")
+        };
+        format!("{t}{unit}")
+    };
+    let judged = |op: &str| format!("{} {} {op} {}", st.criterion, fig(st.value), fig(st.limit));
+    Some(match (st.reached, st.reached_at_s) {
+        (true, Some(t)) => format!("steady state reached after {t:.1} s ({})", judged("<")),
+        (true, None) => format!("steady state reached ({})", judged("<")),
+        (false, _) if st.samples_iops.len() < steady_window(w.spec.interval_s, st.duration_s) => {
+            format!(
+                "steady state not reached ({} {}: no full {} s window was sampled)",
+                st.criterion,
+                fig(st.limit),
+                st.duration_s
+            )
+        }
+        (false, _) => format!("steady state not reached ({})", judged(">=")),
+    })
 }
 
 /// A run's figure table and CPU line; for a run of one file-system
@@ -468,6 +506,11 @@ pub fn summary(run: &RunResult) -> String {
     let workload = run.spec.is_some() || !run.workloads.is_empty();
     if workload {
         run_figures(&mut s, run);
+        if let [w] = run.workloads.as_slice() {
+            if let Some(l) = steady_line(w) {
+                writeln!(s, "{l}").unwrap();
+            }
+        }
     }
     let st = &run.stalls;
     if workload && !run.intervals.is_empty() {

@@ -81,6 +81,7 @@ pub fn workload(name: &str, rw: &str, ivs: Vec<(u32, OpStats)>) -> WorkloadRaw {
         notes: vec![],
         verify: None,
         fs: None,
+        steady: None,
     }
 }
 

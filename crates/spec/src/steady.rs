@@ -49,3 +49,111 @@ impl SteadySpec {
         }
     }
 }
+
+/// The shortest window: fio needs at least two samples to judge.
+pub const MIN_STEADY_DURATION_S: f64 = 2.0;
+/// The longest window (a day): the samples are kept in memory.
+pub const MAX_STEADY_DURATION_S: f64 = 86_400.0;
+
+/// `steady`, `steady_duration` and `steady_ramp` as given (fio's `ss`
+/// syntax: `iops:10%`, `iops_slope:0.1%`, `bw:5%`, `bw_slope:10m`; an
+/// absolute bandwidth limit is a size per second).
+pub fn parse_steady(
+    criterion: &str,
+    duration_s: Option<f64>,
+    ramp_s: f64,
+) -> Result<SteadySpec, crate::SpecError> {
+    let e = |s: String| Err(crate::SpecError(s));
+    let t = criterion.trim();
+    let Some((name, limit)) = t.split_once(':') else {
+        return e(format!(
+            "--steady {t} has no limit; give CRITERION:LIMIT, e.g. iops:10% or iops_slope:0.1%"
+        ));
+    };
+    let (metric, check) = match name.trim() {
+        "iops" => (SteadyMetric::Iops, SteadyCheck::Deviation),
+        "iops_slope" => (SteadyMetric::Iops, SteadyCheck::Slope),
+        "bw" => (SteadyMetric::Bw, SteadyCheck::Deviation),
+        "bw_slope" => (SteadyMetric::Bw, SteadyCheck::Slope),
+        other => {
+            return e(format!(
+                "--steady {other} is not a criterion; use iops, iops_slope, bw or bw_slope"
+            ))
+        }
+    };
+    let limit = limit.trim();
+    let (value, percent) = match limit.strip_suffix('%') {
+        Some(p) => (p.trim().parse::<f64>().ok(), true),
+        None if metric == SteadyMetric::Iops => (limit.parse::<f64>().ok(), false),
+        None => (crate::parse_size(limit).ok().map(|b| b as f64), false),
+    };
+    let Some(limit_v) = value.filter(|v| v.is_finite() && *v >= 0.0) else {
+        let eg = if metric == SteadyMetric::Iops {
+            "10% or 50 (I/Os per second)"
+        } else {
+            "5% or 10m (bytes per second)"
+        };
+        return e(format!(
+            "--steady {t}: '{limit}' is not a limit; give a number of 0 or more, e.g. {name}:{eg}"
+        ));
+    };
+    let Some(d) = duration_s else {
+        return e(format!(
+            "--steady {t} needs its window: give --steady-duration, e.g. 30s (fio ss_dur)"
+        ));
+    };
+    if !(MIN_STEADY_DURATION_S..=MAX_STEADY_DURATION_S).contains(&d) || d.fract() != 0.0 {
+        return e(format!(
+            "--steady-duration {d}s is not a whole number of seconds from 2 to 86400; give e.g. 30s"
+        ));
+    }
+    if !ramp_s.is_finite() || ramp_s < 0.0 {
+        return e("--steady-ramp must be 0 or more, e.g. 10s".into());
+    }
+    Ok(SteadySpec {
+        metric,
+        check,
+        limit: limit_v,
+        percent,
+        duration_s: d,
+        ramp_s,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_fio_criteria() {
+        let s = parse_steady("iops_slope:0.1%", Some(30.0), 5.0).unwrap();
+        assert_eq!(s.criterion(), "iops_slope");
+        assert_eq!(
+            (s.limit, s.percent, s.duration_s, s.ramp_s),
+            (0.1, true, 30.0, 5.0)
+        );
+        let s = parse_steady("bw:10m", Some(2.0), 0.0).unwrap();
+        assert_eq!(s.criterion(), "bw");
+        assert_eq!((s.limit, s.percent), (10.0 * 1024.0 * 1024.0, false));
+        let s = parse_steady("iops:25", Some(2.0), 0.0).unwrap();
+        assert_eq!((s.limit, s.percent), (25.0, false));
+        let s = parse_steady("bw_slope:2 %", Some(3.0), 0.0).unwrap();
+        assert_eq!((s.criterion(), s.limit, s.percent), ("bw_slope", 2.0, true));
+    }
+
+    #[test]
+    fn refuses_bad_criteria_with_one_line() {
+        for (c, d, what) in [
+            ("iops", Some(2.0), "no limit"),
+            ("lat:5%", Some(2.0), "not a criterion"),
+            ("iops:x%", Some(2.0), "not a limit"),
+            ("iops:-1%", Some(2.0), "not a limit"),
+            ("iops:5%", None, "needs its window"),
+            ("iops:5%", Some(1.0), "whole number"),
+            ("iops:5%", Some(2.5), "whole number"),
+        ] {
+            let e = parse_steady(c, d, 0.0).unwrap_err().0;
+            assert!(e.contains(what) && !e.contains('\n'), "{c}: {e}");
+        }
+    }
+}

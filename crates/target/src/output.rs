@@ -15,10 +15,10 @@
 //!   attribute `user.iolab.output` iolab sets on every output file it
 //!   writes: the kind, length and FNV-1a hash of the bytes written, so it
 //!   vouches only for exactly those bytes (a file rewritten in place by
-//!   something else keeps the attribute but no longer matches it). CSV has
-//!   no room for a marker, so an iolab CSV file is recognised by the
-//!   attribute alone: on a file system without user xattrs, replacing one
-//!   needs `--force`;
+//!   something else keeps the attribute but no longer matches it). CSV and
+//!   fio's formats (JSON, text, logs) have no room for a marker, so such a
+//!   file is recognised by the attribute alone: on a file system without
+//!   user xattrs, replacing one needs `--force`;
 //! - a stream the user named: a pipe (FIFO), `/dev/null`, `/dev/zero`,
 //!   `/dev/full`, a terminal, or standard output or error
 //!   (`/dev/stdout`, `/dev/stderr`, `/dev/fd/1`, `/proc/self/fd/2`, ...),
@@ -74,6 +74,13 @@ pub enum OutputKind {
     Csv,
     /// The findings log of `run --verify` and `verify`.
     FindingsLog,
+    /// fio's JSON (`run --fio-json`, `fio --output`): fio's own layout has
+    /// no room for a marker, so it is recognised by the attribute alone.
+    FioJson,
+    /// fio's text output (`fio --output` with the normal format).
+    FioText,
+    /// A fio log file (`write_bw_log`, ...), recognised by the attribute.
+    FioLog,
 }
 
 impl OutputKind {
@@ -87,6 +94,9 @@ impl OutputKind {
             OutputKind::Markdown => "an iolab Markdown report",
             OutputKind::Csv => "an iolab CSV report",
             OutputKind::FindingsLog => "an iolab findings log",
+            OutputKind::FioJson => "fio's JSON written by iolab",
+            OutputKind::FioText => "fio's text output written by iolab",
+            OutputKind::FioLog => "a fio log file written by iolab",
         }
     }
 
@@ -100,6 +110,9 @@ impl OutputKind {
             OutputKind::Markdown => "markdown",
             OutputKind::Csv => "csv",
             OutputKind::FindingsLog => "findings-log",
+            OutputKind::FioJson => "fio-json",
+            OutputKind::FioText => "fio-text",
+            OutputKind::FioLog => "fio-log",
         }
     }
 
@@ -125,7 +138,9 @@ impl OutputKind {
             }
             OutputKind::Markdown => head.starts_with(b"<!-- written by iolab"),
             OutputKind::FindingsLog => head.starts_with(b"# iolab findings log"),
-            OutputKind::Csv => false,
+            OutputKind::Csv | OutputKind::FioJson | OutputKind::FioText | OutputKind::FioLog => {
+                false
+            }
         }
     }
 }

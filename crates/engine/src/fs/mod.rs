@@ -336,6 +336,7 @@ impl Driver for FsDriver {
             notes: self.notes.clone(),
             verify: None,
             fs: Some(self.fs_raw()),
+            steady: None,
         }
     }
 

@@ -37,6 +37,7 @@ pub fn run(args: Args) -> ExitCode {
         temp_file: None,
         force: args.force,
         silent: false,
+        fio: None,
     };
     let (code, last) = execute(planned, plan, out, &mut |_| {});
     if let Some(s) = last {

@@ -17,7 +17,8 @@ pub mod values;
 /// One option line of a job, as written after variables were filled.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FioOpt {
-    /// The option's name as written (lower case; fio's aliases kept).
+    /// The option's name as written, trimmed (fio matches names
+    /// case-sensitively, so `Direct` is not `direct`; aliases kept).
     pub key: String,
     /// The value; `None` for a bare boolean (`direct`, `time_based`).
     pub value: Option<String>,
