@@ -318,20 +318,26 @@ fn job_option(
 }
 
 /// The command line's jobs as fio job text: `[global]` with the options
-/// before the first `--name`, then a section per `--name`. `None` when
-/// the command line has no job options (only job files).
-pub fn job_text(l: &FioLine) -> Option<String> {
+/// before the first `--name`, then a section per `--name`; and for each
+/// line of it, the argument it came from (for messages). `None` when the
+/// command line has no job options (only job files).
+pub fn job_text(l: &FioLine) -> Option<(String, Vec<String>)> {
     if l.global.is_empty() && l.jobs.is_empty() {
         return None;
     }
     let mut t = String::new();
+    let mut args = Vec::new();
     let mut section = |name: &str, opts: &[Opt]| {
         t.push_str(&format!("[{name}]\n"));
+        args.push(format!("--name={name}"));
         for (k, v) in opts {
-            match v {
-                Some(v) => t.push_str(&format!("{k}={v}\n")),
-                None => t.push_str(&format!("{k}\n")),
-            }
+            let line = match v {
+                Some(v) => format!("{k}={v}"),
+                None => k.clone(),
+            };
+            t.push_str(&line);
+            t.push('\n');
+            args.push(format!("--{line}"));
         }
     };
     if !l.global.is_empty() {
@@ -340,7 +346,26 @@ pub fn job_text(l: &FioLine) -> Option<String> {
     for (name, opts) in &l.jobs {
         section(name, opts);
     }
-    Some(t)
+    Some((t, args))
+}
+
+/// A message about the command line's job text (`command line:N: ...`)
+/// with the argument line N came from instead of the line number.
+pub fn locate(msg: &str, args: &[String]) -> String {
+    const AT: &str = "command line:";
+    let Some(i) = msg.find(AT) else {
+        return msg.to_string();
+    };
+    let rest = &msg[i + AT.len()..];
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    let arg = rest[..digits]
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| args.get(n.wrapping_sub(1)));
+    match arg {
+        Some(a) => format!("{}command line ({a}){}", &msg[..i], &rest[digits..]),
+        None => msg.to_string(),
+    }
 }
 
 fn help() -> ExitCode {
@@ -365,8 +390,10 @@ pub fn run(args: Args) -> ExitCode {
         Err(e) => return bad_input(&e),
     };
     let mut files: Vec<(String, String)> = Vec::new();
-    if let Some(t) = job_text(&l) {
+    let mut line_args = Vec::new();
+    if let Some((t, a)) = job_text(&l) {
         files.push(("command line".to_string(), t));
+        line_args = a;
     }
     for f in &l.files {
         match iolab_jobfile::read_job_text(f) {
@@ -388,7 +415,7 @@ pub fn run(args: Args) -> ExitCode {
     };
     let mut loaded = match load_text(&files, &lo) {
         Ok(x) => x,
-        Err(e) => return bad_input(&e.0),
+        Err(e) => return bad_input(&locate(&e.0, &line_args)),
     };
     if !l.ignored.is_empty() {
         loaded.notes.push(format!(
