@@ -482,3 +482,77 @@ fn outputs(l: &FioLine) -> Result<(Option<FioOut>, Option<crate::fio_text::Captu
     };
     Ok((fio, capture))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(s: &str) -> FioLine {
+        let argv: Vec<String> = s.split_whitespace().map(String::from).collect();
+        match parse(&argv).unwrap() {
+            Parsed::Run(l) => *l,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn globals_jobs_values_and_files_as_fio_reads_them() {
+        let l = line(
+            "--size=1g -ioengine=libaio --name=a --rw randread --time_based job.fio --direct --bs=4k --name=b --norandommap other.fio",
+        );
+        let s = |k: &str, v: Option<&str>| (k.to_string(), v.map(String::from));
+        assert_eq!(
+            l.global,
+            vec![s("size", Some("1g")), s("ioengine", Some("libaio"))]
+        );
+        assert_eq!(l.jobs[0].0, "a");
+        assert_eq!(
+            l.jobs[0].1,
+            vec![
+                s("rw", Some("randread")),
+                s("time_based", None),
+                s("direct", None),
+                s("bs", Some("4k"))
+            ]
+        );
+        assert_eq!(l.jobs[1], ("b".to_string(), vec![s("norandommap", None)]));
+        assert_eq!(
+            l.files,
+            vec![PathBuf::from("job.fio"), PathBuf::from("other.fio")]
+        );
+        let (text, args) = job_text(&l).unwrap();
+        assert!(
+            text.starts_with("[global]\nsize=1g\nioengine=libaio\n[a]\nrw=randread\ntime_based\n")
+        );
+        assert_eq!(args[4], "--rw=randread");
+        assert_eq!(
+            locate("command line:5: rw=x: bad", &args),
+            "command line (--rw=randread): rw=x: bad"
+        );
+    }
+
+    #[test]
+    fn fio_flags() {
+        let l = line("--output-format=json+,normal --output o.json --section=x --section y --readonly --eta=never --eta-newline 5 --name=a");
+        assert_eq!(
+            l.formats,
+            Formats {
+                normal: true,
+                json: true,
+                plus: true
+            }
+        );
+        assert_eq!(l.output, Some(PathBuf::from("o.json")));
+        assert_eq!(l.sections, vec!["x", "y"]);
+        assert!(l.readonly);
+        assert_eq!(l.ignored, vec!["--eta", "--eta-newline"]);
+        assert_eq!(l.jobs.len(), 1);
+        assert!(l.global.is_empty());
+        let a = |s: &str| vec![s.to_string()];
+        assert!(matches!(parse(&a("--version")), Ok(Parsed::Version)));
+        assert!(matches!(parse(&a("--help")), Ok(Parsed::Help)));
+        assert!(parse(&a("--client=h")).unwrap_err().contains("issue 19"));
+        assert!(parse(&a("--name=a\nb")).is_err());
+        assert!(parse(&a("--rw=read\nbs=1")).is_err());
+    }
+}
