@@ -457,3 +457,58 @@ fn fio_command_line_with_a_job_file_section_and_parse_only() {
         .unwrap();
     assert_one_line_bad(&o, "two");
 }
+
+#[test]
+fn fio_logs_are_written_where_the_job_asks_and_never_over_a_foreign_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("j.fio");
+    std::fs::write(
+        &job,
+        fio_job(
+            &dir.path().join("f"),
+            "write_bw_log=mine\nwrite_iops_log=ops",
+        ),
+    )
+    .unwrap();
+    let run = || {
+        iolab()
+            .current_dir(dir.path())
+            .arg("run")
+            .arg(&job)
+            .arg("-q")
+            .output()
+            .unwrap()
+    };
+    let o = run();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let names = |prefix: &str| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(prefix) && n.ends_with(".log"))
+            .collect();
+        v.sort();
+        v
+    };
+    let bw = names("mine_bw");
+    assert_eq!(bw.len(), 1, "{:?}", names(""));
+    assert_eq!(names("ops_iops").len(), 1, "{:?}", names(""));
+    // fio's line: time, value, direction, bs, offset[, prio...].
+    let text = std::fs::read_to_string(dir.path().join(&bw[0])).unwrap();
+    let first = text
+        .lines()
+        .next()
+        .unwrap_or_else(|| panic!("empty {}", bw[0]));
+    assert!(first.split(',').count() >= 5, "{first}");
+    // Its own earlier log is replaced; a file iolab did not write is not.
+    let o = run();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    std::fs::write(dir.path().join(&bw[0]), "someone else's\n").unwrap();
+    let o = run();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&bw[0]), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(&bw[0])).unwrap(),
+        "someone else's\n"
+    );
+}
