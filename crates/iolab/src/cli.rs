@@ -26,7 +26,7 @@ pub enum Cmd {
     // Negative numbers are values (`--qd -3` is told its minimum), not flags.
     #[command(allow_negative_numbers = true, after_help = RUN_AFTER_HELP)]
     Run(RunArgs),
-    /// fio's command line: `iolab fio --name=a --rw=randread --bs=4k ... [job files]`, fio's JSON with --output-format=json (docs/fio.md)
+    /// Run fio's command line (`--name=a --rw=randread --bs=4k ... [job files]`); fio's JSON with --output-format=json (docs/fio.md)
     #[command(disable_help_flag = true, after_help = crate::fio_cmd::AFTER_HELP)]
     Fio(crate::fio_cmd::Args),
     /// Report the devices under the targets (all when none): configuration, partitions, multipath, FC, NVMe, ZFS, and advice (docs/doctor.md)
