@@ -88,11 +88,16 @@ pub struct RunArgs {
     pub vars: Vec<String>,
 
     /// The job file's language, instead of telling it by content: iolab (TOML) or fio
-    #[arg(long, value_name = "FORMAT", help_heading = "Job file")]
+    #[arg(
+        long,
+        value_name = "FORMAT",
+        requires = "jobfile",
+        help_heading = "Job file"
+    )]
     pub input_format: Option<String>,
 
     /// Run a fio job even when it has options iolab cannot honour: they are listed and passed over instead of stopping the job
-    #[arg(long, help_heading = "Job file")]
+    #[arg(long, requires = "jobfile", help_heading = "Job file")]
     pub ignore_unsupported: bool,
 
     /// Read and resolve the job (any format) and print the plan, touching and checking no target or output; exit 0, or 2 with what is wrong
