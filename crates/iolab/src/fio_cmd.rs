@@ -17,7 +17,10 @@
 use crate::cli::RunArgs;
 use crate::exit::bad_input;
 use crate::fio_out::{FioDest, FioOut};
-use iolab_jobfile::frontend::{load_text, InputFormat, LoadOptions};
+use iolab_jobfile::frontend::{InputFormat, LoadOptions, Loaded};
+
+/// The origin of the job text made from the command line.
+const COMMAND_LINE: &str = "command line";
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -368,6 +371,27 @@ pub fn locate(msg: &str, args: &[String]) -> String {
     }
 }
 
+/// `frontend::load_text`, but the first job file after the command line
+/// starts without a stonewall: fio numbers its job files from the first
+/// one given, apart from the command line's jobs, and stonewalls only the
+/// second and later, so the command line's jobs run with the first
+/// file's (init.c: `parse_jobs_ini(file, 0, i, ...)`).
+fn load(files: &[(String, String)], lo: &LoadOptions) -> Result<Loaded, String> {
+    use iolab_jobfile::fio::{map::map, parse::parse_files};
+    let mut parsed = parse_files(files, &lo.vars).map_err(|e| e.0)?;
+    if files.len() > 1 && files[0].0 == COMMAND_LINE {
+        let first_file = &files[1].0;
+        if let Some(job) = parsed.jobs.iter_mut().find(|j| &j.file == first_file) {
+            // The stonewall the parser puts at the section's own line.
+            let (file, line) = (job.file.clone(), job.line);
+            job.options.retain(|o| {
+                !(o.key == "stonewall" && o.value.is_none() && o.file == file && o.line == line)
+            });
+        }
+    }
+    map(&parsed, lo).map_err(|e| e.0)
+}
+
 fn help() -> ExitCode {
     println!(
         "iolab fio: fio's job options, job files and flags, run by iolab (docs/fio.md)\n\n{AFTER_HELP}"
@@ -392,7 +416,7 @@ pub fn run(args: Args) -> ExitCode {
     let mut files: Vec<(String, String)> = Vec::new();
     let mut line_args = Vec::new();
     if let Some((t, a)) = job_text(&l) {
-        files.push(("command line".to_string(), t));
+        files.push((COMMAND_LINE.to_string(), t));
         line_args = a;
     }
     for f in &l.files {
@@ -413,9 +437,9 @@ pub fn run(args: Args) -> ExitCode {
         sections: l.sections.clone(),
         readonly: l.readonly,
     };
-    let mut loaded = match load_text(&files, &lo) {
+    let mut loaded = match load(&files, &lo) {
         Ok(x) => x,
-        Err(e) => return bad_input(&locate(&e.0, &line_args)),
+        Err(e) => return bad_input(&locate(&e, &line_args)),
     };
     if !l.ignored.is_empty() {
         loaded.notes.push(format!(

@@ -512,3 +512,38 @@ fn fio_logs_are_written_where_the_job_asks_and_never_over_a_foreign_file() {
         "someone else's\n"
     );
 }
+
+#[test]
+fn command_line_jobs_run_with_the_first_job_file_and_later_files_after() {
+    // fio stonewalls the second and later job files only: the command
+    // line's jobs run together with the first file's.
+    let dir = tempfile::tempdir().unwrap();
+    let file = |name: &str, job: &str| {
+        let p = dir.path().join(name);
+        let f = dir.path().join(format!("{job}.dat"));
+        std::fs::write(
+            &p,
+            format!("[{job}]\nrw=read\nfilename={}\nsize=1m\n", f.display()),
+        )
+        .unwrap();
+        p
+    };
+    let (one, two) = (file("one.fio", "one"), file("two.fio", "two"));
+    let o = iolab()
+        .arg("fio")
+        .args(["--name=x", "--rw=read", "--size=1m", "--parse-only"])
+        .arg(format!("--filename={}", dir.path().join("x.dat").display()))
+        .arg(&one)
+        .arg(&two)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("plan: 2 runs"), "{out}");
+    assert!(out.contains("2 workloads together"), "{out}");
+    let x = out.find("- x: read").unwrap();
+    let one_at = out.find("- one: read").unwrap();
+    let two_at = out.find("two: read").unwrap();
+    assert!(x < one_at && one_at < two_at, "{out}");
+    assert!(!out[two_at - 4..two_at].contains("- "), "{out}");
+}

@@ -337,8 +337,10 @@ pub fn translate(file: &FioFile, lo: &LoadOptions) -> Result<Translation, JobErr
             kb,
             lo,
         };
-        // Each job file after the first starts with a stonewall (fio).
-        let new_file = prev_file.is_some_and(|p| p != fj.file);
+        // Each job file after the first starts with a stonewall (fio);
+        // `iolab fio`'s command line is no job file: its jobs run with the
+        // first file's, as in fio.
+        let new_file = prev_file.is_some_and(|p| p != fj.file && p != "command line");
         prev_file = Some(&fj.file);
         let stonewall = job.flag("stonewall")?.unwrap_or(false) || new_file;
         let new_group = job.flag("new_group")?.unwrap_or(false);
