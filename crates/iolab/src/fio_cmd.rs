@@ -301,6 +301,14 @@ fn job_option(
         if v.contains(['\n', '\r']) {
             return Err(format!("--{key}: a value on the command line is one line"));
         }
+        // The options become job text, where ';' and '#' start a comment:
+        // the value would be cut short (another file name, say), so it is
+        // refused rather than changed.
+        if v.contains([';', '#']) {
+            return Err(format!(
+                "--{key}={v}: iolab fio does not take ';' or '#' in a value (fio's job text cuts a comment there); rename the file or directory"
+            ));
+        }
     }
     if key == "name" {
         let name = value.ok_or("--name needs a value: --name=JOB starts a job")?;
@@ -578,5 +586,8 @@ mod tests {
         assert!(parse(&a("--client=h")).unwrap_err().contains("issue 19"));
         assert!(parse(&a("--name=a\nb")).is_err());
         assert!(parse(&a("--rw=read\nbs=1")).is_err());
+        assert!(parse(&a("--filename=/tmp/a#b"))
+            .unwrap_err()
+            .contains("'#'"));
     }
 }
