@@ -51,6 +51,16 @@ impl BlockDriver {
         }
     }
 
+    /// The operations of the workload's table: reads and writes, and
+    /// trims when it trims.
+    fn ops(&self) -> Vec<Op> {
+        let mut ops = vec![Op::Read, Op::Write];
+        if self.spec.trims() {
+            ops.push(Op::Trim);
+        }
+        ops
+    }
+
     fn target_raw(&self) -> Vec<TargetRaw> {
         self.targets
             .iter()
@@ -121,16 +131,28 @@ impl BlockDriver {
             .iter()
             .map(|p| (p.region_start, p.region_len))
             .collect();
+        let table = |bs: &[iolab_spec::BsWeight]| -> Vec<(u64, u32)> {
+            bs.iter().map(|b| (b.bytes, b.weight)).collect()
+        };
         let gen_cfg = GenConfig {
             read_pct: spec.read_pct,
             random_pct: spec.random_pct,
             read_hit_pct: spec.read_hit_pct,
             write_hit_pct: spec.write_hit_pct,
-            bs: spec.bs.iter().map(|b| (b.bytes, b.weight)).collect(),
+            bs: table(&spec.bs),
+            bs_write: spec.bs_write.as_deref().map(table),
+            bs_trim: spec.bs_trim.as_deref().map(table),
+            trim: spec.trim,
+            hole: spec.hole,
+            random_every: spec.random_every,
             align: spec.align,
-            distribution: spec.distribution,
+            distribution: spec.distribution.clone(),
         };
-        let regions = prepare::worker_regions(mine, &spans, spec.hit_area);
+        let per_worker = prepare::PerWorker {
+            increment: spec.offset_increment,
+            range: spec.targets.iter().map(|t| t.range).collect(),
+        };
+        let regions = prepare::worker_regions(mine, &spans, spec.hit_area, &per_worker);
         let seed = spec.seed ^ (w as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let verify = self.vrun.as_ref().map(|v| {
             WorkerVerify::new(
@@ -183,7 +205,7 @@ impl Driver for BlockDriver {
 
     fn caps(&self) -> Caps {
         Caps {
-            ops: vec![Op::Read, Op::Write],
+            ops: self.ops(),
             svc: self.spec.rate_iops.is_some(),
             moves_data: crate::engines::caps(self.spec.engine).moves_data,
         }
@@ -294,7 +316,7 @@ impl Driver for BlockDriver {
             warmup_ns: 0,
             measured_ns: 0,
             intervals: Vec::new(),
-            ops: OpStats::rw(self.spec.rate_iops.is_some()),
+            ops: OpStats::new(&self.ops(), self.spec.rate_iops.is_some()),
             fsyncs: 0,
             cpu: CpuTime::default(),
             errno_counts: errors.iter().map(|e| (e.errno, 1)).collect(),

@@ -8,13 +8,25 @@
 //! continues sequentially from there. With a hit area, the `*_hit_pct`
 //! share of reads or writes goes to the leading `hit_area` bytes of the
 //! region and the rest to the region after it.
+//!
+//! Each direction draws its size from its own table (`bs`, `bs_write`,
+//! `bs_trim`). Trims come alone (`rw = trim`) or as fio's trimwrite pairs:
+//! a trim, then a write of the same block. A sequential stream skips
+//! `hole` bytes after each I/O; with `random_every` N only every N-th I/O
+//! may jump. Random offsets follow the workload's [`Distribution`]
+//! (`dist` module).
 
-use iolab_spec::Distribution;
+use iolab_spec::{Distribution, TrimMode};
+
+mod dist;
+use dist::DistState;
+pub use dist::Zipf;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dir {
-    Read,
-    Write,
+    Read = 0,
+    Write = 1,
+    Trim = 2,
 }
 
 /// One planned I/O.
@@ -53,10 +65,41 @@ struct RegionState {
     dist: DistState,
 }
 
-enum DistState {
-    Uniform,
-    Zipf(Zipf),
-    Hotspot { io: u32, hot_blocks: u64 },
+impl RegionState {
+    fn new(
+        r: Region,
+        cfg: &GenConfig,
+        max_bs: u64,
+        align: u64,
+        rng: &mut fastrand::Rng,
+    ) -> RegionState {
+        let blocks = |len: u64| {
+            if len < max_bs {
+                0
+            } else {
+                (len - max_bs) / align + 1
+            }
+        };
+        let (miss_start, miss_len) = if r.hit_len > 0 && r.hit_len < r.len {
+            (r.start + r.hit_len, r.len - r.hit_len)
+        } else {
+            (r.start, r.len)
+        };
+        let miss_blocks = blocks(miss_len);
+        let dist = DistState::new(&cfg.distribution, miss_blocks, align, rng);
+        let cursor =
+            miss_start + align_down(r.stream_start.min(miss_len.saturating_sub(max_bs)), align);
+        RegionState {
+            hit_blocks: blocks(r.hit_len.min(r.len)),
+            hit_cursor: r.start,
+            miss_start,
+            miss_len,
+            cursor,
+            miss_blocks,
+            dist,
+            r,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -65,23 +108,73 @@ pub struct GenConfig {
     pub random_pct: u32,
     pub read_hit_pct: u32,
     pub write_hit_pct: u32,
+    /// Sizes of reads (and of writes and trims without their own).
     pub bs: Vec<(u64, u32)>,
+    pub bs_write: Option<Vec<(u64, u32)>>,
+    pub bs_trim: Option<Vec<(u64, u32)>>,
+    pub trim: TrimMode,
+    pub hole: u64,
+    /// Only every N-th I/O may jump (0 or 1: every I/O).
+    pub random_every: u64,
     pub align: u64,
     pub distribution: Distribution,
+}
+
+impl Default for GenConfig {
+    /// Sequential 4 KiB reads, uniform.
+    fn default() -> Self {
+        GenConfig {
+            read_pct: 100,
+            random_pct: 0,
+            read_hit_pct: 0,
+            write_hit_pct: 0,
+            bs: vec![(4096, 1)],
+            bs_write: None,
+            bs_trim: None,
+            trim: TrimMode::None,
+            hole: 0,
+            random_every: 0,
+            align: 4096,
+            distribution: Distribution::Uniform,
+        }
+    }
+}
+
+/// One direction's sizes and weights.
+#[derive(Debug, Clone)]
+struct BsTable {
+    sizes: Vec<(u32, u32)>,
+    total: u32,
+}
+
+impl BsTable {
+    fn new(bs: &[(u64, u32)]) -> BsTable {
+        let sizes: Vec<(u32, u32)> = bs.iter().map(|&(b, w)| (b as u32, w)).collect();
+        BsTable {
+            total: sizes.iter().map(|b| b.1).sum(),
+            sizes,
+        }
+    }
 }
 
 pub struct IoGen {
     rng: fastrand::Rng,
     regions: Vec<RegionState>,
     next_region: usize,
-    bs: Vec<(u32, u32)>,
-    bs_total: u32,
-    max_bs: u64,
+    /// Indexed by [`Dir`].
+    bs: [BsTable; 3],
     align: u64,
     read_pct: u32,
     random_pct: u32,
     read_hit_pct: u32,
     write_hit_pct: u32,
+    trim: TrimMode,
+    hole: u64,
+    random_every: u64,
+    /// I/Os left until the next one that may jump (`random_every`).
+    every_left: u64,
+    /// trimwrite: the write that follows the trim just planned.
+    then_write: Option<IoPlan>,
 }
 
 fn align_down(v: u64, a: u64) -> u64 {
@@ -90,64 +183,43 @@ fn align_down(v: u64, a: u64) -> u64 {
 
 impl IoGen {
     pub fn new(cfg: &GenConfig, regions: Vec<Region>, seed: u64) -> IoGen {
-        let max_bs = cfg.bs.iter().map(|b| b.0).max().unwrap_or(4096);
+        let bs = [
+            BsTable::new(&cfg.bs),
+            BsTable::new(cfg.bs_write.as_deref().unwrap_or(&cfg.bs)),
+            BsTable::new(cfg.bs_trim.as_deref().unwrap_or(&cfg.bs)),
+        ];
+        let max_bs = bs
+            .iter()
+            .flat_map(|t| t.sizes.iter().map(|b| b.0 as u64))
+            .max()
+            .unwrap_or(4096);
         let align = cfg.align.max(1);
-        let blocks = |len: u64| {
-            if len < max_bs {
-                0
-            } else {
-                (len - max_bs) / align + 1
-            }
-        };
         let mut rng = fastrand::Rng::with_seed(seed);
         let regions = regions
             .into_iter()
-            .map(|r| {
-                let (miss_start, miss_len) = if r.hit_len > 0 && r.hit_len < r.len {
-                    (r.start + r.hit_len, r.len - r.hit_len)
-                } else {
-                    (r.start, r.len)
-                };
-                let miss_blocks = blocks(miss_len);
-                let dist = match cfg.distribution {
-                    Distribution::Uniform => DistState::Uniform,
-                    Distribution::Zipf { theta } => {
-                        DistState::Zipf(Zipf::new(miss_blocks.max(1), theta, rng.u64(..)))
-                    }
-                    Distribution::Hotspot { io_pct, space_pct } => DistState::Hotspot {
-                        io: (io_pct * 100.0).round() as u32,
-                        hot_blocks: ((miss_blocks as f64 * space_pct / 100.0).ceil() as u64)
-                            .clamp(1, miss_blocks.max(1)),
-                    },
-                };
-                let cursor = miss_start
-                    + align_down(r.stream_start.min(miss_len.saturating_sub(max_bs)), align);
-                RegionState {
-                    hit_blocks: blocks(r.hit_len.min(r.len)),
-                    hit_cursor: r.start,
-                    miss_start,
-                    miss_len,
-                    cursor,
-                    miss_blocks,
-                    dist,
-                    r,
-                }
-            })
+            .map(|r| RegionState::new(r, cfg, max_bs, align, &mut rng))
             .collect();
-        let bs: Vec<(u32, u32)> = cfg.bs.iter().map(|&(b, w)| (b as u32, w)).collect();
         IoGen {
             rng,
             regions,
             next_region: 0,
-            bs_total: bs.iter().map(|b| b.1).sum(),
             bs,
-            max_bs,
             align,
             read_pct: cfg.read_pct,
             random_pct: cfg.random_pct,
             read_hit_pct: cfg.read_hit_pct,
             write_hit_pct: cfg.write_hit_pct,
+            trim: cfg.trim,
+            hole: cfg.hole,
+            random_every: cfg.random_every,
+            every_left: 1,
+            then_write: None,
         }
+    }
+
+    /// Whether this generator plans trims.
+    pub fn trims(&self) -> bool {
+        self.trim != TrimMode::None
     }
 
     pub fn rng(&mut self) -> &mut fastrand::Rng {
@@ -164,29 +236,58 @@ impl IoGen {
     }
 
     #[inline]
-    fn pick_bs(&mut self) -> u32 {
-        if self.bs.len() == 1 {
-            return self.bs[0].0;
+    fn pick_bs(&mut self, dir: Dir) -> u32 {
+        let t = &self.bs[dir as usize];
+        if t.sizes.len() == 1 {
+            return t.sizes[0].0;
         }
-        let mut x = self.rng.u32(0..self.bs_total);
-        for &(b, w) in &self.bs {
+        let mut x = self.rng.u32(0..t.total);
+        for &(b, w) in &t.sizes {
             if x < w {
                 return b;
             }
             x -= w;
         }
-        self.bs[self.bs.len() - 1].0
+        t.sizes[t.sizes.len() - 1].0
+    }
+
+    /// The direction of the next I/O (not the write of a trimwrite pair).
+    #[inline]
+    fn pick_dir(&mut self) -> Dir {
+        match self.trim {
+            TrimMode::None => {
+                if self.chance(self.read_pct) {
+                    Dir::Read
+                } else {
+                    Dir::Write
+                }
+            }
+            TrimMode::Only | TrimMode::ThenWrite => Dir::Trim,
+        }
+    }
+
+    /// Whether this I/O jumps to a random offset: `random_pct`'s chance,
+    /// tried on every `random_every`-th I/O only.
+    #[inline]
+    fn jumps(&mut self) -> bool {
+        if self.random_every > 1 {
+            self.every_left -= 1;
+            if self.every_left > 0 {
+                return false;
+            }
+            self.every_left = self.random_every;
+        }
+        self.chance(self.random_pct)
     }
 
     /// The next I/O. No allocation.
     #[inline]
     pub fn next_io(&mut self) -> IoPlan {
-        let dir = if self.chance(self.read_pct) {
-            Dir::Read
-        } else {
-            Dir::Write
-        };
-        let len = self.pick_bs();
+        if let Some(w) = self.then_write.take() {
+            return w;
+        }
+        let dir = self.pick_dir();
+        let len = self.pick_bs(dir);
         let ri = self.next_region;
         self.next_region += 1;
         if self.next_region == self.regions.len() {
@@ -194,163 +295,76 @@ impl IoGen {
         }
         let hit_pct = match dir {
             Dir::Read => self.read_hit_pct,
-            Dir::Write => self.write_hit_pct,
+            Dir::Write | Dir::Trim => self.write_hit_pct,
         };
         let hit = self.regions[ri].hit_blocks > 0 && self.chance(hit_pct);
-        let random = self.chance(self.random_pct);
-        let align = self.align;
-        let len64 = len as u64;
+        let random = self.jumps();
         let offset = if hit {
-            let hb = self.regions[ri].hit_blocks;
-            let rs = &mut self.regions[ri];
-            let end = rs.r.start + rs.r.hit_len.min(rs.r.len);
-            let off = if random {
-                rs.r.start + self.rng.u64(0..hb) * align
-            } else {
-                if rs.hit_cursor + len64 > end {
-                    rs.hit_cursor = rs.r.start;
-                }
-                rs.hit_cursor
-            };
-            let rs = &mut self.regions[ri];
-            rs.hit_cursor = off + len64;
-            off
+            self.hit_offset(ri, random, len as u64)
         } else {
-            let off = if random {
-                let b = self.sample_block(ri);
-                self.regions[ri].miss_start + b * align
-            } else {
-                let rs = &mut self.regions[ri];
-                if rs.cursor + len64 > rs.miss_start + rs.miss_len {
-                    rs.cursor = rs.miss_start;
-                }
-                rs.cursor
-            };
-            self.regions[ri].cursor = off + len64;
-            off
+            self.miss_offset(ri, random, len as u64)
         };
-        let _ = self.max_bs;
-        IoPlan {
+        let plan = IoPlan {
             dir,
             target: self.regions[ri].r.target,
             offset,
             len,
+        };
+        if self.trim == TrimMode::ThenWrite {
+            self.then_write = Some(IoPlan {
+                dir: Dir::Write,
+                ..plan
+            });
         }
+        plan
+    }
+
+    /// An offset in the hit area; the stream goes on `hole` bytes after.
+    #[inline]
+    fn hit_offset(&mut self, ri: usize, random: bool, len: u64) -> u64 {
+        let hb = self.regions[ri].hit_blocks;
+        let off = if random {
+            let b = self.rng.u64(0..hb);
+            self.regions[ri].r.start + b * self.align
+        } else {
+            let rs = &mut self.regions[ri];
+            let end = rs.r.start + rs.r.hit_len.min(rs.r.len);
+            if rs.hit_cursor + len > end {
+                rs.hit_cursor = rs.r.start;
+            }
+            rs.hit_cursor
+        };
+        self.regions[ri].hit_cursor = off + len + self.hole;
+        off
+    }
+
+    /// An offset outside the hit area; the stream goes on `hole` bytes after.
+    #[inline]
+    fn miss_offset(&mut self, ri: usize, random: bool, len: u64) -> u64 {
+        let off = if random {
+            let b = self.sample_block(ri);
+            self.regions[ri].miss_start + b * self.align
+        } else {
+            let rs = &mut self.regions[ri];
+            if rs.cursor + len > rs.miss_start + rs.miss_len {
+                rs.cursor = rs.miss_start;
+            }
+            rs.cursor
+        };
+        self.regions[ri].cursor = off + len + self.hole;
+        off
     }
 
     #[inline]
     fn sample_block(&mut self, ri: usize) -> u64 {
         let n = self.regions[ri].miss_blocks.max(1);
-        match &self.regions[ri].dist {
-            DistState::Uniform => self.rng.u64(0..n),
-            DistState::Zipf(z) => {
-                let u = self.rng.f64();
-                z.sample(u)
-            }
-            &DistState::Hotspot { io, hot_blocks } => {
-                if hot_blocks >= n || self.rng.u32(0..10_000) < io {
-                    self.rng.u64(0..hot_blocks)
-                } else {
-                    self.rng.u64(hot_blocks..n)
-                }
-            }
-        }
-    }
-}
-
-/// Zipf-distributed block numbers over `n` blocks (Gray et al., "Quickly
-/// generating billion-record synthetic databases", SIGMOD 1994). Rank r
-/// (0 = hottest) is scattered to block (r * P + shift) mod n with P a prime
-/// that does not divide n, a bijection, so hot blocks are spread over the
-/// region rather than packed at its start.
-pub struct Zipf {
-    n: u64,
-    theta: f64,
-    alpha: f64,
-    zetan: f64,
-    eta: f64,
-    half_pow_theta: f64,
-    prime: u64,
-    shift: u64,
-}
-
-/// zeta(n, theta) = sum_{i=1..n} 1/i^theta: exact up to 2^20 terms, then
-/// the Euler-Maclaurin integral for the tail (relative error < 1e-6).
-fn zeta(n: u64, theta: f64) -> f64 {
-    const EXACT: u64 = 1 << 20;
-    let m = n.min(EXACT);
-    let mut s = 0.0;
-    for i in 1..=m {
-        s += 1.0 / (i as f64).powf(theta);
-    }
-    if n > m {
-        let (a, b) = (m as f64, n as f64);
-        let integral = if (theta - 1.0).abs() < 1e-12 {
-            (b / a).ln()
-        } else {
-            (b.powf(1.0 - theta) - a.powf(1.0 - theta)) / (1.0 - theta)
-        };
-        s += integral + 0.5 * (b.powf(-theta) - a.powf(-theta));
-    }
-    s
-}
-
-impl Zipf {
-    pub fn new(n: u64, theta: f64, seed: u64) -> Zipf {
-        const PRIMES: [u64; 6] = [
-            2_305_843_009_213_693_951,
-            1_000_000_007,
-            998_244_353,
-            2_147_483_647,
-            4_294_967_291,
-            67_280_421_310_721,
-        ];
-        let prime = PRIMES
-            .iter()
-            .copied()
-            .find(|p| !n.is_multiple_of(*p))
-            .unwrap_or(1);
-        let zetan = zeta(n, theta);
-        let zeta2 = zeta(2, theta);
-        Zipf {
-            n,
-            theta,
-            alpha: 1.0 / (1.0 - theta),
-            zetan,
-            eta: (1.0 - (2.0 / n as f64).powf(1.0 - theta)) / (1.0 - zeta2 / zetan),
-            half_pow_theta: 0.5f64.powf(theta),
-            prime,
-            shift: seed % n.max(1),
-        }
-    }
-
-    /// The rank (0 = hottest) for a uniform `u` in [0, 1).
-    #[inline]
-    pub fn rank(&self, u: f64) -> u64 {
-        let uz = u * self.zetan;
-        if uz < 1.0 {
-            return 0;
-        }
-        if uz < 1.0 + self.half_pow_theta {
-            return 1.min(self.n - 1);
-        }
-        let r = (self.n as f64 * (self.eta * u - self.eta + 1.0).powf(self.alpha)) as u64;
-        r.min(self.n - 1)
-    }
-
-    #[inline]
-    pub fn sample(&self, u: f64) -> u64 {
-        let r = self.rank(u);
-        ((r as u128 * self.prime as u128 + self.shift as u128) % self.n as u128) as u64
-    }
-
-    pub fn theta(&self) -> f64 {
-        self.theta
+        self.regions[ri].dist.sample(&mut self.rng, n)
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::dist::zeta;
     use super::*;
     use proptest::prelude::*;
 
@@ -358,11 +372,9 @@ mod tests {
         GenConfig {
             read_pct,
             random_pct,
-            read_hit_pct: 0,
-            write_hit_pct: 0,
             bs,
             align,
-            distribution: Distribution::Uniform,
+            ..GenConfig::default()
         }
     }
 

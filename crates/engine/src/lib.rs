@@ -17,6 +17,7 @@ pub mod fs;
 pub mod gen;
 mod precheck;
 mod prepare;
+mod regions;
 mod runner;
 mod verify;
 mod verify_setup;

@@ -55,6 +55,9 @@ pub fn region_len(spec: &WorkloadSpec, t: &TargetSpec, size: u64) -> Result<u64,
             spec.hit_area, t.path
         )));
     }
+    let worker = crate::regions::worker_region(spec, t, size, region_len)?;
+    crate::regions::check_zones(spec, t, worker)?;
+    crate::regions::check_discard(spec, t)?;
     Ok(region_len)
 }
 

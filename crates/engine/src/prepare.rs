@@ -63,7 +63,7 @@ fn prepare_targets_inner(
                     0
                 }))
             .max(512) as u64;
-            for b in &spec.bs {
+            for b in spec.all_bs() {
                 if !b.bytes.is_multiple_of(lbs) {
                     return Err(RunError::Setup(format!(
                         "--bs {} is not a multiple of {}'s logical block size {lbs} needed with O_DIRECT; use a multiple of {lbs} or drop --direct",
@@ -259,18 +259,43 @@ pub(crate) fn per_target(targets: &mut [TargetRaw], per_worker: &[(u64, u64)]) {
     }
 }
 
+/// `offset_increment`: each worker's own region on a target.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PerWorker {
+    /// Stream k's region starts k x this after the target's offset (0:
+    /// every stream shares the region).
+    pub increment: u64,
+    /// Each target's `range` (the length of every stream's region), if given.
+    pub range: Vec<Option<u64>>,
+}
+
 /// A worker's regions: for each of its (target, stream k of n) the target's
 /// region, with the sequential stream starting k/n of the way into it, so
-/// n sequential workers on one target are n separate dd-like streams.
+/// n sequential workers on one target are n separate dd-like streams. With
+/// `offset_increment`, stream k has a region of its own instead, from
+/// offset + k x increment, `range` long (else to the region's end;
+/// [`crate::precheck::region_len`] checked that each fits).
 pub(crate) fn worker_regions(
     mine: &[(usize, u64, u64)],
     spans: &[(u64, u64)],
     hit_len: u64,
+    per: &PerWorker,
 ) -> Vec<Region> {
     mine.iter()
         .enumerate()
         .map(|(local, &(ti, k, n))| {
             let (start, len) = spans[ti];
+            if per.increment > 0 {
+                let skip = k * per.increment;
+                let own = per.range.get(ti).copied().flatten();
+                return Region {
+                    target: local as u32,
+                    start: start + skip,
+                    len: own.unwrap_or(len.saturating_sub(skip)),
+                    hit_len: 0,
+                    stream_start: 0,
+                };
+            }
             let miss_len = if hit_len > 0 && hit_len < len {
                 len - hit_len
             } else {
@@ -388,17 +413,19 @@ mod tests {
         let cfg = GenConfig {
             read_pct: 100,
             random_pct: 0,
-            read_hit_pct: 0,
-            write_hit_pct: 0,
             bs: vec![(1 << 20, 1)],
             align: 1 << 20,
-            distribution: iolab_spec::Distribution::Uniform,
+            ..GenConfig::default()
         };
         let firsts: Vec<Vec<u64>> = assign(4, 1)
             .iter()
             .enumerate()
             .map(|(w, mine)| {
-                let mut g = IoGen::new(&cfg, worker_regions(mine, &spans, 0), w as u64);
+                let mut g = IoGen::new(
+                    &cfg,
+                    worker_regions(mine, &spans, 0, &PerWorker::default()),
+                    w as u64,
+                );
                 (0..3).map(|_| g.next_io().offset >> 20).collect()
             })
             .collect();

@@ -29,12 +29,14 @@ use iolab_spec::OnError;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+// A slot's op; reads, writes and trims index `Worker::dirs` with it.
 const OP_READ: u8 = 0;
 const OP_WRITE: u8 = 1;
-const OP_FSYNC: u8 = 2;
+const OP_TRIM: u8 = 2;
+const OP_FSYNC: u8 = 3;
 /// The re-read of a completed write (`--verify-after`): checked, not
 /// counted as workload I/O.
-const OP_READ_AFTER: u8 = 3;
+const OP_READ_AFTER: u8 = 4;
 
 /// How long [`Worker::finish`] waits for outstanding I/O after a fatal
 /// engine error before giving up on it (and leaking the buffers).
@@ -146,9 +148,12 @@ struct Worker<E: Engine, V: Hooks> {
     held: Option<(IoPlan, u64)>,
     iv_idx: u32,
     next_b: u64,
-    /// This interval's reads and writes, indexed by the slot's op (no
-    /// branch per I/O); folded into the snapshot's table at the boundary.
-    dirs: [DirStats; 2],
+    /// This interval's reads, writes and trims, indexed by the slot's op
+    /// (no branch per I/O); folded into the snapshot's table at the
+    /// boundary.
+    dirs: [DirStats; 3],
+    /// The workload trims (its table has a trim slot).
+    trims: bool,
     iv_errors: u64,
     iv_fsyncs: u64,
     inflight: u32,
@@ -212,7 +217,8 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
             held: None,
             iv_idx,
             next_b: tl.end(iv_idx),
-            dirs: [DirStats::new(svc), DirStats::new(svc)],
+            dirs: [DirStats::new(svc), DirStats::new(svc), DirStats::new(svc)],
+            trims: c.gen.trims(),
             iv_errors: 0,
             iv_fsyncs: 0,
             inflight: 0,
@@ -459,9 +465,10 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
                 self.prepare_write(slot, &plan);
                 OpKind::Write
             }
+            Dir::Trim => self.prepare_trim(&plan),
         };
         self.slots[slot as usize] = Slot {
-            op: (op == OpKind::Write) as u8,
+            op: plan.dir as u8,
             target: plan.target,
             len: plan.len,
             offset: plan.offset,
@@ -510,6 +517,18 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
         if self.c.fsync_every > 0 && self.writes_since_fsync >= self.c.fsync_every {
             self.fsync_due = true;
         }
+    }
+
+    /// A trim changes the target as a write does: it counts towards
+    /// `fsync_every` and marks its target for the next sync.
+    #[cold]
+    fn prepare_trim(&mut self, plan: &IoPlan) -> OpKind {
+        self.writes_since_fsync += 1;
+        self.dirty |= 1 << plan.target.min(63);
+        if self.c.fsync_every > 0 && self.writes_since_fsync >= self.c.fsync_every {
+            self.fsync_due = true;
+        }
+        OpKind::Trim
     }
 
     /// With --verify: sync the journal if needed, then queue the batch.
@@ -605,8 +624,9 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
                 self.verify_done(cq, s, ok, reread);
             }
             if ok {
-                // OP_READ is 0, OP_WRITE 1: the slot's op indexes the pair.
-                let d = &mut self.dirs[(s.op & 1) as usize];
+                // OP_READ is 0, OP_WRITE 1, OP_TRIM 2: the slot's op
+                // indexes the table (fsyncs and re-reads never get here).
+                let d = &mut self.dirs[(s.op as usize).min(2)];
                 d.ops += 1;
                 d.bytes += s.len as u64;
                 d.lat.record(self.now.saturating_sub(s.due_ns));
@@ -704,6 +724,7 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
             op: match s.op {
                 OP_READ | OP_READ_AFTER => ErrOp::Read,
                 OP_WRITE => ErrOp::Write,
+                OP_TRIM => ErrOp::Trim,
                 _ => ErrOp::Fsync,
             },
             errno,
@@ -737,6 +758,12 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
             Op::Write,
             std::mem::replace(&mut self.dirs[1], DirStats::new(svc)),
         );
+        if self.trims {
+            ops.set(
+                Op::Trim,
+                std::mem::replace(&mut self.dirs[2], DirStats::new(svc)),
+            );
+        }
         let mut snap = Box::new(Snapshot::new(self.iv_idx, ops));
         snap.end_ns = end_ns;
         snap.errors = std::mem::take(&mut self.iv_errors);
@@ -905,11 +932,7 @@ mod tests {
         let cfg = GenConfig {
             read_pct: 100,
             random_pct: 100,
-            read_hit_pct: 0,
-            write_hit_pct: 0,
-            bs: vec![(4096, 1)],
-            align: 4096,
-            distribution: iolab_spec::Distribution::Uniform,
+            ..GenConfig::default()
         };
         let region = Region {
             target: 0,

@@ -28,6 +28,7 @@ pub type Family = (&'static str, fn(&[u8]));
 pub const FAMILIES: &[Family] = &[
     ("units", targets::units),
     ("jobfile", targets::jobfile),
+    ("fio", targets::fio),
     ("result_doc", targets::result_doc),
     ("journal", targets::journal),
     ("stamps", targets::stamps),

@@ -2,7 +2,7 @@
 //! from, also the seed corpus of the cargo-fuzz targets (`fuzz/run` copies
 //! them). Result documents and the journal were written by iolab itself
 //! (null engine, then host details blanked); the job files are the
-//! repository's examples; the rest is written by hand to the formats'
+//! repository's examples (fio's are written for the seeds); the rest is written by hand to the formats'
 //! layouts. Regenerate the documents when the schema changes: a test
 //! checks every seed still parses.
 
@@ -50,6 +50,11 @@ pub fn seeds(family: &str) -> &'static [(&'static str, &'static [u8])] {
                 "examples/db-with-backup.toml",
                 include_bytes!("../../../examples/db-with-backup.toml"),
             ),
+        ],
+        "fio" => &[
+            ("mixed.fio", include_bytes!("../seeds/fio/mixed.fio")),
+            ("include.fio", include_bytes!("../seeds/fio/include.fio")),
+            ("files.fio", include_bytes!("../seeds/fio/files.fio")),
         ],
         "result_doc" => &[
             (

@@ -132,6 +132,94 @@ pub fn jobfile(data: &[u8]) {
     }
 }
 
+/// A fio job file: recognised or not, parsed with a fixed environment,
+/// fixed built-in variables and one includable file (`inc.fio`; never the
+/// machine's files), mapped to iolab's runs; every option value and every
+/// line through fio's value readers. Errors are one line.
+pub fn fio(data: &[u8]) {
+    use iolab_jobfile::fio::parse::{parse_files_with, Builtins, Host};
+    let text = String::from_utf8_lossy(data);
+    let _ = iolab_jobfile::fio::looks_like_fio(&text);
+    let env = |n: &str| (n.len() < 8 && n.starts_with('V')).then(|| "4k".to_string());
+    let read = |p: &Path| {
+        if p.file_name().is_some_and(|n| n == "inc.fio") {
+            Ok("bs=8k\n; c\nrw=randrw # t\ntime_based\nsize=${SIZE}\n".to_string())
+        } else {
+            Err("no files in the fuzz target".to_string())
+        }
+    };
+    let host = Host {
+        env: &env,
+        builtins: Builtins {
+            ncpus: 2,
+            mb_memory: 4096,
+            pagesize: 4096,
+        },
+        read: &read,
+    };
+    let vars = [
+        ("SIZE".to_string(), "1m".to_string()),
+        ("OFFSET".to_string(), "(2*4k)".to_string()),
+    ];
+    let files = [("fuzz.fio".to_string(), text.to_string())];
+    if !text.contains("include") && !text.contains("${") {
+        // Reads no file and no environment without these.
+        if let Err(e) = iolab_jobfile::fio::parse::parse_files(&files, &vars) {
+            assert!(!e.0.contains('\n'), "a fio job error is one line: {e}");
+        }
+    }
+    match parse_files_with(&files, &vars, &host) {
+        Err(e) => assert!(!e.0.contains('\n'), "a fio job error is one line: {e}"),
+        Ok(f) => {
+            for job in f.jobs.iter().take(MAX_LINES) {
+                for o in job.options.iter().take(MAX_LINES) {
+                    fio_value(o.value.as_deref().unwrap_or(""));
+                }
+            }
+            let lo = iolab_jobfile::frontend::LoadOptions::default();
+            if let Err(e) = iolab_jobfile::fio::map::map(&f, &lo) {
+                assert!(!e.0.contains('\n'), "a fio job error is one line: {e}");
+            }
+        }
+    }
+    for line in text.lines().take(MAX_LINES) {
+        fio_value(line);
+    }
+}
+
+/// One text through every reader of fio's values; a size read must read
+/// back from its number.
+fn fio_value(s: &str) {
+    use iolab_jobfile::fio::values::{self as v, Expr, TimeUnit, Units};
+    for units in [Units::default(), Units { kb_base: 1000 }] {
+        if let Ok(b) = v::parse_size(s, &units) {
+            assert_eq!(
+                v::parse_size(&b.to_string(), &units),
+                Ok(b),
+                "fio size {s:?}"
+            );
+        }
+        let _ = v::parse_size_or_percent(s, &units);
+        let _ = v::parse_range(s, &units);
+    }
+    let _ = Units::from_kb_base(s);
+    let _ = v::parse_int(s);
+    for unit in [TimeUnit::Seconds, TimeUnit::Millis, TimeUnit::Micros] {
+        let _ = v::parse_time_us(s, unit);
+        let _ = v::eval(s, Expr::Time(unit));
+    }
+    let _ = v::parse_bool(Some(s));
+    let _ = v::parse_percent(s);
+    if let Ok(dirs) = v::split_dirs(s) {
+        for d in dirs.iter().flatten() {
+            let _ = v::parse_size(d, &Units::default());
+        }
+    }
+    let _ = v::eval(s, Expr::Bytes);
+    let _ = v::eval(s, Expr::Plain);
+    let _ = v::eval_bc(s);
+}
+
 /// A result document: parsed, then everything `iolab report` and
 /// `iolab compare` make of it (HTML, Markdown, CSV, terminal text, a
 /// comparison of the document with itself).

@@ -399,6 +399,43 @@ const UNIT_WORDS: &[&str] = &[
     "4k", "8k:60", "1m", "1.5", "g", "KiB", "ms", "us", "s", "m", "h", "d", "0-3", "8", "1023",
     "1024", "zipf", "hotspot", "90/10", "compress", "2x", "randrw", "io_uring",
 ];
+const FIO_WORDS: &[&str] = &[
+    "[global]",
+    "[job]",
+    "\n[j]\n",
+    "include inc.fio",
+    "include fuzz.fio",
+    "${SIZE}",
+    "${V}",
+    "${",
+    "}",
+    "$ncpus",
+    "$mb_memory",
+    "$pagesize",
+    "=",
+    "bs=",
+    "rw=randrw:8",
+    "size=",
+    ";",
+    "#",
+    "(",
+    ")",
+    "*",
+    "/",
+    "^",
+    "%",
+    "4k,64k,",
+    "4k-64k",
+    "1mib",
+    "10s",
+    "time_based",
+    "stonewall",
+    "numjobs=",
+    "kb_base=1000",
+    "bssplit=4k/50:64k/",
+    "rate=1m,,",
+    "0x",
+];
 const PROC_WORDS: &[&str] = &[
     "22",
     "1",
@@ -461,6 +498,7 @@ fn inputs(family: &'static str) -> BoxedStrategy<Input> {
     let s = match family {
         "jobfile" => prop_oneof![6 => mutated, 2 => job_text(), 1 => random].boxed(),
         "units" => prop_oneof![4 => mutated, 3 => token_soup(UNIT_WORDS), 1 => random].boxed(),
+        "fio" => prop_oneof![5 => mutated, 3 => token_soup(FIO_WORDS), 1 => random].boxed(),
         "procfs" => prop_oneof![4 => mutated, 3 => token_soup(PROC_WORDS), 1 => random].boxed(),
         "result_doc" | "journal" => {
             prop_oneof![8 => mutated, 1 => token_soup(JSON_WORDS), 1 => random].boxed()
@@ -602,6 +640,11 @@ fn fuzz_jobfile() {
 }
 
 #[test]
+fn fuzz_fio() {
+    pass("fio");
+}
+
+#[test]
 fn fuzz_result_doc() {
     pass("result_doc");
 }
@@ -636,6 +679,21 @@ fn every_family_has_valid_seeds() {
     for (name, b) in seeds("jobfile") {
         let t = std::str::from_utf8(b).unwrap();
         iolab_jobfile::parse_job_text(t, name).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    for (name, b) in seeds("fio") {
+        let t = std::str::from_utf8(b).unwrap();
+        assert!(
+            iolab_jobfile::fio::looks_like_fio(t),
+            "{name} is not taken for fio"
+        );
+        use iolab_jobfile::fio::parse::{parse_files_with, Builtins, Host};
+        let host = Host {
+            env: &|_| Some("1".to_string()),
+            builtins: Builtins::of_this_machine(),
+            read: &|_| Ok("bs=8k\n".to_string()),
+        };
+        parse_files_with(&[(name.to_string(), t.to_string())], &[], &host)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
     }
     for (name, b) in seeds("result_doc") {
         let t = std::str::from_utf8(b).unwrap();

@@ -387,8 +387,10 @@ pub fn resolve_run(
         random_pct = p;
     }
     let bs = parse_bs(text(&o.bs).unwrap_or("4k"))?;
-    let min_bs = bs.iter().map(|b| b.bytes).min().unwrap_or(4096);
-    let align = size(&o.align, "align")?.unwrap_or(min_bs);
+    // Until the directions are known (below): then the smallest block
+    // size of those the workload issues.
+    let align_given = size(&o.align, "align")?;
+    let align = align_given.unwrap_or(4096);
     let offset = size(&o.offset, "offset")?.unwrap_or(0);
     let range = size(&o.range, "range")?;
     let tsize = size(&o.size, "size")?;
@@ -471,6 +473,12 @@ pub fn resolve_run(
         .unwrap_or(DEFAULT_SEED)
         .wrapping_add(seed_index as u64);
     let spec = WorkloadSpec {
+        bs_write: None,
+        bs_trim: None,
+        trim: TrimMode::None,
+        hole: 0,
+        random_every: 0,
+        offset_increment: 0,
         name: o.name.clone().unwrap_or_else(|| match &fs {
             Some(f) => format!("{}-{}", f.kind, index + 1),
             None => format!("{rw}-{}", index + 1),
@@ -548,8 +556,34 @@ pub fn resolve_run(
         unlink: o.unlink.unwrap_or(false),
         origin: None,
     };
+    let mut spec = spec;
+    resolve_blockx(o, &mut spec)?;
+    if align_given.is_none() {
+        spec.align = spec.min_bs().max(1);
+    }
     spec.validate()?;
     Ok(spec)
+}
+
+/// A per-direction block size (`bs-write`, `bs-trim`): `bs`'s syntax,
+/// its messages naming the flag given.
+fn bs_of(v: &Option<Values>, flag: &str) -> Result<Option<Vec<BsWeight>>, JobError> {
+    text(v)
+        .map(|t| parse_bs(t).map_err(|e| JobError(e.0.replacen("--bs ", &format!("--{flag} "), 1))))
+        .transpose()
+}
+
+/// The trims, per-direction block sizes, holes and per-worker regions.
+fn resolve_blockx(o: &WorkloadOptions, spec: &mut WorkloadSpec) -> Result<(), JobError> {
+    spec.trim = rw_trim(&spec.rw);
+    spec.bs_write = bs_of(&o.bs_write, "bs-write")?;
+    spec.bs_trim = bs_of(&o.bs_trim, "bs-trim")?;
+    spec.hole = size(&o.hole, "hole")?.unwrap_or(0);
+    spec.random_every = int::<u64>(&o.random_every, "random-every", (1, u64::MAX))?
+        .filter(|&n| n > 1)
+        .unwrap_or(0);
+    spec.offset_increment = size(&o.offset_increment, "offset-increment")?.unwrap_or(0);
+    Ok(())
 }
 
 #[cfg(test)]

@@ -73,6 +73,8 @@ name_enum!(
         Access => "access",
         /// Creating a fileset before the run.
         Fileset => "fileset",
+        /// A discard (block workloads, `rw = trim`...).
+        Trim => "trim",
     }
 );
 
@@ -98,6 +100,7 @@ impl From<crate::ops::Op> for ErrOp {
             Op::Getattr => ErrOp::Getattr,
             Op::Setattr => ErrOp::Setattr,
             Op::Access => ErrOp::Access,
+            Op::Trim => ErrOp::Trim,
         }
     }
 }

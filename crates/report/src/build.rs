@@ -76,6 +76,7 @@ pub fn interval_record(iv: &IntervalRaw) -> Interval {
         warmup: iv.warmup,
         read: dir(iv.ops.read(), secs),
         write: dir(iv.ops.write(), secs),
+        trim: iv.ops.get(Op::Trim).map(|d| dir(d, secs)),
         total: dir(&total, secs),
         errors: iv.errors,
         cpu: iv.cpu.map(|c| cpu(c, secs, total.ops)),
@@ -105,22 +106,30 @@ fn summary(ops: &OpStats, fsyncs: u64, c: CpuTime, secs: f64, rate: Option<f64>)
         }),
         ops: ops
             .iter()
-            .filter(|(o, _)| !matches!(o, Op::Read | Op::Write))
+            .filter(|(o, _)| !matches!(o, Op::Read | Op::Write | Op::Trim))
             .map(|(o, d)| (o.name().to_string(), dir(d, secs)))
             .collect(),
-        trim: None,
+        trim: ops.get(Op::Trim).map(|d| dir(d, secs)),
     }
 }
 
-/// Every operation of the table merged: reads and writes for a block
-/// workload (whose fsyncs stay out of the table, in `fsyncs`), every
-/// operation, fsync and fdatasync included, for a file-system workload
-/// (as its IO summary counts them).
+/// Every operation of the table merged: reads, writes and trims for a
+/// block workload (whose fsyncs stay out of the table, in `fsyncs`),
+/// every operation, fsync and fdatasync included, for a file-system
+/// workload (as its IO summary counts them). A trim's bytes are not data
+/// moved: trims count in the total's operations and latencies, not in its
+/// bytes (`trim.bytes` has them).
 fn total_of(ops: &OpStats) -> DirStats {
     let mut t = both(ops.read(), ops.write());
     for (o, d) in ops.iter() {
-        if !matches!(o, Op::Read | Op::Write) {
-            t.merge(d);
+        match o {
+            Op::Read | Op::Write => {}
+            Op::Trim => {
+                let mut d = d.clone();
+                d.bytes = 0;
+                t.merge(&d);
+            }
+            _ => t.merge(d),
         }
     }
     t
@@ -208,7 +217,7 @@ fn histograms(ops: &OpStats) -> Histograms {
     Histograms {
         read: hist(&ops.read().lat),
         write: hist(&ops.write().lat),
-        trim: None,
+        trim: ops.get(Op::Trim).map(|d| hist(&d.lat)),
     }
 }
 

@@ -647,6 +647,9 @@ pub struct Interval {
     pub warmup: bool,
     pub read: DirResult,
     pub write: DirResult,
+    /// Trims of the interval: present only when the workload trims.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim: Option<DirResult>,
     pub total: DirResult,
     pub errors: u64,
     #[serde(skip_serializing_if = "Option::is_none", default)]

@@ -44,12 +44,8 @@ pub fn run_heading(spec: &WorkloadSpec) -> String {
     if spec.sync == SyncMode::Dsync {
         s.push_str(", O_DSYNC");
     }
-    match spec.distribution {
-        Distribution::Uniform => {}
-        Distribution::Zipf { theta } => write!(s, ", zipf:{theta}").unwrap(),
-        Distribution::Hotspot { io_pct, space_pct } => {
-            write!(s, ", hotspot:{io_pct}/{space_pct}").unwrap()
-        }
+    if spec.distribution != Distribution::Uniform {
+        write!(s, ", {}", spec.distribution).unwrap();
     }
     match spec.data {
         DataPattern::Random => {}

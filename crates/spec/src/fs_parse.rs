@@ -48,7 +48,7 @@ fn err<T>(s: String) -> Result<T, SpecError> {
 /// A filebench or vdbench operation name: the operation and whether it
 /// implies `whole` or `rand`.
 pub fn op_alias(name: &str) -> Option<(Op, bool, bool)> {
-    if let Some(op) = Op::from_name(name) {
+    if let Some(op) = Op::from_name(name).filter(|o| Op::FS.contains(o)) {
         return Some((op, false, false));
     }
     Some(match name {
@@ -86,7 +86,7 @@ fn unknown_op(flag: &str, name: &str) -> SpecError {
     };
     SpecError(format!(
         "--{flag}: '{name}' is not an operation{hint}; use one of {}, or a filebench/vdbench name such as createfile, readwholefile, appendfilerand",
-        Op::ALL.map(Op::name).join(", ")
+        Op::FS.map(Op::name).join(", ")
     ))
 }
 

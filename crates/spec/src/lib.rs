@@ -4,6 +4,7 @@
 //! resolved to a concrete value, validated, and serializable so that the
 //! result document records exactly what ran. The engine consumes it.
 
+pub mod dist;
 pub mod fileset;
 pub mod fs;
 pub mod fs_parse;

@@ -33,11 +33,40 @@ pub enum Op {
     Setattr,
     /// vdbench `access`: faccessat on a path.
     Access,
+    /// A discard (fio `rw=trim`): the block's data is dropped (BLKDISCARD
+    /// on a device, a punched hole in a file). Block workloads only; its
+    /// bytes are the bytes trimmed, not data moved.
+    Trim,
 }
 
 impl Op {
     /// Every operation, in table order.
-    pub const ALL: [Op; 18] = [
+    pub const ALL: [Op; 19] = [
+        Op::Read,
+        Op::Write,
+        Op::Fsync,
+        Op::Open,
+        Op::Close,
+        Op::Create,
+        Op::Delete,
+        Op::Stat,
+        Op::Append,
+        Op::Mkdir,
+        Op::Rmdir,
+        Op::Readdir,
+        Op::Rename,
+        Op::Rewrite,
+        Op::Fdatasync,
+        Op::Getattr,
+        Op::Setattr,
+        Op::Access,
+        Op::Trim,
+    ];
+    pub const COUNT: usize = Op::ALL.len();
+
+    /// The operations a file-system workload can issue (all but trim), in
+    /// table order.
+    pub const FS: [Op; 18] = [
         Op::Read,
         Op::Write,
         Op::Fsync,
@@ -57,7 +86,6 @@ impl Op {
         Op::Setattr,
         Op::Access,
     ];
-    pub const COUNT: usize = Op::ALL.len();
 
     /// The name used in result documents and tables.
     pub fn name(self) -> &'static str {
@@ -80,6 +108,7 @@ impl Op {
             Op::Getattr => "getattr",
             Op::Setattr => "setattr",
             Op::Access => "access",
+            Op::Trim => "trim",
         }
     }
 
@@ -88,7 +117,9 @@ impl Op {
     }
 
     /// True for operations that move data (their bytes count as
-    /// throughput); metadata operations count ops only.
+    /// throughput); metadata operations count ops only. A trim moves no
+    /// data: its bytes (the bytes trimmed) are its own figure, not part
+    /// of a workload's total throughput.
     pub fn moves_data(self) -> bool {
         matches!(self, Op::Read | Op::Write | Op::Append | Op::Rewrite)
     }

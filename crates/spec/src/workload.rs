@@ -1,5 +1,6 @@
 //! The resolved workload: every parameter of one run, validated.
 
+pub use crate::dist::{parse_distribution, Distribution, Zone};
 use crate::units::{parse_size, UnitError};
 use serde::{Deserialize, Serialize};
 
@@ -33,21 +34,25 @@ pub struct BsWeight {
     pub weight: u32,
 }
 
-/// How random offsets are chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Distribution {
-    Uniform,
-    /// Zipf over the region's blocks with exponent `theta` (> 0, != 1);
-    /// block ranks are scattered over the region by a fixed permutation.
-    Zipf {
-        theta: f64,
-    },
-    /// `io_pct` % of random I/O goes to the first `space_pct` % of the region.
-    Hotspot {
-        io_pct: f64,
-        space_pct: f64,
-    },
+/// Trims (discards) in a workload: fio's `rw=trim`, `randtrim`
+/// (`Only`), `trimwrite`, `randtrimwrite` (`ThenWrite`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrimMode {
+    /// Reads and writes only.
+    #[default]
+    None,
+    /// Every I/O is a trim.
+    Only,
+    /// Each block is trimmed, then the same block (offset and length)
+    /// is written: the trim and its write alternate.
+    ThenWrite,
+}
+
+impl TrimMode {
+    pub fn is_none(&self) -> bool {
+        *self == TrimMode::None
+    }
 }
 
 /// What written blocks contain.
@@ -148,7 +153,29 @@ pub struct WorkloadSpec {
     /// Chance (0-100) that an I/O jumps to a random offset instead of
     /// continuing its stream sequentially (vdbench `seekpct`).
     pub random_pct: u32,
+    /// Block size or mix of reads (and of every I/O where `bs_write` or
+    /// `bs_trim` is unset).
     pub bs: Vec<BsWeight>,
+    /// Block size or mix of writes (fio `bs=,W`); `None`: `bs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bs_write: Option<Vec<BsWeight>>,
+    /// Block size or mix of trims (fio `bs=,,T`); `None`: `bs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bs_trim: Option<Vec<BsWeight>>,
+    /// Trims in the workload (`rw = trim`, ...).
+    #[serde(default, skip_serializing_if = "TrimMode::is_none")]
+    pub trim: TrimMode,
+    /// Bytes a sequential stream skips after each I/O (fio `rw=write:4k`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub hole: u64,
+    /// A random workload draws a new random offset every N I/Os and
+    /// goes on sequentially in between (fio `rw=randread:8`); 0: every I/O.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub random_every: u64,
+    /// Worker i's region starts at offset + i x offset_increment (fio
+    /// `offset_increment`); 0: every worker shares the region.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub offset_increment: u64,
     /// Offset alignment in bytes.
     pub align: u64,
     /// Worker threads.
@@ -318,7 +345,36 @@ fn one64() -> u64 {
 /// The longest `think` (an hour).
 pub const MAX_THINK_S: f64 = 3600.0;
 
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
 impl WorkloadSpec {
+    /// The checks of the trims, per-direction block sizes, holes and
+    /// per-worker regions.
+    fn validate_blockx(&self) -> Result<(), SpecError> {
+        let e = |s: String| Err(SpecError(s));
+        if self.trims() && self.read_pct != 0 {
+            return e(format!(
+                "--rw {} issues no reads, but --read-pct is {}; drop --read-pct (or use a read or mixed --rw)",
+                self.rw, self.read_pct
+            ));
+        }
+        if !self.trims() && rw_trim(&self.rw) != TrimMode::None {
+            return e(format!("--rw {} needs the trim mode it names", self.rw));
+        }
+        if self.hole > (1 << 40) {
+            return e(format!(
+                "--hole {} is over 1 TiB; give a smaller hole",
+                self.hole
+            ));
+        }
+        if self.offset_increment > 0 && self.hit_area > 0 {
+            return e("--offset-increment gives each worker its own region, --hit-area shares one hit area: give one of them".into());
+        }
+        Ok(())
+    }
+
     /// A minimal valid workload: `rw` ("read", "randread", "write", ...)
     /// in 4 KiB blocks on one target, QD 1, one job, 1 s, O_DIRECT, seed 1;
     /// every other parameter at its default. For tests and examples that
@@ -340,6 +396,12 @@ impl WorkloadSpec {
                 bytes: 4096,
                 weight: 1,
             }],
+            bs_write: None,
+            bs_trim: None,
+            trim: rw_trim(rw),
+            hole: 0,
+            random_every: 0,
+            offset_increment: 0,
             align: 4096,
             jobs: 1,
             qd: 1,
@@ -390,22 +452,50 @@ impl WorkloadSpec {
     /// Block size of the generation map with `--verify`: the largest
     /// size dividing every block size, the alignment and the offsets.
     pub fn verify_block_size(&self) -> u64 {
-        let mut g = self.bs.iter().map(|b| b.bytes).fold(self.align, gcd);
+        let mut g = self.all_bs().map(|b| b.bytes).fold(self.align, gcd);
         for t in &self.targets {
             g = gcd(g, t.offset);
         }
         g
     }
 
+    /// The block sizes (or mixes) of the directions the workload issues:
+    /// reads `bs`, writes `bs_write`, trims `bs_trim` (each `bs` when unset).
+    pub fn used_bs(&self) -> impl Iterator<Item = &BsWeight> + '_ {
+        let reads = self.reads().then_some(&self.bs);
+        let writes = self
+            .data_writes()
+            .then(|| self.bs_write.as_ref().unwrap_or(&self.bs));
+        let trims = self
+            .trims()
+            .then(|| self.bs_trim.as_ref().unwrap_or(&self.bs));
+        reads.into_iter().chain(writes).chain(trims).flatten()
+    }
+    /// Every block size given (used by a direction or not), for checks
+    /// that must hold whatever runs.
+    pub fn all_bs(&self) -> impl Iterator<Item = &BsWeight> + '_ {
+        let w = self.bs_write.iter().flatten();
+        self.bs.iter().chain(w).chain(self.bs_trim.iter().flatten())
+    }
     pub fn min_bs(&self) -> u64 {
-        self.bs.iter().map(|b| b.bytes).min().unwrap_or(0)
+        self.used_bs().map(|b| b.bytes).min().unwrap_or(0)
     }
     pub fn max_bs(&self) -> u64 {
-        self.bs.iter().map(|b| b.bytes).max().unwrap_or(0)
+        self.used_bs().map(|b| b.bytes).max().unwrap_or(0)
     }
-    /// True when any I/O of the workload (not counting prefill) writes.
+    /// True when any I/O of the workload (not counting prefill) changes
+    /// the target: a write or a trim (a discard destroys data as a write
+    /// does, so every safety check of writes applies).
     pub fn writes(&self) -> bool {
         self.read_pct < 100
+    }
+    /// True when the workload writes data (not only trims).
+    pub fn data_writes(&self) -> bool {
+        self.read_pct < 100 && self.trim != TrimMode::Only
+    }
+    /// True when the workload trims.
+    pub fn trims(&self) -> bool {
+        self.trim != TrimMode::None
     }
     pub fn reads(&self) -> bool {
         self.read_pct > 0
@@ -448,14 +538,27 @@ impl WorkloadSpec {
                 "--{flag} {pct} sends I/O to the hit area, but there is none; give --hit-area SIZE (vdbench hitarea) or drop --{flag}"
             ));
         }
-        if self.bs.is_empty() || self.bs.iter().any(|b| b.bytes == 0) {
-            return e("--bs must be at least 1 byte, e.g. --bs 4k".into());
-        }
-        if self.bs.iter().all(|b| b.weight == 0) {
-            return e("--bs weights are all 0; give at least one weight above 0".into());
-        }
-        if self.max_bs() > (1 << 30) {
-            return e("--bs over 1 GiB is not supported; use a smaller block size".into());
+        for (flag, bs) in [
+            ("bs", Some(&self.bs)),
+            ("bs-write", self.bs_write.as_ref()),
+            ("bs-trim", self.bs_trim.as_ref()),
+        ] {
+            let Some(bs) = bs else { continue };
+            if bs.is_empty() || bs.iter().any(|b| b.bytes == 0) {
+                return e(format!(
+                    "--{flag} must be at least 1 byte, e.g. --{flag} 4k"
+                ));
+            }
+            if bs.iter().all(|b| b.weight == 0) {
+                return e(format!(
+                    "--{flag} weights are all 0; give at least one weight above 0"
+                ));
+            }
+            if bs.iter().any(|b| b.bytes > (1 << 30)) {
+                return e(format!(
+                    "--{flag} over 1 GiB is not supported; use a smaller block size"
+                ));
+            }
         }
         if self.hit_area > 0 && self.hit_area < self.max_bs() {
             return e(format!(
@@ -479,21 +582,8 @@ impl WorkloadSpec {
                 return e("--rate must be a finite number above 0 I/Os per second (omit it for unlimited)".into());
             }
         }
-        match self.distribution {
-            Distribution::Uniform => {}
-            Distribution::Zipf { theta } => {
-                if !(theta > 0.0 && theta.is_finite()) || (theta - 1.0).abs() < 1e-9 {
-                    return e(format!("zipf:{theta} is not usable; give a theta above 0 other than 1, e.g. zipf:1.2"));
-                }
-            }
-            Distribution::Hotspot { io_pct, space_pct } => {
-                if !((0.0..=100.0).contains(&io_pct) && space_pct > 0.0 && space_pct <= 100.0) {
-                    return e(
-                        "hotspot:PCT_IO/PCT_SPACE takes percentages, e.g. hotspot:90/10".into(),
-                    );
-                }
-            }
-        }
+        self.distribution.validate()?;
+        self.validate_blockx()?;
         if self.verify {
             if self.engine == EngineKind::Null {
                 return e("--verify needs a real engine: the null engine moves no data; use --engine io_uring or psync".into());
@@ -501,7 +591,10 @@ impl WorkloadSpec {
             if self.dedupe_pct > 0 {
                 return e("--dedupe cannot be combined with --verify (every verified sector carries a unique stamp); drop one".into());
             }
-            let mut sizes: Vec<u64> = self.bs.iter().map(|b| b.bytes).collect();
+            if self.trims() {
+                return e(format!("--verify cannot check a workload that trims (rw {}): a trimmed block reads back as zeros or as its old data, depending on the device; verify a write workload, or trim without --verify", self.rw));
+            }
+            let mut sizes: Vec<u64> = self.all_bs().map(|b| b.bytes).collect();
             sizes.push(self.align);
             sizes.extend(self.targets.iter().map(|t| t.offset));
             let g = sizes.iter().copied().filter(|&v| v > 0).fold(0, gcd);
@@ -578,21 +671,32 @@ impl WorkloadSpec {
     }
 }
 
-/// Parse `--rw` into (read_pct, random_pct).
+/// Parse `--rw` into (read_pct, random_pct); the trim modes have no
+/// reads ([`rw_trim`] says which trims).
 pub fn parse_rw(s: &str) -> Result<(u32, u32), SpecError> {
     Ok(match s.trim() {
         "read" => (100, 0),
-        "write" => (0, 0),
+        "write" | "trim" | "trimwrite" => (0, 0),
         "randread" => (100, 100),
-        "randwrite" => (0, 100),
+        "randwrite" | "randtrim" | "randtrimwrite" => (0, 100),
         "rw" | "readwrite" => (50, 0),
         "randrw" => (50, 100),
         other => {
             return Err(SpecError(format!(
-                "--rw {other} is not known; use read, write, randread, randwrite, rw or randrw"
+                "--rw {other} is not known; use read, write, randread, randwrite, rw, randrw, trim, randtrim, trimwrite or randtrimwrite"
             )))
         }
     })
+}
+
+/// The trims of `--rw` (`trim`, `randtrim`: only trims; `trimwrite`,
+/// `randtrimwrite`: a trim then a write of each block).
+pub fn rw_trim(s: &str) -> TrimMode {
+    match s.trim() {
+        "trim" | "randtrim" => TrimMode::Only,
+        "trimwrite" | "randtrimwrite" => TrimMode::ThenWrite,
+        _ => TrimMode::None,
+    }
 }
 
 /// Parse `--bs`: one size (`4k`) or a weighted mix (`4k:60,8k:30,64k:10`).
@@ -629,32 +733,6 @@ pub fn parse_bs(s: &str) -> Result<Vec<BsWeight>, SpecError> {
         )));
     }
     Ok(out)
-}
-
-/// Parse `--distribution`: `uniform`, `zipf:THETA`, `hotspot:PCT_IO/PCT_SPACE`.
-pub fn parse_distribution(s: &str) -> Result<Distribution, SpecError> {
-    let bad = || {
-        SpecError(format!(
-            "--distribution {s} is not known; use uniform, zipf:THETA (e.g. zipf:1.2) or hotspot:PCT_IO/PCT_SPACE (e.g. hotspot:90/10)"
-        ))
-    };
-    let s = s.trim();
-    if s == "uniform" {
-        return Ok(Distribution::Uniform);
-    }
-    if let Some(t) = s.strip_prefix("zipf:") {
-        return Ok(Distribution::Zipf {
-            theta: t.parse().map_err(|_| bad())?,
-        });
-    }
-    if let Some(t) = s.strip_prefix("hotspot:") {
-        let (a, b) = t.split_once('/').ok_or_else(bad)?;
-        return Ok(Distribution::Hotspot {
-            io_pct: a.trim_end_matches('%').parse().map_err(|_| bad())?,
-            space_pct: b.trim_end_matches('%').parse().map_err(|_| bad())?,
-        });
-    }
-    Err(bad())
 }
 
 /// Parse `--data`: `random`, `zero`, `compress:RATIO`.
@@ -739,7 +817,10 @@ mod tests {
     fn rw_modes() {
         assert_eq!(parse_rw("randrw").unwrap(), (50, 100));
         assert_eq!(parse_rw("write").unwrap(), (0, 0));
-        assert!(parse_rw("trim").is_err());
+        assert_eq!(parse_rw("randtrim").unwrap(), (0, 100));
+        assert_eq!(rw_trim("trimwrite"), TrimMode::ThenWrite);
+        assert_eq!(rw_trim("randrw"), TrimMode::None);
+        assert!(parse_rw("discard").is_err());
     }
 
     #[test]
@@ -808,7 +889,10 @@ mod tests {
     fn distributions() {
         assert_eq!(
             parse_distribution("zipf:1.2").unwrap(),
-            Distribution::Zipf { theta: 1.2 }
+            Distribution::Zipf {
+                theta: 1.2,
+                center: None
+            }
         );
         assert_eq!(
             parse_distribution("hotspot:90/10").unwrap(),
@@ -857,7 +941,12 @@ mod tests {
             (Box::new(|s| s.batch_complete = 0), "--batch-complete"),
             (Box::new(|s| s.targets.clear()), "no target"),
             (
-                Box::new(|s| s.distribution = Distribution::Zipf { theta: 1.0 }),
+                Box::new(|s| {
+                    s.distribution = Distribution::Zipf {
+                        theta: 1.0,
+                        center: None,
+                    }
+                }),
                 "zipf",
             ),
             (

@@ -7,12 +7,15 @@ use std::os::unix::io::RawFd;
 
 pub struct PsyncEngine {
     fds: Vec<RawFd>,
+    /// Which descriptors are block devices (for trims).
+    block: Vec<bool>,
     done: Vec<Cqe>,
 }
 
 impl PsyncEngine {
     pub fn new(fds: Vec<RawFd>, qd: usize) -> Self {
         PsyncEngine {
+            block: super::block_fds(&fds),
             fds,
             done: Vec::with_capacity(qd),
         }
@@ -42,6 +45,9 @@ impl Engine for PsyncEngine {
                     sqe.offset as i64,
                 ),
                 OpKind::Fsync => libc::fsync(fd) as isize,
+                OpKind::Trim => {
+                    super::trim(fd, self.block[sqe.file as usize], sqe.offset, sqe.len) as isize
+                }
             }
         };
         let res = if r < 0 { neg_errno() } else { r as i32 };

@@ -47,6 +47,10 @@ pub struct UringEngine {
     /// Flags every `io_uring_enter` carries (REGISTERED_RING, NO_IOWAIT).
     enter_flags: u32,
     ring_registered: bool,
+    /// Which descriptors are block devices (for trims).
+    block: Vec<bool>,
+    /// Trims done at queue time, handed back with the next completions.
+    done: Vec<Cqe>,
 }
 
 // From <linux/io_uring.h>; named here because the calls are made directly.
@@ -219,7 +223,6 @@ impl UringEngine {
         Ok((
             UringEngine {
                 ring,
-                fds,
                 fixed_bufs,
                 fixed_files,
                 buf_base,
@@ -228,6 +231,9 @@ impl UringEngine {
                 enter_fd,
                 enter_flags,
                 ring_registered,
+                block: super::block_fds(&fds),
+                done: Vec::with_capacity(entries as usize),
+                fds,
             },
             setup,
         ))
@@ -265,6 +271,8 @@ impl UringEngine {
                     .build())
             }
             (OpKind::Fsync, _) => with_fd!(|fd| opcode::Fsync::new(fd).build()),
+            // Trims never reach the ring (`queue` does them).
+            (OpKind::Trim, _) => opcode::Nop::new().build(),
         };
         e.user_data(sqe.slot as u64)
     }
@@ -275,6 +283,9 @@ impl Engine for UringEngine {
 
     #[inline]
     fn queue(&mut self, sqe: &Sqe) -> io::Result<()> {
+        if sqe.op == OpKind::Trim {
+            return self.trim(sqe);
+        }
         let e = self.build(sqe);
         loop {
             // SAFETY: the buffer stays valid and untouched until the
@@ -297,6 +308,11 @@ impl Engine for UringEngine {
         out: &mut Vec<Cqe>,
     ) -> io::Result<()> {
         let to_submit = self.ring.submission().len() as u32;
+        let mut wait = wait;
+        if !self.done.is_empty() {
+            wait = wait.saturating_sub(self.done.len() as u32);
+            out.append(&mut self.done);
+        }
         let r = self.enter(to_submit, wait, timeout_ns);
         match r {
             Ok(_) => {}
@@ -319,6 +335,19 @@ impl Engine for UringEngine {
 }
 
 impl UringEngine {
+    /// A trim, done now ([`super::trim`] says why); its completion waits
+    /// for the next reap.
+    #[cold]
+    fn trim(&mut self, sqe: &Sqe) -> io::Result<()> {
+        let fd = self.fds[sqe.file as usize];
+        let res = super::trim(fd, self.block[sqe.file as usize], sqe.offset, sqe.len);
+        self.done.push(Cqe {
+            slot: sqe.slot,
+            res,
+        });
+        Ok(())
+    }
+
     /// One `io_uring_enter`: submit `to_submit`, run deferred task work
     /// and wait for `wait` completions or `timeout_ns`.
     #[inline]

@@ -46,7 +46,7 @@ impl Backend for SyncBackend {
     }
 
     fn sync_ops(&self) -> &[Op] {
-        &Op::ALL
+        &Op::FS
     }
 }
 

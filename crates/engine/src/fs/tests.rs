@@ -327,14 +327,14 @@ fn a_refused_fileset_leaves_no_anchor_behind() {
 fn every_operation_runs_in_a_mix_and_the_tree_matches_the_counters() {
     let d = tempfile::tempdir().unwrap();
     let anchor = d.path().join("a");
-    let all: Vec<(Op, u32)> = Op::ALL.iter().map(|&o| (o, 5)).collect();
+    let all: Vec<(Op, u32)> = Op::FS.iter().map(|&o| (o, 5)).collect();
     let mut w = workload(fileset(&anchor, 30, "8k"), mix(&all), 0.3);
     w.jobs = 2;
     w.qd = 3;
     let r = go(w).unwrap();
     assert!(r.complete, "{:?}", r.incomplete_reason);
     assert_eq!(r.errors_total, 0, "{:?}", r.errors.first());
-    for op in Op::ALL {
+    for op in Op::FS {
         assert!(
             ops(&r, op) > 0,
             "no {op:?} in {:?}",
@@ -344,7 +344,7 @@ fn every_operation_runs_in_a_mix_and_the_tree_matches_the_counters() {
     let fs = r.fs.as_ref().unwrap();
     // getdents, setattr and access have no io_uring opcode.
     if r.effective.engine == "sync" {
-        assert_eq!(fs.sync_ops, Op::ALL.to_vec());
+        assert_eq!(fs.sync_ops, Op::FS.to_vec());
     } else {
         assert!(fs.sync_ops.contains(&Op::Readdir), "{:?}", fs.sync_ops);
     }
@@ -840,7 +840,7 @@ fn a_flow_of_every_operation_runs_without_errors() {
     assert_eq!(r.errors_total, 0, "{:?}", r.errors.first());
     let n = ops(&r, Op::Create);
     assert!(n > 10, "{n}");
-    for op in Op::ALL {
+    for op in Op::FS {
         let per_pass = match op {
             Op::Close | Op::Read => 2,
             _ => 1,

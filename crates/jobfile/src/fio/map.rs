@@ -163,10 +163,9 @@ impl<'a> Job<'a> {
     pub fn bad(&self, key: &str, msg: &str) -> JobError {
         match self.opt(key) {
             Some(o) => JobError(format!(
-                "{}: {}={}: {msg} (job [{}])",
+                "{}: {}: {msg} (job [{}])",
                 o.place(),
-                o.key,
-                o.value.as_deref().unwrap_or(""),
+                written(o),
                 self.fio.name
             )),
             None => JobError(format!(
@@ -208,16 +207,30 @@ impl<'a> Job<'a> {
     /// A value iolab cannot honour: an error, or with
     /// `--ignore-unsupported` a note and `Ok`.
     pub fn unsupported(&self, key: &str, why: &str, notes: &mut Notes) -> Result<(), JobError> {
-        let e = self.bad(key, &format!("iolab does not support this: {why}"));
+        let at = self
+            .opt(key)
+            .map(|o| (o.place(), written(o)))
+            .unwrap_or_else(|| (place(&self.fio.file, self.fio.line), key.to_string()));
+        let msg = format!(
+            "{}: iolab does not support {}: {why} (job [{}])",
+            at.0, at.1, self.fio.name
+        );
         if self.lo.ignore_unsupported {
-            notes.once(format!("passed over: {}", e.0));
+            notes.once(format!("passed over: {msg}"));
             Ok(())
         } else {
             Err(JobError(format!(
-                "{}; --ignore-unsupported runs without it",
-                e.0
+                "{msg}; --ignore-unsupported runs without it"
             )))
         }
+    }
+}
+
+/// `key=value` as written, or `key` for a bare option.
+fn written(o: &FioOpt) -> String {
+    match &o.value {
+        Some(v) => format!("{}={v}", o.key),
+        None => o.key.clone(),
     }
 }
 
@@ -292,8 +305,10 @@ pub fn translate(file: &FioFile, lo: &LoadOptions) -> Result<Translation, JobErr
     let mut notes = Notes::default();
     for s in &lo.sections {
         if !file.jobs.iter().any(|j| &j.name == s) {
+            let names: Vec<&str> = file.jobs.iter().map(|j| j.name.as_str()).collect();
             return Err(JobError(format!(
-                "--section {s}: no job section of that name"
+                "--section {s}: the job file has no such section; its sections are {}",
+                names.join(", ")
             )));
         }
     }
@@ -308,11 +323,11 @@ pub fn translate(file: &FioFile, lo: &LoadOptions) -> Result<Translation, JobErr
         ));
     }
     let mut used = BTreeSet::new();
+    let mut seen: Vec<&str> = Vec::new();
     let mut out = Translation::default();
     let mut run = RunTables::default();
     let (mut group, mut in_group) = (0u32, 0usize);
     let (mut warmup, mut interval): (Option<u64>, Option<u64>) = (None, None);
-    let mut prev_file: Option<&str> = None;
     for fj in jobs {
         let last = check_options(fj, lo, &mut notes)?;
         let name = unique_name(fj, &last, &mut used);
@@ -337,19 +352,18 @@ pub fn translate(file: &FioFile, lo: &LoadOptions) -> Result<Translation, JobErr
             kb,
             lo,
         };
-        // Each job file after the first starts with a stonewall (fio);
-        // `iolab fio`'s command line is no job file: its jobs run with the
-        // first file's, as in fio.
-        let new_file = prev_file.is_some_and(|p| p != fj.file && p != "command line");
-        prev_file = Some(&fj.file);
-        let stonewall = job.flag("stonewall")?.unwrap_or(false) || new_file;
+        // (Each job file after the first starts with a stonewall: the
+        // parser writes it into that file's first job.)
+        let stonewall = job.flag("stonewall")?.unwrap_or(false);
         let new_group = job.flag("new_group")?.unwrap_or(false);
         if (stonewall || new_group) && in_group > 0 {
             group += 1;
             in_group = 0;
         }
         in_group += 1;
-        if stonewall && !run.workloads.is_empty() {
+        let waits = wait_for(&job, &seen, &mut notes)?;
+        seen.push(fj.name.as_str());
+        if (stonewall || waits) && !run.workloads.is_empty() {
             close_run(&mut run, &mut warmup, &mut interval, &mut notes);
             out.runs.push(std::mem::take(&mut run));
         }
@@ -383,6 +397,23 @@ pub fn translate(file: &FioFile, lo: &LoadOptions) -> Result<Translation, JobErr
     }
     out.notes = notes.finish();
     Ok(out)
+}
+
+/// `wait_for=NAME`: the job starts when the job NAME has ended. iolab
+/// starts it with the next run, after every job before it (as
+/// `stonewall` does, without starting a new reporting group).
+fn wait_for(job: &Job, seen: &[&str], notes: &mut Notes) -> Result<bool, JobError> {
+    let Some(name) = job.val("wait_for") else {
+        return Ok(false);
+    };
+    if !seen.contains(&name) {
+        return Err(job.bad(
+            "wait_for",
+            "names no job section before this one (fio waits only for an earlier job)",
+        ));
+    }
+    notes.once("wait_for=JOB: iolab starts the job in a run of its own, after all the jobs before it (as stonewall), not only after JOB");
+    Ok(true)
 }
 
 /// The run's `warmup` and `interval` from its jobs' (one clock per run:
@@ -445,5 +476,131 @@ fn unique_name(
             return candidate;
         }
         n += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(name: &str, opts: &[(&str, Option<&str>)]) -> FioJob {
+        FioJob {
+            name: name.into(),
+            options: opts
+                .iter()
+                .enumerate()
+                .map(|(i, (k, v))| FioOpt {
+                    key: k.to_string(),
+                    value: v.map(str::to_string),
+                    file: "t.fio".into(),
+                    line: i + 2,
+                })
+                .collect(),
+            file: "t.fio".into(),
+            line: 1,
+        }
+    }
+
+    fn file(jobs: Vec<FioJob>) -> FioFile {
+        FioFile {
+            jobs,
+            unused_vars: vec!["X".into()],
+        }
+    }
+
+    const F: (&str, Option<&str>) = ("filename", Some("/tmp/iolab-fio-unit"));
+
+    #[test]
+    fn groups_number_as_fio_and_origins_keep_the_options() {
+        let f = file(vec![
+            job("a", &[F, ("new_group", None), ("group_reporting", None)]),
+            job("a", &[F]),
+            job("b", &[F, ("new_group", None)]),
+            job("c", &[F, ("stonewall", Some("1"))]),
+            job("d", &[F, ("wait_for_previous", None), ("new_group", None)]),
+        ]);
+        let t = translate(&f, &LoadOptions::default()).unwrap();
+        let groups: Vec<Vec<(u32, String)>> = t
+            .runs
+            .iter()
+            .map(|r| {
+                r.workloads
+                    .iter()
+                    .map(|(w, o)| (o.group, w["name"].as_str().unwrap().to_string()))
+                    .collect()
+            })
+            .collect();
+        // new_group on the first job starts no group (fio counts a group
+        // only after a job); a stonewall and new_group together, one.
+        assert_eq!(
+            groups,
+            vec![
+                vec![(0, "a".into()), (0, "a-2".into()), (1, "b".into())],
+                vec![(2, "c".into())],
+                vec![(3, "d".into())],
+            ]
+        );
+        let o = &t.runs[0].workloads[0].1;
+        assert!(o.group_reporting && o.format == "fio" && o.section == "a");
+        assert_eq!(o.option("new_group"), Some(""));
+        assert_eq!(o.file.as_deref(), Some("t.fio"));
+        assert!(t.notes.iter().any(|n| n.contains("${X}")), "{:?}", t.notes);
+    }
+
+    #[test]
+    fn sections_readonly_and_ignore_unsupported() {
+        let f = file(vec![
+            job("r", &[F, ("rw", Some("read"))]),
+            job(
+                "w",
+                &[F, ("rw", Some("randwrite")), ("trim_percentage", Some("5"))],
+            ),
+        ]);
+        let lo = LoadOptions {
+            sections: vec!["r".into()],
+            readonly: true,
+            ..Default::default()
+        };
+        let t = translate(&f, &lo).unwrap();
+        assert_eq!(t.runs[0].workloads.len(), 1);
+        let lo = LoadOptions {
+            readonly: true,
+            ignore_unsupported: true,
+            ..Default::default()
+        };
+        let e = translate(&f, &lo).unwrap_err().0;
+        assert!(e.contains("t.fio:3") && e.contains("--readonly"), "{e}");
+        let e = translate(&f, &LoadOptions::default()).unwrap_err().0;
+        assert!(
+            e.contains("t.fio:4") && e.contains("trim_percentage"),
+            "{e}"
+        );
+        let lo = LoadOptions {
+            ignore_unsupported: true,
+            ..Default::default()
+        };
+        let t = translate(&f, &lo).unwrap();
+        assert!(t
+            .notes
+            .iter()
+            .any(|n| n.contains("passed over") && n.contains("trim_percentage")));
+    }
+
+    #[test]
+    fn a_device_gets_no_permission_to_destroy() {
+        let f = file(vec![job(
+            "dev",
+            &[
+                ("filename", Some("/dev/sdb")),
+                ("rw", Some("write")),
+                ("allow_mounted_write", None),
+            ],
+        )]);
+        let t = translate(&f, &LoadOptions::default()).unwrap();
+        let w = &t.runs[0].workloads[0].0;
+        assert!(!w.contains_key("destroy_data_on"));
+        assert_eq!(w["allow_mounted_write"].as_bool(), Some(true));
+        let l = map(&f, &LoadOptions::default()).unwrap();
+        assert!(l.runs[0].workloads[0].destroy_data_on.is_empty());
     }
 }

@@ -42,6 +42,12 @@ pub const MAX_INCLUDES: usize = 256;
 /// How much text (job files and includes) one load may read.
 pub const MAX_TOTAL_BYTES: u64 = 64 << 20;
 
+/// How many job sections one load may have (fio's `REAL_MAX_JOBS`).
+pub const MAX_JOBS: usize = 4096;
+/// How many options all jobs may hold together (a global counts once per
+/// job after it), so a few lines cannot make a huge plan.
+pub const MAX_OPTIONS: usize = 65_536;
+
 /// fio's built-in variables: `$ncpus`, `$mb_memory`, `$pagesize`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Builtins {
@@ -132,26 +138,47 @@ pub fn parse_files(
     vars: &[(String, String)],
 ) -> Result<FioFile, JobError> {
     let env = |name: &str| std::env::var(name).ok();
-    parse_files_with(files, vars, &env, Builtins::of_this_machine())
+    let host = Host {
+        env: &env,
+        builtins: Builtins::of_this_machine(),
+        read: &read_include,
+    };
+    parse_files_with(files, vars, &host)
 }
 
-/// [`parse_files`] with the environment and the built-in variables given
-/// (for tests and for `iolab fio`, which may fix them).
+/// What a load reads from outside its text: the environment, fio's
+/// built-in variables and included files (fixed in tests and the fuzz
+/// target, which must not read the machine's files).
+pub struct Host<'a> {
+    /// `${NAME}` when no `NAME=VALUE` argument gives it.
+    pub env: &'a dyn Fn(&str) -> Option<String>,
+    pub builtins: Builtins,
+    /// The text of an included file, or why it cannot be read.
+    pub read: &'a dyn Fn(&Path) -> Result<String, String>,
+}
+
+/// An included file, bounded like a job file.
+pub fn read_include(path: &Path) -> Result<String, String> {
+    iolab_target::read_text_bounded(path, MAX_TOTAL_BYTES).map_err(|e| e.to_string())
+}
+
+/// [`parse_files`] with what it reads from outside given.
 pub fn parse_files_with(
     files: &[(String, String)],
     vars: &[(String, String)],
-    env: &dyn Fn(&str) -> Option<String>,
-    builtins: Builtins,
+    host: &Host,
 ) -> Result<FioFile, JobError> {
     let mut r = Reader {
         vars,
         used: vec![false; vars.len()],
-        env,
-        builtins,
+        env: host.env,
+        read: host.read,
+        builtins: host.builtins,
         globals: Vec::new(),
         jobs: Vec::new(),
         includes: 0,
         bytes: 0,
+        options: 0,
     };
     for (i, (origin, text)) in files.iter().enumerate() {
         r.count_bytes(text.len(), origin)?;
@@ -209,11 +236,14 @@ struct Reader<'a> {
     vars: &'a [(String, String)],
     used: Vec<bool>,
     env: &'a dyn Fn(&str) -> Option<String>,
+    read: &'a dyn Fn(&Path) -> Result<String, String>,
     builtins: Builtins,
     globals: Vec<FioOpt>,
     jobs: Vec<FioJob>,
     includes: usize,
     bytes: u64,
+    /// Options held by all jobs and globals so far.
+    options: usize,
 }
 
 /// `file:line: message`.
@@ -238,6 +268,16 @@ fn is_include(line: &str) -> bool {
 }
 
 impl Reader<'_> {
+    fn count_options(&mut self, origin: &str, n: usize, more: usize) -> Result<(), JobError> {
+        self.options += more;
+        if self.options > MAX_OPTIONS {
+            return Err(err_at(origin, n, format!(
+                "the jobs hold more than {MAX_OPTIONS} options together ([global] options count once per job after them); split the job file"
+            )));
+        }
+        Ok(())
+    }
+
     fn count_bytes(&mut self, n: usize, origin: &str) -> Result<(), JobError> {
         self.bytes += n as u64;
         if self.bytes > MAX_TOTAL_BYTES {
@@ -319,6 +359,14 @@ impl Reader<'_> {
         if name.starts_with("global") {
             return Ok(Section::Global);
         }
+        if self.jobs.len() >= MAX_JOBS {
+            return Err(err_at(
+                src.origin,
+                n,
+                format!("more than {MAX_JOBS} job sections (fio's limit too)"),
+            ));
+        }
+        self.count_options(src.origin, n, self.globals.len())?;
         let mut options = self.globals.clone();
         if std::mem::take(&mut src.stonewall) {
             options.push(FioOpt {
@@ -365,7 +413,7 @@ impl Reader<'_> {
             ));
         }
         let path = include_path(src.origin, name);
-        let text = iolab_target::read_text_bounded(&path, MAX_TOTAL_BYTES)
+        let text = (self.read)(&path)
             .map_err(|e| err_at(src.origin, n, format!("include {name}: {e}")))?;
         let origin = path.display().to_string();
         self.count_bytes(text.len(), &origin)?;
@@ -402,6 +450,7 @@ impl Reader<'_> {
                 format!("{line:?} has no option name before ="),
             ));
         }
+        self.count_options(origin, n, 1)?;
         let opt = FioOpt {
             key: key.to_string(),
             value,

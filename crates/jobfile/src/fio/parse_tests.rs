@@ -12,8 +12,16 @@ fn no_env(_: &str) -> Option<String> {
     None
 }
 
+fn host<'a>(env: &'a dyn Fn(&str) -> Option<String>) -> Host<'a> {
+    Host {
+        env,
+        builtins: B,
+        read: &read_include,
+    }
+}
+
 fn parse(text: &str) -> Result<FioFile, JobError> {
-    parse_files_with(&[("t.fio".into(), text.into())], &[], &no_env, B)
+    parse_files_with(&[("t.fio".into(), text.into())], &[], &host(&no_env))
 }
 
 fn opts(job: &FioJob) -> Vec<(String, Option<String>)> {
@@ -103,7 +111,7 @@ fn variables_from_arguments_then_environment_then_nothing() {
         ("BOTH".to_string(), "arg2".to_string()),
     ];
     let text = "[j]\nfilename=${BOTH}\ndirectory=${FROM_ENV}/d\nbs=${NOWHERE}4k\n${BOTH}_key=1\n";
-    let f = parse_files_with(&[("t.fio".into(), text.into())], &vars, &env, B).unwrap();
+    let f = parse_files_with(&[("t.fio".into(), text.into())], &vars, &host(&env)).unwrap();
     assert_eq!(
         opts(&f.jobs[0]),
         [
@@ -145,7 +153,7 @@ fn later_files_start_with_a_stonewall_and_keep_the_globals() {
             "[global]\niodepth=2\n[two]\n[three]\n".to_string(),
         ),
     ];
-    let f = parse_files_with(&files, &[], &no_env, B).unwrap();
+    let f = parse_files_with(&files, &[], &host(&no_env)).unwrap();
     assert_eq!(opts(&f.jobs[0]), [kv("bs", Some("8k"))]);
     assert_eq!(
         opts(&f.jobs[1]),
@@ -172,7 +180,7 @@ fn includes_read_relative_to_the_including_file() {
     let main = dir.path().join("main.fio");
     let text = "[global]\ninclude sub/common.fio\n[j]\nrw=write\n";
     let origin = main.display().to_string();
-    let f = parse_files_with(&[(origin.clone(), text.into())], &[], &no_env, B).unwrap();
+    let f = parse_files_with(&[(origin.clone(), text.into())], &[], &host(&no_env)).unwrap();
     let j = &f.jobs[0];
     assert_eq!(
         opts(j),
@@ -197,7 +205,7 @@ fn includes_are_bounded_and_hold_no_sections() {
     std::fs::write(dir.path().join("sect.fio"), "bs=4k\n[x]\n").unwrap();
     let origin = dir.path().join("main.fio").display().to_string();
     let run = |text: &str| {
-        parse_files_with(&[(origin.clone(), text.to_string())], &[], &no_env, B).unwrap_err()
+        parse_files_with(&[(origin.clone(), text.to_string())], &[], &host(&no_env)).unwrap_err()
     };
     let e = run("[j]\ninclude self.fio\n");
     assert!(e.0.contains("nests more than"), "{e}");
@@ -236,7 +244,8 @@ fn bad_syntax_is_one_line_naming_file_and_line() {
         assert!(e.0.contains(want) && !e.0.contains('\n'), "{text:?}: {e}");
     }
     let vars = vec![("V".to_string(), "y".repeat(4000))];
-    let e = parse_files_with(&[("t.fio".into(), big_var.into())], &vars, &no_env, B).unwrap_err();
+    let e =
+        parse_files_with(&[("t.fio".into(), big_var.into())], &vars, &host(&no_env)).unwrap_err();
     assert!(e.0.starts_with("t.fio:2:"), "{e}");
 }
 
@@ -294,4 +303,73 @@ fn iolab_example_job_files_are_not_taken_for_fio() {
         }
     }
     assert!(n >= 5, "only {n} examples in {}", dir.display());
+}
+
+#[test]
+fn jobs_and_options_are_bounded() {
+    let many_jobs = "[j]\n".repeat(MAX_JOBS + 1);
+    let e = parse(&many_jobs).unwrap_err();
+    assert!(e.0.contains(&format!("t.fio:{}:", MAX_JOBS + 1)), "{e}");
+    let globals = "[global]\n".to_string() + &"bs=4k\n".repeat(1000);
+    let e = parse(&(globals + &"[j]\n".repeat(100))).unwrap_err();
+    assert!(e.0.contains("more than 65536 options"), "{e}");
+}
+
+/// The TOML of iolab's docs and of the tests' job files (string literals
+/// holding a `[global]` or `[[` table) is never taken for fio.
+#[test]
+fn iolab_toml_in_docs_and_tests_is_not_taken_for_fio() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let doc = std::fs::read_to_string(root.join("docs/jobfile.md")).unwrap();
+    let mut texts: Vec<String> = doc
+        .split("```toml")
+        .skip(1)
+        .map(|b| b.split("```").next().unwrap_or("").to_string())
+        .collect();
+    let docs = texts.len();
+    for dir in ["crates/iolab/tests", "crates/jobfile/tests"] {
+        for e in std::fs::read_dir(root.join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_none_or(|x| x != "rs") {
+                continue;
+            }
+            let src = std::fs::read_to_string(p).unwrap();
+            texts.extend(string_literals(&src).into_iter().filter(|s| {
+                s.contains("[global]") || s.contains("[[workload]]") || s.contains("[[run]]")
+            }));
+        }
+    }
+    assert!(
+        docs >= 5 && texts.len() >= docs + 10,
+        "{docs} docs, {} in all",
+        texts.len()
+    );
+    for t in &texts {
+        assert!(!looks_like_fio(t), "taken for fio: {t:?}");
+    }
+}
+
+/// The raw (`r#"..."#`) and plain (`"..."`, with `\n` and `\"`) string
+/// literals of a Rust source, roughly.
+fn string_literals(src: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for part in src.split("r#\"").skip(1) {
+        out.push(part.split("\"#").next().unwrap_or("").to_string());
+    }
+    let mut cur: Option<String> = None;
+    let mut chars = src.chars();
+    while let Some(c) = chars.next() {
+        match (&mut cur, c) {
+            (None, '"') => cur = Some(String::new()),
+            (Some(s), '\\') => match chars.next() {
+                Some('n') => s.push('\n'),
+                Some(o) => s.push(o),
+                None => {}
+            },
+            (Some(_), '"') => out.push(cur.take().unwrap_or_default()),
+            (Some(s), o) => s.push(o),
+            (None, _) => {}
+        }
+    }
+    out
 }

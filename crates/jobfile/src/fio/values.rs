@@ -175,8 +175,16 @@ pub fn parse_int(text: &str) -> Result<i64, String> {
     } else {
         body.parse::<i64>()
     };
-    let v = parsed.map_err(|_| format!("{t:?} is not a whole number"))?;
-    Ok(if neg { -v } else { v })
+    let bad = || format!("{t:?} is not a whole number");
+    if !body.starts_with(|c: char| c.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let v = parsed.map_err(|_| bad())?;
+    if neg {
+        v.checked_neg().ok_or_else(bad)
+    } else {
+        Ok(v)
+    }
 }
 
 /// A time in microseconds: `30` (in `default`), `10s`, `500ms`, `100us`,
@@ -280,9 +288,9 @@ pub fn split_dirs(text: &str) -> Result<[Option<String>; 3], String> {
 /// fio does); a single size is the range of one value.
 pub fn parse_range(text: &str, units: &Units) -> Result<(u64, u64), String> {
     let t = text.trim();
-    let sep = t[1.min(t.len())..]
-        .find(['-', ':'])
-        .map(|i| i + 1.min(t.len()));
+    // A `-` first is a sign, not the separator.
+    let first = t.chars().next().map_or(0, char::len_utf8);
+    let sep = t[first..].find(['-', ':']).map(|i| i + first);
     let (lo, hi) = match sep {
         Some(i) => (parse_size(&t[..i], units)?, parse_size(&t[i + 1..], units)?),
         None => {

@@ -97,6 +97,8 @@ fn ints_in_decimal_hex_and_arithmetic() {
     assert_eq!(parse_int("(4*8+1)"), Ok(33));
     assert!(parse_int("4k").is_err());
     assert!(parse_int("").is_err());
+    assert!(parse_int("--9223372036854775808").is_err());
+    assert!(parse_int("+-1").is_err());
 }
 
 #[test]
@@ -133,6 +135,8 @@ fn ranges_with_dash_or_colon_swapped_when_reversed() {
     assert!(parse_range("4k-", &K).is_err());
     assert!(parse_range("-", &K).is_err());
     assert!(parse_range("", &K).is_err());
+    assert!(parse_range("é-4k", &K).is_err());
+    assert!(parse_range("4k-é", &K).is_err());
 }
 
 #[test]

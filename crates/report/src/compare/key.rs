@@ -58,7 +58,7 @@ pub fn workload_key(
     e: &Effective,
     ignore: &[String],
 ) -> BTreeMap<String, String> {
-    use iolab_spec::{format_bytes, DataPattern, Distribution, SyncMode};
+    use iolab_spec::{format_bytes, DataPattern, SyncMode};
     let bs = if s.bs.len() == 1 {
         format_bytes(s.bs[0].bytes)
     } else {
@@ -67,11 +67,7 @@ pub fn workload_key(
             .collect::<Vec<_>>()
             .join(",")
     };
-    let distribution = match s.distribution {
-        Distribution::Uniform => "uniform".to_string(),
-        Distribution::Zipf { theta } => format!("zipf:{theta}"),
-        Distribution::Hotspot { io_pct, space_pct } => format!("hotspot:{io_pct}/{space_pct}"),
-    };
+    let distribution = s.distribution.to_string();
     let data = match s.data {
         DataPattern::Random => "random".to_string(),
         DataPattern::Zero => "zero".to_string(),

@@ -263,9 +263,8 @@ pub fn derived_options(spec: &WorkloadSpec, qd: u32, jobs: u32) -> Vec<(String, 
     if let Some(r) = spec.rate_iops {
         put("rate_iops", format!("{}", r.round() as u64));
     }
-    match spec.distribution {
+    match &spec.distribution {
         Distribution::Uniform => {}
-        Distribution::Zipf { theta } => put("random_distribution", format!("zipf:{theta}")),
         Distribution::Hotspot { io_pct, space_pct } => put(
             "random_distribution",
             format!(
@@ -274,6 +273,8 @@ pub fn derived_options(spec: &WorkloadSpec, qd: u32, jobs: u32) -> Vec<(String, 
                 100.0 - space_pct
             ),
         ),
+        // zipf, pareto, normal, zoned, zoned_abs: iolab's text is fio's.
+        d => put("random_distribution", d.to_string()),
     }
     if !spec.cpus.is_empty() {
         let c: Vec<String> = spec.cpus.iter().map(u32::to_string).collect();

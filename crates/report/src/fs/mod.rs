@@ -16,7 +16,10 @@ use std::collections::BTreeMap;
 /// Every operation of `ops` merged, fsync included; `None` when the table
 /// holds read and write only (a block workload's interval).
 pub fn all_ops(ops: &OpStats) -> Option<DirStats> {
-    if ops.iter().all(|(o, _)| matches!(o, Op::Read | Op::Write)) {
+    if ops
+        .iter()
+        .all(|(o, _)| matches!(o, Op::Read | Op::Write | Op::Trim))
+    {
         return None;
     }
     let mut t = DirStats::new(false);

@@ -249,10 +249,7 @@ pub(crate) fn fs_job(
         .unwrap_or_default();
     let base = dirs.first().map(String::as_str).unwrap_or(".");
     let anchor = join(Some(base), &job.name);
-    notes.once(format!(
-        "the file-system engines work in an anchor of their own: job [{}] uses {anchor}",
-        job.fio.name
-    ));
+    notes.once("fio's file and directory engines run in an anchor directory of their own per job: DIRECTORY/JOBNAME (iolab's file-system workloads own their directory)");
     if job.val("ioengine") == Some("dirstat") {
         notes.once("dirstat: iolab's stat picks entries of its fileset (files)");
     }

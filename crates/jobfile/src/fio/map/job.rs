@@ -439,6 +439,8 @@ fn random(job: &Job, d: &Dirs, k: &mut Keys, notes: &mut Notes) -> Result<(), Jo
                 "iolab has no sequence distribution",
                 notes,
             )?;
+        } else if dist == "random" {
+            k.s("distribution", "uniform");
         } else if !dist.is_empty() {
             k.s("distribution", dist);
         }
@@ -555,9 +557,7 @@ fn verify(job: &Job, d: &Dirs, k: &mut Keys, notes: &mut Notes) -> Result<(), Jo
         ));
     }
     k.b("verify", true);
-    notes.once(format!(
-        "verify={v} runs iolab's stamps: every written 512-byte sector carries its offset, generation and checksum"
-    ));
+    notes.once("every fio verify method (md5, crc32c, sha256, ...) runs iolab's stamps: each written 512-byte sector carries its offset, generation and checksum");
     let check = job.flag("do_verify")?.unwrap_or(true);
     if d.write && check {
         k.b("verify_after", true);
@@ -688,6 +688,10 @@ fn common(job: &Job, k: &mut Keys, notes: &mut Notes) -> Result<(), JobError> {
         if !matches!(v, "none" | "0" | "false") {
             k.s("on_error", "continue");
         }
+    }
+    if job.val("ignore_error").is_some_and(|v| !v.is_empty()) {
+        k.s("on_error", "continue");
+        notes.once("ignore_error: iolab goes on after every error (on_error=continue) and counts each with its errno");
     }
     if job.flag("allow_mounted_write")? == Some(true) {
         k.b("allow_mounted_write", true);

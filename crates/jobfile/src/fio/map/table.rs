@@ -61,6 +61,7 @@ pub const MAPPED: &[&str] = &[
     "filesize",
     "fsync",
     "group_reporting",
+    "ignore_error",
     "invalidate",
     "io_size",
     "iodepth",
@@ -107,6 +108,7 @@ pub const MAPPED: &[&str] = &[
     "unlink",
     "verify",
     "verify_backlog",
+    "wait_for",
     "write_bw_log",
     "write_iops_log",
     "write_lat_log",
@@ -122,13 +124,24 @@ pub const IGNORED: &[(&str, &str)] = &[
         "iolab always keeps the latency histogram",
     ),
     ("create_fsync", "iolab creates files itself"),
+    (
+        "dedupe_global",
+        "iolab's dedupe repeats earlier blocks of the workload",
+    ),
+    (
+        "dedupe_mode",
+        "iolab's dedupe repeats earlier blocks of the workload",
+    ),
+    (
+        "dedupe_working_set_percentage",
+        "iolab's dedupe repeats earlier blocks of the workload",
+    ),
     ("create_serialize", "iolab creates files itself"),
     ("description", "a comment"),
     ("disable_bw_measurement", "tunes fio's statistics"),
     ("disable_clat", "tunes fio's statistics"),
     ("disable_lat", "tunes fio's statistics"),
     ("disable_slat", "tunes fio's statistics"),
-    ("exitall", "jobs of a run end together in iolab"),
     (
         "fixedbufs",
         "iolab's io_uring engine chooses its own set-up",
@@ -136,6 +149,10 @@ pub const IGNORED: &[(&str, &str)] = &[
     (
         "force_async",
         "iolab's io_uring engine chooses its own set-up",
+    ),
+    (
+        "error_dump",
+        "iolab records each error with its errno and offset",
     ),
     ("gtod_cpu", "tunes fio's clock"),
     ("gtod_reduce", "tunes fio's clock"),
@@ -168,6 +185,15 @@ pub const IGNORED: &[(&str, &str)] = &[
     ),
     ("per_job_logs", "the form of fio's logs"),
     ("random_generator", "iolab has its own generator"),
+    ("rate_cycle", "iolab schedules every I/O on its own"),
+    (
+        "rate_iops_min",
+        "iolab does not stop a slower job; the results show the rate reached",
+    ),
+    (
+        "rate_min",
+        "iolab does not stop a slower job; the results show the rate reached",
+    ),
     (
         "registerfiles",
         "iolab's io_uring engine chooses its own set-up",
@@ -219,11 +245,6 @@ const REASONS: &[(&str, &str)] = &[
     ),
     ("numa_", "iolab does not bind memory to NUMA nodes"),
     ("cgroup", "iolab does not manage cgroups"),
-    ("rate_min", "iolab does not stop a job that runs too slowly"),
-    (
-        "rate_iops_min",
-        "iolab does not stop a job that runs too slowly",
-    ),
     (
         "write_hist_log",
         "iolab writes bandwidth, IOPS and latency logs only",
@@ -235,10 +256,7 @@ const REASONS: &[(&str, &str)] = &[
     ("latency_", "iolab has no latency-target search"),
     ("max_latency", "iolab has no latency-target search"),
     ("flow", "iolab does not couple jobs' progress"),
-    (
-        "wait_for",
-        "iolab runs stonewall groups in order; use stonewall",
-    ),
+    ("exit", "iolab runs each job to its own end"),
     ("buffer_pattern", "iolab writes its own data patterns"),
     ("verify", "iolab's stamps have their own layout"),
     (
@@ -279,6 +297,11 @@ pub fn classify(key: &str) -> Class {
         return Class::Ignored(why);
     }
     if let Ok(i) = ENGINE_OPTIONS.binary_search_by(|(k, _)| k.cmp(&key)) {
+        if ENGINE_OPTIONS[i].1.ends_with("profile") {
+            // fio appends its profiles' options to its table: without the
+            // profile (which iolab does not run) they change nothing.
+            return Class::Ignored("an option of a fio profile, no effect on a job");
+        }
         return Class::Unsupported(format!(
             "an option of fio's {} engine, which iolab does not have",
             ENGINE_OPTIONS[i].1

@@ -1,76 +1,24 @@
-//! The few readings of fio's value syntax the mapper needs (sizes with
-//! `kb_base`, times with a default unit, booleans, per-direction lists,
-//! `:` lists with `\:` escapes), as the mapper uses them. fio's HOWTO
-//! "Parameter types" is the reference. Kept here, small, so the mapper
-//! does not depend on the shape of the parser's value module; arithmetic
-//! and variables were filled by the parser before these run.
+//! fio's values as the mapper reads them: thin wrappers over
+//! [`crate::fio::values`] (the parser's, fio's syntax in one place) in
+//! the units the mapper uses, plus `:` lists with `\:` escapes, ranges
+//! kept as text, and how iolab writes sizes and times back.
 
-/// A size in bytes: a number with fio's suffixes. With `kb_base` 1024
-/// (fio's default) `k`/`kb` are 1024 and the IEC forms `ki`/`kib` are
-/// 1000 (fio inverts them for compatibility); with 1000 the other way.
+use crate::fio::values::{self, TimeUnit, Units};
+
+/// A size in bytes with the job's `kb_base` ([`values::parse_size`]).
 pub fn size(text: &str, kb_base: u64) -> Result<u64, String> {
-    let t = text.trim();
-    let bad = || format!("'{t}' is not a size (fio: a number with k, m, g, t, p, e.g. 4k)");
-    let end = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, suffix) = t.split_at(end);
-    if num.is_empty() {
-        return Err(bad());
-    }
-    let n: f64 = num.parse().map_err(|_| bad())?;
-    let s = suffix.trim().to_ascii_lowercase();
-    let (letter, rest) = match s.chars().next() {
-        Some(c) if "kmgtpe".contains(c) => (Some(c), &s[1..]),
-        _ => (None, s.as_str()),
-    };
-    let other = if kb_base == 1000 { 1024 } else { 1000 };
-    let base = match rest {
-        "" | "b" => kb_base,
-        "i" | "ib" => other,
-        _ if letter.is_none() && (rest.is_empty() || rest == "b") => kb_base,
-        _ => return Err(bad()),
-    };
-    let power = match letter {
-        None => 0,
-        Some(c) => "kmgtpe".find(c).unwrap_or(0) as i32 + 1,
-    };
-    let bytes = n * (base as f64).powi(power);
-    if !bytes.is_finite() || bytes >= u64::MAX as f64 {
-        return Err(format!("'{t}' is too large a size"));
-    }
-    Ok(bytes.round() as u64)
+    values::parse_size(text, &Units { kb_base })
 }
 
 /// A time in microseconds; a bare number is in `default_us` units
-/// (1,000,000 for seconds, 1 for microseconds).
+/// (1,000,000 for seconds, 1000 for milliseconds, 1 for microseconds).
 pub fn time_us(text: &str, default_us: u64) -> Result<u64, String> {
-    let t = text.trim();
-    let bad = || format!("'{t}' is not a time (fio: a number with d, h, m, s, ms, us)");
-    let end = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, suffix) = t.split_at(end);
-    if num.is_empty() {
-        return Err(bad());
-    }
-    let n: f64 = num.parse().map_err(|_| bad())?;
-    let unit = match suffix.trim().to_ascii_lowercase().as_str() {
-        "" => default_us as f64,
-        "d" => 86_400e6,
-        "h" => 3_600e6,
-        "m" | "min" => 60e6,
-        "s" | "sec" => 1e6,
-        "ms" | "msec" => 1e3,
-        "us" | "usec" => 1.0,
-        "ns" | "nsec" => 1e-3,
-        _ => return Err(bad()),
+    let unit = match default_us {
+        1_000_000 => TimeUnit::Seconds,
+        1000 => TimeUnit::Millis,
+        _ => TimeUnit::Micros,
     };
-    let us = n * unit;
-    if !us.is_finite() || us > 1e16 {
-        return Err(format!("'{t}' is too long a time"));
-    }
-    Ok(us.round() as u64)
+    values::parse_time_us(text, unit)
 }
 
 /// Microseconds written for iolab: whole seconds as `Ns`, else `Nms` or
@@ -95,57 +43,31 @@ pub fn fmt_size(b: u64) -> String {
     b.to_string()
 }
 
-/// A boolean: a bare option is true; fio takes 0/1 and the words.
+/// A boolean: a bare option is true ([`values::parse_bool`]).
 pub fn boolean(v: Option<&str>) -> Result<bool, String> {
-    match v.map(|s| s.trim().to_ascii_lowercase()) {
-        None => Ok(true),
-        Some(s) => match s.as_str() {
-            "" | "1" | "true" | "yes" | "on" => Ok(true),
-            "0" | "false" | "no" | "off" => Ok(false),
-            _ => Err(format!("'{s}' is not a boolean (fio: 0 or 1)")),
-        },
-    }
+    values::parse_bool(v)
 }
 
-/// A whole number.
+/// A whole number (arithmetic allowed, as fio's integers).
 pub fn uint(v: &str) -> Result<u64, String> {
-    v.trim()
-        .parse()
-        .map_err(|_| format!("'{}' is not a whole number", v.trim()))
+    let n = values::parse_int(v)?;
+    u64::try_from(n).map_err(|_| format!("{:?} is negative; give 0 or more", v.trim()))
 }
 
-/// A percentage 0-100 (a trailing `%` allowed).
+/// A whole percentage 0-100 (a trailing `%` allowed).
 pub fn percent(v: &str) -> Result<u64, String> {
-    let n = uint(v.trim().trim_end_matches('%'))?;
-    if n > 100 {
-        return Err(format!("'{}' is not a percentage (0-100)", v.trim()));
+    let p = values::parse_percent(v)?;
+    if p.fract() != 0.0 {
+        return Err(format!("{:?}: iolab takes whole percentages", v.trim()));
     }
-    Ok(n)
+    Ok(p as u64)
 }
 
-/// fio's per-direction list `read,write,trim`: a value not followed by a
-/// comma applies to the directions after it too; an empty one keeps the
-/// default (`None`). `bs=8k,32k` is 8k, 32k, 32k; `bs=8k,32k,` leaves
-/// trims at the default; `bs=,8k` leaves reads.
+/// fio's per-direction list `read,write,trim` ([`values::split_dirs`]):
+/// a value not followed by a comma applies to the directions after it
+/// too; an empty one keeps the default (`None`).
 pub fn per_dir(v: &str) -> Result<[Option<String>; 3], String> {
-    let parts: Vec<&str> = v.split(',').map(str::trim).collect();
-    if parts.len() > 3 {
-        return Err(format!(
-            "'{v}' has more than three values (fio: read,write,trim)"
-        ));
-    }
-    let mut out: [Option<String>; 3] = [None, None, None];
-    for (i, p) in parts.iter().enumerate() {
-        if !p.is_empty() {
-            out[i] = Some(p.to_string());
-        }
-    }
-    if let Some(last) = parts.last().filter(|p| !p.is_empty()) {
-        for slot in out.iter_mut().skip(parts.len()) {
-            *slot = Some(last.to_string());
-        }
-    }
-    Ok(out)
+    values::split_dirs(v)
 }
 
 /// A `:` list with `\:` escapes (fio `filename`, `directory`).
@@ -181,35 +103,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sizes_follow_kb_base_and_the_inverted_iec_suffixes() {
+    fn wrappers_keep_the_units() {
         assert_eq!(size("4k", 1024), Ok(4096));
-        assert_eq!(size("4ki", 1024), Ok(4000));
-        assert_eq!(size("1mi", 1000), Ok(1 << 20));
-        assert_eq!(size("1M", 1000), Ok(1_000_000));
-        assert_eq!(size("512", 1024), Ok(512));
-        assert_eq!(size("1.5g", 1024), Ok(3 << 29));
-        assert!(size("4q", 1024).is_err());
-        assert!(size("k", 1024).is_err());
-    }
-
-    #[test]
-    fn times_have_a_default_unit() {
+        assert_eq!(size("1m", 1000), Ok(1_000_000));
         assert_eq!(time_us("30", 1_000_000), Ok(30_000_000));
         assert_eq!(time_us("100", 1), Ok(100));
-        assert_eq!(time_us("2m", 1), Ok(120_000_000));
-        assert_eq!(time_us("5ms", 1_000_000), Ok(5000));
         assert_eq!(fmt_us(1_500_000), "1500ms");
-        assert!(time_us("x", 1).is_err());
-    }
-
-    #[test]
-    fn per_direction_lists_carry_the_last_value_on() {
-        let s = |v: &str| per_dir(v).unwrap().map(|x| x.unwrap_or_default());
-        assert_eq!(s("8k,32k"), ["8k", "32k", "32k"]);
-        assert_eq!(s("8k,32k,"), ["8k", "32k", ""]);
-        assert_eq!(s(",8k"), ["", "8k", "8k"]);
-        assert_eq!(s("4k"), ["4k", "4k", "4k"]);
-        assert!(per_dir("1,2,3,4").is_err());
+        assert_eq!(percent("25%"), Ok(25));
+        assert!(percent("2.5").is_err());
+        assert!(uint("-1").is_err());
     }
 
     #[test]
