@@ -349,3 +349,24 @@ fn logs_named_and_numbered_as_fio_names_them() {
     // iolab's own jobs ask for no logs.
     assert!(super::logs(&doc_with(raw_run())).is_empty());
 }
+
+#[test]
+fn a_monitor_has_no_jobs_and_a_version_1_run_is_its_own_workload() {
+    let doc = doc_with(crate::testraw::monitor());
+    let v = json(&doc, true);
+    assert_eq!(v["jobs"], serde_json::json!([]));
+    assert!(logs(&doc).is_empty());
+    // A record without workloads[] (version 1): the run is the workload.
+    let mut doc = doc_with(raw_run());
+    let w = doc.runs[0].workloads.remove(0);
+    doc.runs[0].workloads.clear();
+    doc.runs[0].spec = Some(w.spec.clone());
+    doc.runs[0].summary = w.summary.clone();
+    doc.runs[0].latency_histograms = w.latency_histograms.clone();
+    let v = json(&doc, false);
+    assert_eq!(v["jobs"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        v["jobs"][0]["read"]["total_ios"].as_u64().unwrap(),
+        w.summary.read.ops
+    );
+}
