@@ -549,3 +549,40 @@ fn command_line_jobs_run_with_the_first_job_file_and_later_files_after() {
     assert!(x < one_at && one_at < two_at, "{out}");
     assert!(!out[two_at - 4..two_at].contains("- "), "{out}");
 }
+
+#[test]
+fn fio_json_goes_through_a_fifo() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo with a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let job = dir.path().join("j.fio");
+    std::fs::write(&job, fio_job(&dir.path().join("f"), "")).unwrap();
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let o = iolab()
+        .current_dir(dir.path())
+        .arg("run")
+        .arg(&job)
+        .arg("-q")
+        .arg("--fio-json")
+        .arg(&fifo)
+        .output()
+        .unwrap();
+    if !o.status.success() {
+        // Release the reader, which waits for a writer (none if no one is
+        // left reading: O_NONBLOCK fails at once then).
+        use std::os::unix::fs::OpenOptionsExt;
+        let _ = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&fifo);
+    }
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = reader.join().unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(v["jobs"][0]["jobname"], "w", "{v:#}");
+}
