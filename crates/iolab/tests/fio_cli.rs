@@ -27,10 +27,11 @@ fn assert_one_line_bad(o: &std::process::Output, needle: &str) {
     assert!(!e.contains("panicked"), "{e}");
 }
 
-/// A small fio job writing then reading `file` (psync, buffered).
+/// A small fio job (one section, no [global]: fioparse scans test sources
+/// for TOML with one) writing 1 MiB to `file`, psync, buffered.
 fn fio_job(file: &Path, extra: &str) -> String {
     format!(
-        "; a fio job\n[global]\nioengine=psync\nfilename={}\nsize=1m\nbs=4k\n{extra}\n[w]\nrw=write\n",
+        "; a fio job\n[w]\nrw=write\nioengine=psync\nfilename={}\nsize=1m\nbs=4k\n{extra}\n",
         file.display()
     )
 }
@@ -430,7 +431,7 @@ fn fio_command_line_with_a_job_file_section_and_parse_only() {
     std::fs::write(
         &job,
         format!(
-            "[global]\nfilename={}\nsize=1m\nioengine=psync\n[one]\nrw=read\n[two]\nrw=write\n",
+            "[one]\nrw=read\nfilename={0}\nsize=1m\nioengine=psync\n[two]\nrw=write\nfilename={0}\nsize=1m\nioengine=psync\n",
             f.display()
         ),
     )
