@@ -26,7 +26,7 @@ pub enum Cmd {
     // Negative numbers are values (`--qd -3` is told its minimum), not flags.
     #[command(allow_negative_numbers = true, after_help = RUN_AFTER_HELP)]
     Run(RunArgs),
-    /// fio's command line: `iolab fio --name=a --rw=randread --bs=4k ... [job files]`, fio's JSON with --output-format=json (docs/fio.md)
+    /// Run fio's command line (`--name=a --rw=randread --bs=4k ... [job files]`); fio's JSON with --output-format=json (docs/fio.md)
     #[command(disable_help_flag = true, after_help = crate::fio_cmd::AFTER_HELP)]
     Fio(crate::fio_cmd::Args),
     /// Report the devices under the targets (all when none): configuration, partitions, multipath, FC, NVMe, ZFS, and advice (docs/doctor.md)
@@ -91,11 +91,16 @@ pub struct RunArgs {
     pub vars: Vec<String>,
 
     /// The job file's language, instead of telling it by content: iolab (TOML) or fio
-    #[arg(long, value_name = "FORMAT", help_heading = "Job file")]
+    #[arg(
+        long,
+        value_name = "FORMAT",
+        requires = "jobfile",
+        help_heading = "Job file"
+    )]
     pub input_format: Option<String>,
 
     /// Run a fio job even when it has options iolab cannot honour: they are listed and passed over instead of stopping the job
-    #[arg(long, help_heading = "Job file")]
+    #[arg(long, requires = "jobfile", help_heading = "Job file")]
     pub ignore_unsupported: bool,
 
     /// Read and resolve the job (any format) and print the plan, touching and checking no target or output; exit 0, or 2 with what is wrong

@@ -17,7 +17,10 @@
 use crate::cli::RunArgs;
 use crate::exit::bad_input;
 use crate::fio_out::{FioDest, FioOut};
-use iolab_jobfile::frontend::{load_text, InputFormat, LoadOptions};
+use iolab_jobfile::frontend::{InputFormat, LoadOptions, Loaded};
+
+/// The origin of the job text made from the command line.
+const COMMAND_LINE: &str = "command line";
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -298,6 +301,14 @@ fn job_option(
         if v.contains(['\n', '\r']) {
             return Err(format!("--{key}: a value on the command line is one line"));
         }
+        // The options become job text, where ';' and '#' start a comment:
+        // the value would be cut short (another file name, say), so it is
+        // refused rather than changed.
+        if v.contains([';', '#']) {
+            return Err(format!(
+                "--{key}={v}: iolab fio does not take ';' or '#' in a value (fio's job text cuts a comment there); rename the file or directory"
+            ));
+        }
     }
     if key == "name" {
         let name = value.ok_or("--name needs a value: --name=JOB starts a job")?;
@@ -318,20 +329,26 @@ fn job_option(
 }
 
 /// The command line's jobs as fio job text: `[global]` with the options
-/// before the first `--name`, then a section per `--name`. `None` when
-/// the command line has no job options (only job files).
-pub fn job_text(l: &FioLine) -> Option<String> {
+/// before the first `--name`, then a section per `--name`; and for each
+/// line of it, the argument it came from (for messages). `None` when the
+/// command line has no job options (only job files).
+pub fn job_text(l: &FioLine) -> Option<(String, Vec<String>)> {
     if l.global.is_empty() && l.jobs.is_empty() {
         return None;
     }
     let mut t = String::new();
+    let mut args = Vec::new();
     let mut section = |name: &str, opts: &[Opt]| {
         t.push_str(&format!("[{name}]\n"));
+        args.push(format!("--name={name}"));
         for (k, v) in opts {
-            match v {
-                Some(v) => t.push_str(&format!("{k}={v}\n")),
-                None => t.push_str(&format!("{k}\n")),
-            }
+            let line = match v {
+                Some(v) => format!("{k}={v}"),
+                None => k.clone(),
+            };
+            t.push_str(&line);
+            t.push('\n');
+            args.push(format!("--{line}"));
         }
     };
     if !l.global.is_empty() {
@@ -340,7 +357,47 @@ pub fn job_text(l: &FioLine) -> Option<String> {
     for (name, opts) in &l.jobs {
         section(name, opts);
     }
-    Some(t)
+    Some((t, args))
+}
+
+/// A message about the command line's job text (`command line:N: ...`)
+/// with the argument line N came from instead of the line number.
+pub fn locate(msg: &str, args: &[String]) -> String {
+    const AT: &str = "command line:";
+    let Some(i) = msg.find(AT) else {
+        return msg.to_string();
+    };
+    let rest = &msg[i + AT.len()..];
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    let arg = rest[..digits]
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| args.get(n.wrapping_sub(1)));
+    match arg {
+        Some(a) => format!("{}command line ({a}){}", &msg[..i], &rest[digits..]),
+        None => msg.to_string(),
+    }
+}
+
+/// `frontend::load_text`, but the first job file after the command line
+/// starts without a stonewall: fio numbers its job files from the first
+/// one given, apart from the command line's jobs, and stonewalls only the
+/// second and later, so the command line's jobs run with the first
+/// file's (init.c: `parse_jobs_ini(file, 0, i, ...)`).
+fn load(files: &[(String, String)], lo: &LoadOptions) -> Result<Loaded, String> {
+    use iolab_jobfile::fio::{map::map, parse::parse_files};
+    let mut parsed = parse_files(files, &lo.vars).map_err(|e| e.0)?;
+    if files.len() > 1 && files[0].0 == COMMAND_LINE {
+        let first_file = &files[1].0;
+        if let Some(job) = parsed.jobs.iter_mut().find(|j| &j.file == first_file) {
+            // The stonewall the parser puts at the section's own line.
+            let (file, line) = (job.file.clone(), job.line);
+            job.options.retain(|o| {
+                !(o.key == "stonewall" && o.value.is_none() && o.file == file && o.line == line)
+            });
+        }
+    }
+    map(&parsed, lo).map_err(|e| e.0)
 }
 
 fn help() -> ExitCode {
@@ -365,8 +422,10 @@ pub fn run(args: Args) -> ExitCode {
         Err(e) => return bad_input(&e),
     };
     let mut files: Vec<(String, String)> = Vec::new();
-    if let Some(t) = job_text(&l) {
-        files.push(("command line".to_string(), t));
+    let mut line_args = Vec::new();
+    if let Some((t, a)) = job_text(&l) {
+        files.push((COMMAND_LINE.to_string(), t));
+        line_args = a;
     }
     for f in &l.files {
         match iolab_jobfile::read_job_text(f) {
@@ -386,9 +445,9 @@ pub fn run(args: Args) -> ExitCode {
         sections: l.sections.clone(),
         readonly: l.readonly,
     };
-    let mut loaded = match load_text(&files, &lo) {
+    let mut loaded = match load(&files, &lo) {
         Ok(x) => x,
-        Err(e) => return bad_input(&e.0),
+        Err(e) => return bad_input(&locate(&e, &line_args)),
     };
     if !l.ignored.is_empty() {
         loaded.notes.push(format!(
@@ -454,4 +513,81 @@ fn outputs(l: &FioLine) -> Result<(Option<FioOut>, Option<crate::fio_text::Captu
         _ => None,
     };
     Ok((fio, capture))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(s: &str) -> FioLine {
+        let argv: Vec<String> = s.split_whitespace().map(String::from).collect();
+        match parse(&argv).unwrap() {
+            Parsed::Run(l) => *l,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn globals_jobs_values_and_files_as_fio_reads_them() {
+        let l = line(
+            "--size=1g -ioengine=libaio --name=a --rw randread --time_based job.fio --direct --bs=4k --name=b --norandommap other.fio",
+        );
+        let s = |k: &str, v: Option<&str>| (k.to_string(), v.map(String::from));
+        assert_eq!(
+            l.global,
+            vec![s("size", Some("1g")), s("ioengine", Some("libaio"))]
+        );
+        assert_eq!(l.jobs[0].0, "a");
+        assert_eq!(
+            l.jobs[0].1,
+            vec![
+                s("rw", Some("randread")),
+                s("time_based", None),
+                s("direct", None),
+                s("bs", Some("4k"))
+            ]
+        );
+        assert_eq!(l.jobs[1], ("b".to_string(), vec![s("norandommap", None)]));
+        assert_eq!(
+            l.files,
+            vec![PathBuf::from("job.fio"), PathBuf::from("other.fio")]
+        );
+        let (text, args) = job_text(&l).unwrap();
+        assert!(
+            text.starts_with("[global]\nsize=1g\nioengine=libaio\n[a]\nrw=randread\ntime_based\n")
+        );
+        assert_eq!(args[4], "--rw=randread");
+        assert_eq!(
+            locate("command line:5: rw=x: bad", &args),
+            "command line (--rw=randread): rw=x: bad"
+        );
+    }
+
+    #[test]
+    fn fio_flags() {
+        let l = line("--output-format=json+,normal --output o.json --section=x --section y --readonly --eta=never --eta-newline 5 --name=a");
+        assert_eq!(
+            l.formats,
+            Formats {
+                normal: true,
+                json: true,
+                plus: true
+            }
+        );
+        assert_eq!(l.output, Some(PathBuf::from("o.json")));
+        assert_eq!(l.sections, vec!["x", "y"]);
+        assert!(l.readonly);
+        assert_eq!(l.ignored, vec!["--eta", "--eta-newline"]);
+        assert_eq!(l.jobs.len(), 1);
+        assert!(l.global.is_empty());
+        let a = |s: &str| vec![s.to_string()];
+        assert!(matches!(parse(&a("--version")), Ok(Parsed::Version)));
+        assert!(matches!(parse(&a("--help")), Ok(Parsed::Help)));
+        assert!(parse(&a("--client=h")).unwrap_err().contains("issue 19"));
+        assert!(parse(&a("--name=a\nb")).is_err());
+        assert!(parse(&a("--rw=read\nbs=1")).is_err());
+        assert!(parse(&a("--filename=/tmp/a#b"))
+            .unwrap_err()
+            .contains("'#'"));
+    }
 }

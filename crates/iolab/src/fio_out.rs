@@ -39,12 +39,29 @@ impl FioOut {
     }
 }
 
-/// fio's JSON text of `doc`, ending in a newline as fio's does.
+/// fio's JSON text of `doc` (fio's key order and layout), ending in a
+/// newline as fio's does.
 fn json_text(doc: &ResultDoc, plus: bool) -> Vec<u8> {
-    let v = iolab_report::fio::json(doc, plus);
-    let mut text = serde_json::to_vec_pretty(&v).unwrap_or_default();
-    text.push(b'\n');
+    let mut text = iolab_report::fio::json_text(doc, plus).into_bytes();
+    if !text.ends_with(b"\n") {
+        text.push(b'\n');
+    }
     text
+}
+
+/// The fio log files a plan's fio jobs ask for (`write_bw_log=NAME`,
+/// ...), named as they will be written: checked before the run.
+pub fn planned_logs(plan: &iolab_plan::Plan) -> Vec<PathBuf> {
+    let ws: Vec<(&iolab_spec::WorkloadSpec, u32, u32)> = plan
+        .runs
+        .iter()
+        .flat_map(|r| &r.spec.workloads)
+        .map(|w| (w, w.qd, w.jobs))
+        .collect();
+    iolab_report::fio::log_paths(&ws)
+        .into_iter()
+        .map(PathBuf::from)
+        .collect()
 }
 
 /// Write fio's JSON of `doc` where `fio` says (`checked`: its file,

@@ -86,6 +86,10 @@ pub fn check_run(
     for p in &logs {
         list.push((log_flag, p, OutputKind::FindingsLog));
     }
+    let fio_logs = crate::fio_out::planned_logs(plan);
+    for p in &fio_logs {
+        list.push(("the fio log", p, OutputKind::FioLog));
+    }
     let mut checked = check_outputs(&list, &rules)?.into_iter();
     let json = out.json.as_ref().and_then(|_| checked.next());
     let fio_json = fio_file.and_then(|_| checked.next());

@@ -174,6 +174,7 @@ pub fn run_loaded(
         iolab_jobfile::without_target_probes();
     }
     let mut notes: Vec<String> = Vec::new();
+    let mut fio_job = false;
     let runs: Vec<RunOptions> = if let Some(loaded) = pre {
         notes = loaded.notes;
         loaded.runs
@@ -182,6 +183,7 @@ pub fn run_loaded(
             Ok(l) => l,
             Err(e) => return bad_input(&e),
         };
+        fio_job = loaded.format == iolab_jobfile::frontend::InputFormat::Fio;
         notes = loaded.notes;
         loaded.runs
     } else if !args.workload.is_empty() {
@@ -213,6 +215,10 @@ pub fn run_loaded(
     let plan = match iolab_plan::build(&runs, &args.plan) {
         Ok(p) => p,
         Err(e) => match &args.jobfile {
+            // The workload is the fio job section of the same name.
+            Some(jf) if fio_job => {
+                return bad_input(&format!("fio job file {}: {}", jf.display(), e.message))
+            }
             Some(jf) => {
                 let argv: Vec<String> = std::env::args().collect();
                 return bad_input(&iolab_plan::locate_in_job_file(&e, jf, &argv));

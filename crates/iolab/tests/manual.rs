@@ -42,9 +42,22 @@ fn man_renders_with_man_l_and_lists_every_run_flag() {
         );
     }
     assert!(text.contains("--qd <N>"), "{text}");
+    // The run flags of fio jobs (docs/fio.md), and `iolab fio`'s page.
+    for flag in [
+        "--parse-only",
+        "--fio-json <FILE>",
+        "--fio-json-plus",
+        "--input-format <FORMAT>",
+        "--ignore-unsupported",
+        "[NAME=VALUE]",
+        "--output-format=json",
+    ] {
+        assert!(text.contains(flag), "{flag} not in the rendered page");
+    }
     assert!(text.contains("Outstanding I/Os per worker [default: 1]"));
     for sub in [
         "iolab-run",
+        "iolab-fio",
         "iolab-compare",
         "iolab-completions",
         "iolab-iozone",
@@ -78,6 +91,7 @@ fn bash_completions_load_in_bash() {
     assert!(stdout(&o).contains("iolab"), "{}", stdout(&o));
     let script = String::from_utf8(out(&["completions", "bash"]).stdout).unwrap();
     assert!(script.contains("--start-delay") && script.contains("--qd"));
+    assert!(script.contains("--parse-only") && script.contains("--fio-json"));
 }
 
 #[test]

@@ -119,3 +119,32 @@ pub fn logs(doc: &ResultDoc) -> Vec<FioLog> {
     }
     out
 }
+
+/// The paths [`logs`] writes for the workloads of a plan, in run order,
+/// each `(spec, qd, jobs)`: so that they are checked as outputs before the
+/// first I/O (crates/iolab). The same names and job numbering as
+/// [`workload_logs`].
+pub fn log_paths(workloads: &[(&iolab_spec::WorkloadSpec, u32, u32)]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut job = 1u64;
+    for &(spec, qd, jobs) in workloads {
+        let lo = Reporting::of(spec, qd.max(1), jobs.max(1)).logs;
+        let kinds = [
+            (&lo.lat, "lat", !lo.disable_lat),
+            (&lo.lat, "slat", !lo.disable_slat),
+            (&lo.lat, "clat", !lo.disable_clat),
+            (&lo.bw, "bw", true),
+            (&lo.iops, "iops", true),
+        ];
+        for (prefix, kind, on) in kinds {
+            if let (Some(p), true) = (prefix, on) {
+                let path = name(p, kind, job, lo.per_job);
+                if !out.contains(&path) {
+                    out.push(path);
+                }
+            }
+        }
+        job += u64::from(jobs.max(1));
+    }
+    out
+}

@@ -53,6 +53,12 @@ pub fn logs(doc: &ResultDoc) -> Vec<FioLog> {
     logs::logs(doc)
 }
 
+/// The paths [`logs`] will write for a plan's workloads (`(spec, qd,
+/// jobs)` in run order), to check them before the run.
+pub fn log_paths(workloads: &[(&iolab_spec::WorkloadSpec, u32, u32)]) -> Vec<String> {
+    logs::log_paths(workloads)
+}
+
 fn parse_time(s: &str) -> Option<SystemTime> {
     humantime::parse_rfc3339_weak(s).ok()
 }

@@ -273,7 +273,7 @@ pub fn derived_options(spec: &WorkloadSpec, qd: u32, jobs: u32) -> Vec<(String, 
                 100.0 - space_pct
             ),
         ),
-        // The other distributions' text is fio's own syntax.
+        // zipf, pareto, normal, zoned, zoned_abs: iolab's text is fio's.
         d => put("random_distribution", d.to_string()),
     }
     if !spec.cpus.is_empty() {
