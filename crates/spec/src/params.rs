@@ -635,7 +635,7 @@ macro_rules! workload_params {
                 default: Value("false", ""),
                 sweep: None, compare: None, negates: None,
                 doc_type: "bool",
-                doc: "Before the workload's first I/O (after any prefill), drop the page cache of each target: `posix_fadvise(POSIX_FADV_DONTNEED)` on a file, that and the `BLKFLSBUF` ioctl on a block device (fio `invalidate`, whose default is on; iolab's is off). Nothing is written. A target whose cache cannot be dropped gets a note.",
+                doc: "Before the workload's first I/O (after any prefill), drop the cached pages of each target's region with `posix_fadvise(POSIX_FADV_DONTNEED)`, files and block devices alike (fio `invalidate`, whose default is on; iolab's is off; fio uses the `BLKFLSBUF` ioctl on a device). iolab writes nothing for it (the kernel may start writing back pages that were already dirty). A target whose cache cannot be dropped gets a note.",
             },
             unlink: Bool {
                 flag: "unlink", aliases: [], short: None, value_name: "BOOL", heading: "Caching and durability",

@@ -18,6 +18,8 @@ pub enum OpKind {
     Read,
     Write,
     Fsync,
+    /// fdatasync (io_uring: fsync with IORING_FSYNC_DATASYNC).
+    Fdatasync,
 }
 
 /// One I/O handed to an engine.

@@ -42,6 +42,7 @@ impl Engine for PsyncEngine {
                     sqe.offset as i64,
                 ),
                 OpKind::Fsync => libc::fsync(fd) as isize,
+                OpKind::Fdatasync => libc::fdatasync(fd) as isize,
             }
         };
         let res = if r < 0 { neg_errno() } else { r as i32 };

@@ -265,6 +265,9 @@ impl UringEngine {
                     .build())
             }
             (OpKind::Fsync, _) => with_fd!(|fd| opcode::Fsync::new(fd).build()),
+            (OpKind::Fdatasync, _) => with_fd!(|fd| opcode::Fsync::new(fd)
+                .flags(io_uring::types::FsyncFlags::DATASYNC)
+                .build()),
         };
         e.user_data(sqe.slot as u64)
     }
