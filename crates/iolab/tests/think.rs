@@ -53,7 +53,7 @@ fn dispersion(doc: &serde_json::Value) -> (f64, f64) {
     let counts: Vec<f64> = ivs[1..ivs.len() - 1]
         .iter()
         .filter(|iv| iv["warmup"] == false)
-        .map(|iv| f(iv, "total.ops") as f64)
+        .map(|iv| f(iv, "total.ops"))
         .collect();
     assert!(counts.len() > 40, "{} intervals", counts.len());
     let n = counts.len() as f64;
