@@ -639,11 +639,11 @@ macro_rules! workload_params {
             },
             unlink: Bool {
                 flag: "unlink", aliases: [], short: None, value_name: "BOOL", heading: "Caching and durability",
-                help: "Remove the target files this run created when the workload ends (fio unlink)",
+                help: "Remove the target files iolab created when the workload ends (fio unlink)",
                 default: Value("false", ""),
                 sweep: None, compare: None, negates: None,
                 doc_type: "bool",
-                doc: "When the workload ends, remove each target file that this run created for it (fio `unlink`). A file that existed before the run, and a block device, are never removed: each gets a note instead.",
+                doc: "When the workload ends, remove each of its target files that iolab created: in this run, or in an earlier one (the file carries iolab's ownership mark) (fio `unlink`). Any other file, and a block device, is never removed: each gets a note instead.",
             },
             data: Values {
                 flag: "data", aliases: [], short: None, value_name: "PATTERN", heading: "Data",
