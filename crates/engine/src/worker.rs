@@ -541,7 +541,8 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
         }
         self.went_busy();
         self.inflight_bytes += plan.len as u64;
-        self.think_left -= 1;
+        // Wrapping: a held I/O (--verify) may still go out during a pause.
+        self.think_left = self.think_left.wrapping_sub(1);
         if self.think_left == 0 {
             self.thinking = true;
             return Flow::Stop;

@@ -57,7 +57,10 @@ mod tests {
         let implicit = spec_on(&base, &[]);
         let mut all = Vec::new();
         // `think` is shown under Concurrency, for block and flow workloads.
-        for p in PARAMS.iter().filter(|p| p.heading == FS || p.name == "think") {
+        for p in PARAMS
+            .iter()
+            .filter(|p| p.heading == FS || p.name == "think")
+        {
             let DefaultIs::Value(v, _) = p.default else {
                 continue;
             };
