@@ -26,7 +26,18 @@ fn think_time_paces_a_qd1_worker() {
     // The null engine's latency is well under a microsecond: one I/O per
     // millisecond at most, fewer when sleeps overshoot on a busy machine.
     let one = iops(&doc);
-    assert!((400.0..=1010.0).contains(&one), "think 1ms: {one} IOPS");
+    // At most one I/O per (latency + think); a busy machine's late
+    // wake-ups only lower it.
+    let lat_us = f(&doc, "runs.0.workloads.0.summary.total.lat_us.mean");
+    let bound = 1e6 / (lat_us + 1000.0);
+    assert!(
+        one <= bound * 1.01,
+        "think 1ms: {one} IOPS over 1/(lat+think) {bound}"
+    );
+    assert!(
+        one >= 0.4 * bound,
+        "think 1ms: {one} IOPS, far under {bound}"
+    );
     let (out, doc) = run_json(
         &[
             &base[..],
@@ -131,4 +142,34 @@ fn bad_arrival_and_think_blocks_are_one_line() {
             .unwrap();
         assert_bad_input(&out, needle);
     }
+}
+
+#[test]
+fn think_time_on_a_zram_device_gives_one_io_per_latency_plus_think() {
+    iolab_testutil::require_zram!();
+    let z = iolab_testutil::Zram::new(64 << 20).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let (out, doc) = run_json(
+        &[
+            "--target",
+            z.path_str(),
+            "--destroy-data-on",
+            z.path_str(),
+            "--rw",
+            "randread",
+            "--duration",
+            "1s",
+            "--think",
+            "500us",
+            "--engine",
+            "psync",
+        ],
+        d.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let got = iops(&doc);
+    let lat_us = f(&doc, "runs.0.workloads.0.summary.total.lat_us.mean");
+    let bound = 1e6 / (lat_us + 500.0);
+    assert!(got <= bound * 1.01, "{got} IOPS over 1/(lat+think) {bound}");
+    assert!(got >= 0.4 * bound, "{got} IOPS, far under {bound}");
 }
