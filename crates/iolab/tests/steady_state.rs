@@ -163,3 +163,22 @@ fn bad_steady_criteria_are_one_line() {
         assert_bad_input(&out, needle);
     }
 }
+
+#[test]
+fn a_window_alone_judges_fios_default_criterion() {
+    let d = tempfile::tempdir().unwrap();
+    let out = iolab()
+        .args([
+            "run", "--target", "x.dat", "--size", "1m", "--engine", "null",
+        ])
+        .args(["--steady-duration", "5s", "--dry-run"])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("until steady (iops_slope:0.01% over 5 s)"),
+        "{}",
+        stdout(&out)
+    );
+}
