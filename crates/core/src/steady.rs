@@ -206,6 +206,19 @@ mod tests {
     }
 
     #[test]
+    fn long_intervals_are_one_sample_each_and_the_window_counts_them() {
+        // 2 s intervals, a 4 s window: two samples of 2 s.
+        let mut j = SteadyJudge::new(spec("bw:1%", 4.0), tl(2_000_000_000), 0);
+        let ivs: Vec<IntervalRaw> = (0..2).map(|k| iv(k, 2000, 2_000_000_000)).collect();
+        assert!(j.feed(&ivs));
+        let r = j.finish();
+        assert_eq!(r.sample_s, 2.0);
+        assert_eq!(r.samples_iops, vec![1000.0, 1000.0]);
+        assert_eq!(r.samples_bw, vec![4_096_000.0, 4_096_000.0]);
+        assert_eq!(r.reached_at_ns, Some(4_000_000_000));
+    }
+
+    #[test]
     fn short_intervals_sum_into_one_second_samples_after_the_ramp() {
         let mut s = spec("iops:0%", 2.0);
         s.ramp_s = 1.0;

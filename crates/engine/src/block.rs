@@ -124,6 +124,56 @@ impl BlockDriver {
         reason
     }
 
+    /// `invalidate`: drop each target's cached pages over its region
+    /// (POSIX_FADV_DONTNEED, files and block devices alike: it writes
+    /// nothing of its own; fio uses BLKFLSBUF on a device). A failure is
+    /// a note, as in fio.
+    fn invalidate(&mut self, obs: &mut dyn Observer) {
+        for p in &self.targets {
+            // SAFETY: posix_fadvise on an fd we own; advice only.
+            let r = unsafe {
+                libc::posix_fadvise(
+                    p.file.as_raw_fd(),
+                    p.region_start as libc::off_t,
+                    p.region_len as libc::off_t,
+                    libc::POSIX_FADV_DONTNEED,
+                )
+            };
+            if r != 0 {
+                let n = format!(
+                    "could not drop the page cache of {} (invalidate): {}",
+                    p.info.path.display(),
+                    errno_name(r)
+                );
+                obs.note(&n);
+                self.notes.push(n);
+            }
+        }
+    }
+
+    /// `unlink`: remove the target files this run created, or that carry
+    /// iolab's ownership mark; anything else stays, with a note.
+    fn unlink(&mut self, raw: &mut WorkloadRaw, obs: &mut dyn Observer) {
+        for p in &self.targets {
+            let path = p.info.path.display();
+            let n = if p.info.kind != Kind::File {
+                format!("kept {path}: unlink removes files, never a device")
+            } else if !(p.info.created || p.info.owned) {
+                format!(
+                    "kept {path}: unlink removes only files iolab created, and this one it did not"
+                )
+            } else {
+                match std::fs::remove_file(&p.info.path) {
+                    Ok(()) => continue,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                    Err(e) => format!("could not remove {path} (unlink): {e}"),
+                }
+            };
+            obs.note(&n);
+            raw.notes.push(n);
+        }
+    }
+
     fn task(&self, w: u32, mine: &[(usize, u64, u64)], window: Window) -> BlockTask {
         let spec = &self.spec;
         let spans: Vec<(u64, u64)> = self
@@ -158,7 +208,7 @@ impl BlockDriver {
             WorkerVerify::new(
                 v.shared.clone(),
                 mine.iter().map(|&(ti, _, _)| ti).collect(),
-                spec.fsync_every,
+                sync_every(spec).0,
                 spec.qd,
             )
         });
@@ -179,7 +229,13 @@ impl BlockDriver {
                 budget_bytes: prepare::split(spec.io_size, spec.jobs, w),
                 rate_period_ns: spec.rate_iops.map(|r| 1e9 * spec.jobs as f64 / r),
                 rate_phase_ns: spec.rate_iops.map(|r| 1e9 * w as f64 / r).unwrap_or(0.0),
-                fsync_every: spec.fsync_every,
+                poisson: (spec.arrival == iolab_spec::Arrival::Poisson)
+                    .then(|| fastrand::Rng::with_seed(seed ^ 0xa771_7a15)),
+                think_ns: (spec.think_s * 1e9) as u64,
+                think_blocks: spec.think_blocks,
+                fsync_every: sync_every(spec).0,
+                sync_kind: sync_every(spec).1,
+                end_fsync: spec.end_fsync && spec.writes(),
                 on_error: spec.on_error,
                 verify,
             },
@@ -225,6 +281,11 @@ impl Driver for BlockDriver {
             spec.engine = EngineKind::Psync;
             spec.jobs *= spec.qd;
             spec.qd = 1;
+        }
+        if spec.arrival == iolab_spec::Arrival::Poisson && spec.rate_iops.is_none() {
+            self.notes.push(
+                "arrival poisson spaces the I/Os of a rate; without --rate it does nothing".into(),
+            );
         }
         self.targets = prepare::prepare_targets(&self.spec, &mut self.notes)?;
         if self.spec.verify {
@@ -289,6 +350,9 @@ impl Driver for BlockDriver {
                 };
                 return Some(self.prefill_failed(e, obs, stop));
             }
+        }
+        if self.spec.invalidate {
+            self.invalidate(obs);
         }
         None
     }
@@ -386,6 +450,19 @@ impl Driver for BlockDriver {
             raw.verify = Some(vr);
         }
         prepare::per_target(&mut raw.targets, per_worker);
+        if self.spec.unlink {
+            self.unlink(raw, obs);
+        }
+    }
+}
+
+/// Sync after every N writes, and how: `fsync_every` or
+/// `fdatasync_every`, the smaller when both are given.
+fn sync_every(spec: &WorkloadSpec) -> (u64, crate::engines::OpKind) {
+    use crate::engines::OpKind;
+    match (spec.fsync_every, spec.fdatasync_every) {
+        (f, d) if d > 0 && (f == 0 || d < f) => (d, OpKind::Fdatasync),
+        (f, _) => (f, OpKind::Fsync),
     }
 }
 

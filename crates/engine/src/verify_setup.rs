@@ -31,7 +31,8 @@ impl VerifyRun {
         let mut unit = spec.verify_block_size();
         // The workload promises durability: the journal is synced before
         // its writes are issued.
-        let promised = spec.writes() && (spec.sync == SyncMode::Dsync || spec.fsync_every > 0);
+        let promised = spec.writes()
+            && (spec.sync == SyncMode::Dsync || spec.fsync_every > 0 || spec.fdatasync_every > 0);
         let mut raw = VerifyRunRaw {
             after: spec.verify_after,
             max_errors: spec.max_errors,

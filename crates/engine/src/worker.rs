@@ -72,11 +72,32 @@ pub struct WorkerCtx {
     /// Nanoseconds between this worker's scheduled I/Os with `--rate`.
     pub rate_period_ns: Option<f64>,
     pub rate_phase_ns: f64,
+    /// With a rate: exponential gaps of mean `rate_period_ns` (a Poisson
+    /// process, fio `rate_process=poisson`) drawn from this seeded
+    /// generator; `None`: evenly spaced.
+    pub poisson: Option<fastrand::Rng>,
+    /// Pause this long (ns) after every `think_blocks` I/Os, once they
+    /// have all completed (fio thinktime); 0: never.
+    pub think_ns: u64,
+    pub think_blocks: u64,
+    /// Sync after every N writes (`fsync_every` or `fdatasync_every`,
+    /// the smaller); 0: never.
     pub fsync_every: u64,
+    /// The sync every N writes issue: fsync or fdatasync.
+    pub sync_kind: OpKind,
+    /// fsync every written target when the worker ends (fio end_fsync).
+    pub end_fsync: bool,
     pub on_error: OnError,
     /// `--verify`: lock, stamp and check every I/O (the task hands it
     /// to [`run`] as its hooks).
     pub verify: Option<WorkerVerify>,
+}
+
+/// An exponentially distributed gap of mean `mean` (inverse transform of
+/// a uniform draw in (0, 1]).
+#[inline]
+fn exp_gap(rng: &mut fastrand::Rng, mean: f64) -> f64 {
+    -(1.0 - rng.f64()).ln() * mean
 }
 
 fn now_ns(t0: Instant) -> u64 {
@@ -169,6 +190,14 @@ struct Worker<E: Engine, V: Hooks> {
     dirty: u64,
     fsync_cursor: u32,
     next_due: f64,
+    /// The sync the next due sync issues (`sync_kind`, fsync at the end).
+    sync_op: OpKind,
+    /// I/Os left before the next think pause (`u64::MAX`: no think).
+    think_left: u64,
+    /// A think pause is due once nothing is in flight, or under way.
+    thinking: bool,
+    /// The pause's end (0: not started).
+    think_until: u64,
     gaps: GapTracker,
     errors: ErrorTally,
     fatal: Option<String>,
@@ -232,6 +261,14 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
             dirty: 0,
             fsync_cursor: 0,
             next_due: port.window.start_ns as f64 + c.rate_phase_ns,
+            sync_op: c.sync_kind,
+            think_left: if c.think_ns > 0 {
+                c.think_blocks.max(1)
+            } else {
+                u64::MAX
+            },
+            thinking: false,
+            think_until: 0,
             gaps: GapTracker::new(),
             errors: ErrorTally::default(),
             fatal: None,
@@ -262,6 +299,9 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
             }
             if self.inflight == 0 {
                 if self.stopping {
+                    if self.end_sync_due() {
+                        continue;
+                    }
                     return;
                 }
                 self.idle();
@@ -366,7 +406,7 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
         let buf = self.pool.ptr(slot as usize);
         let sqe = Sqe {
             slot,
-            op: OpKind::Fsync,
+            op: self.sync_op,
             file: target,
             offset: 0,
             len: 0,
@@ -381,6 +421,19 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
             self.synced_all();
         }
         Flow::Stop
+    }
+
+    #[cold]
+    fn end_sync_due(&mut self) -> bool {
+        if !self.c.end_fsync || self.dirty == 0 || self.fsync_due {
+            return false;
+        }
+        // Once: every target written since the last sync, with fsync.
+        self.c.end_fsync = false;
+        self.sync_op = OpKind::Fsync;
+        self.fsync_due = true;
+        self.fsync_cursor = 0;
+        true
     }
 
     #[cold]
@@ -407,13 +460,19 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
         if let Some(h) = self.held.take() {
             return Some(h);
         }
+        if self.thinking {
+            return None;
+        }
         let due = match self.c.rate_period_ns {
             Some(p) => {
                 if self.next_due > self.now as f64 {
                     return None;
                 }
                 let d = self.next_due as u64;
-                self.next_due += p;
+                self.next_due += match self.c.poisson.as_mut() {
+                    Some(rng) => exp_gap(rng, p),
+                    None => p,
+                };
                 d
             }
             None => self.now,
@@ -489,6 +548,12 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
         }
         self.went_busy();
         self.inflight_bytes += plan.len as u64;
+        // Wrapping: a held I/O (--verify) may still go out during a pause.
+        self.think_left = self.think_left.wrapping_sub(1);
+        if self.think_left == 0 {
+            self.thinking = true;
+            return Flow::Stop;
+        }
         Flow::Go
     }
 
@@ -559,11 +624,38 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
             // Another worker's I/O holds the blocks of our next one.
             std::thread::yield_now();
         }
+        if self.thinking {
+            return self.think();
+        }
         if self.c.rate_period_ns.is_some() {
             let target = (self.next_due as u64).min(self.next_b);
             sleep_until(self.t0, target);
         }
         self.now = self.clock.now();
+        if self.now >= self.next_b {
+            self.end_intervals();
+        }
+    }
+
+    /// Nothing in flight after `think_blocks` I/Os: pause for `think`
+    /// (fio thinktime), waking at each interval boundary and the
+    /// workload's end, which may stop it.
+    #[cold]
+    fn think(&mut self) {
+        if self.think_until == 0 {
+            self.think_until = self.now + self.c.think_ns;
+        }
+        let wake = self
+            .think_until
+            .min(self.next_b)
+            .min(self.end_ns.unwrap_or(u64::MAX));
+        sleep_until(self.t0, wake);
+        self.now = self.clock.now();
+        if self.now >= self.think_until {
+            self.thinking = false;
+            self.think_until = 0;
+            self.think_left = self.c.think_blocks.max(1);
+        }
         if self.now >= self.next_b {
             self.end_intervals();
         }
@@ -905,6 +997,64 @@ mod tests {
         }
     }
 
+    /// A qd-deep uniform 4 KiB random-read worker over 1 MiB of `path`.
+    fn test_ctx(path: String, qd: u32) -> WorkerCtx {
+        let cfg = GenConfig {
+            read_pct: 100,
+            random_pct: 100,
+            read_hit_pct: 0,
+            write_hit_pct: 0,
+            bs: vec![(4096, 1)],
+            align: 4096,
+            distribution: iolab_spec::Distribution::Uniform,
+        };
+        let region = Region {
+            target: 0,
+            start: 0,
+            len: 1 << 20,
+            hit_len: 0,
+            stream_start: 0,
+        };
+        WorkerCtx {
+            clock: None,
+            qd,
+            batch_complete: 1,
+            gen: IoGen::new(&cfg, vec![region], 1),
+            data: DataGen::new(iolab_spec::DataPattern::Random, 0),
+            base: Vec::new(),
+            target_paths: vec![path],
+            budget_ops: None,
+            budget_bytes: None,
+            rate_period_ns: None,
+            rate_phase_ns: 0.0,
+            poisson: None,
+            think_ns: 0,
+            think_blocks: 1,
+            fsync_every: 0,
+            sync_kind: OpKind::Fsync,
+            end_fsync: false,
+            on_error: OnError::Continue,
+            verify: None,
+        }
+    }
+
+    #[test]
+    fn poisson_gaps_are_exponential_with_the_mean_asked_for() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        let n = 200_000;
+        let gaps: Vec<f64> = (0..n).map(|_| exp_gap(&mut rng, 500.0)).collect();
+        let mean = gaps.iter().sum::<f64>() / n as f64;
+        let var = gaps.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / n as f64;
+        assert!((mean - 500.0).abs() < 5.0, "mean {mean}");
+        // An exponential's coefficient of variation is 1.
+        let cv = var.sqrt() / mean;
+        assert!((cv - 1.0).abs() < 0.02, "cv {cv}");
+        assert!(gaps.iter().all(|g| g.is_finite() && *g >= 0.0));
+        // P(gap > mean) = 1/e.
+        let over = gaps.iter().filter(|g| **g > 500.0).count() as f64 / n as f64;
+        assert!((over - (-1.0f64).exp()).abs() < 0.01, "{over}");
+    }
+
     #[test]
     fn a_fatal_engine_error_with_io_in_flight_drains_before_the_buffers_go() {
         if !crate::io_uring_available() {
@@ -929,34 +1079,7 @@ mod tests {
             pool: (pool.ptr(0) as usize, qd as usize * 4096),
             log: log.clone(),
         };
-        let cfg = GenConfig {
-            read_pct: 100,
-            random_pct: 100,
-            ..GenConfig::default()
-        };
-        let region = Region {
-            target: 0,
-            start: 0,
-            len: 1 << 20,
-            hit_len: 0,
-            stream_start: 0,
-        };
-        let ctx = WorkerCtx {
-            clock: None,
-            qd,
-            batch_complete: 1,
-            gen: IoGen::new(&cfg, vec![region], 1),
-            data: DataGen::new(iolab_spec::DataPattern::Random, 0),
-            base: Vec::new(),
-            target_paths: vec![f.path().display().to_string()],
-            budget_ops: None,
-            budget_bytes: None,
-            rate_period_ns: None,
-            rate_phase_ns: 0.0,
-            fsync_every: 0,
-            on_error: OnError::Continue,
-            verify: None,
-        };
+        let ctx = test_ctx(f.path().display().to_string(), qd);
         let window = Window {
             timeline: Timeline {
                 warmup_ns: 0,

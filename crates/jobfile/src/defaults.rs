@@ -56,7 +56,11 @@ mod tests {
         let base = ["--dir", "/tmp/x", "--flow", "open,read,close"];
         let implicit = spec_on(&base, &[]);
         let mut all = Vec::new();
-        for p in PARAMS.iter().filter(|p| p.heading == FS) {
+        // `think` is shown under Concurrency, for block and flow workloads.
+        for p in PARAMS
+            .iter()
+            .filter(|p| p.heading == FS || p.name == "think")
+        {
             let DefaultIs::Value(v, _) = p.default else {
                 continue;
             };

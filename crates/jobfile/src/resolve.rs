@@ -527,13 +527,14 @@ pub fn resolve_run(
         start_delay_s: secs_v(&o.start_delay, "start-delay")?.unwrap_or(0.0),
         skew_pct: num(&o.skew, "skew", "a percentage")?,
         fs: fs.map(|f| f.fs),
-        steady: match text(&o.steady) {
-            Some(c) => Some(iolab_spec::steady::parse_steady(
-                c,
+        // A window alone judges fio's default criterion.
+        steady: match (text(&o.steady), o.steady_duration.is_some()) {
+            (None, false) => None,
+            (c, _) => Some(iolab_spec::steady::parse_steady(
+                c.unwrap_or(iolab_spec::steady::FIO_DEFAULT_CRITERION),
                 secs_v(&o.steady_duration, "steady-duration")?,
                 secs_v(&o.steady_ramp, "steady-ramp")?.unwrap_or(0.0),
             )?),
-            None => None,
         },
         think_s: if fs_think {
             0.0

@@ -54,7 +54,11 @@ pub fn run_heading(spec: &WorkloadSpec) -> String {
     }
     if let Some(r) = spec.rate_iops {
         write!(s, ", rate {r} IOPS").unwrap();
+        if spec.arrival == iolab_spec::Arrival::Poisson {
+            s.push_str(" (poisson)");
+        }
     }
+    extras_heading(&mut s, spec);
     if spec.hit_area > 0 {
         write!(
             s,
@@ -68,6 +72,41 @@ pub fn run_heading(spec: &WorkloadSpec) -> String {
     let targets: Vec<&str> = spec.targets.iter().map(|t| t.path.as_str()).collect();
     write!(s, ", on {}", targets.join(", ")).unwrap();
     s
+}
+
+/// The heading's part for think time, syncs, cache and clean-up keys and
+/// the steady-state criterion.
+fn extras_heading(s: &mut String, spec: &WorkloadSpec) {
+    if spec.think_s > 0.0 && spec.fs.is_none() {
+        let t = iolab_spec::format_duration_exact(spec.think_s);
+        match spec.think_blocks {
+            1 => write!(s, ", think {t} after each I/O").unwrap(),
+            n => write!(s, ", think {t} every {n} I/Os").unwrap(),
+        }
+    }
+    if spec.fdatasync_every > 0 {
+        write!(s, ", fdatasync every {} writes", spec.fdatasync_every).unwrap();
+    }
+    for (on, what) in [
+        (spec.end_fsync, ", fsync at the end"),
+        (spec.invalidate, ", cache dropped first"),
+        (spec.unlink, ", files removed at the end"),
+    ] {
+        if on {
+            s.push_str(what);
+        }
+    }
+    if let Some(st) = &spec.steady {
+        let unit = if st.percent { "%" } else { "" };
+        write!(
+            s,
+            ", until steady ({}:{}{unit} over {} s)",
+            st.criterion(),
+            st.limit,
+            st.duration_s
+        )
+        .unwrap();
+    }
 }
 
 /// Column heads for interval lines.

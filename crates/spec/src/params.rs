@@ -600,10 +600,10 @@ macro_rules! workload_params {
             steady: Values {
                 flag: "steady", aliases: [], short: None, value_name: "CRITERION:LIMIT", heading: "Duration",
                 help: "End once IOPS or bandwidth has levelled: iops:10%, iops_slope:0.1%, bw:5%, bw_slope:1m (fio ss)",
-                default: Unset,
+                default: Described("none; with --steady-duration alone, iops_slope:0.01% (fio's)"),
                 sweep: None, compare: None, negates: None,
                 doc_type: "string",
-                doc: "End the workload as soon as its IOPS or bandwidth has levelled (fio `ss`): `iops`, `iops_slope`, `bw` or `bw_slope`, a colon and a limit. Once a second (after `steady_ramp`) the run core takes the workload's IOPS and bandwidth over that second; over the last `steady_duration` of such samples, `iops`/`bw` hold when every sample is within the limit of the window's mean, `iops_slope`/`bw_slope` when the least-squares slope is (per second). A limit with `%` is a share of the window's mean; without, IOPS or bytes per second (`bw:10m`). The run goes on for the other workloads; without levelling, the workload runs its full time and the result says steady state was not reached. Needs `steady_duration`. See [results](results.md) `steady_state`.",
+                doc: "End the workload as soon as its IOPS or bandwidth has levelled (fio `ss`): `iops`, `iops_slope`, `bw` or `bw_slope`, a colon and a limit. Once a second (after `steady_ramp`) the run core takes the workload's IOPS and bandwidth over that second; over the last `steady_duration` of such samples, `iops`/`bw` hold when every sample is within the limit of the window's mean, `iops_slope`/`bw_slope` when the least-squares slope is (per second). A limit with `%` is a share of the window's mean; without, IOPS or bytes per second (`bw:10m`). The run goes on for the other workloads; without levelling, the workload runs its full time and the result says steady state was not reached. Needs `steady_duration`; `steady_duration` alone judges `iops_slope:0.01%`, fio's default. See [results](results.md) `steady_state`.",
             },
             steady_duration: Values {
                 flag: "steady-duration", aliases: [], short: None, value_name: "TIME", heading: "Duration",
@@ -675,15 +675,15 @@ macro_rules! workload_params {
                 default: Value("false", ""),
                 sweep: None, compare: None, negates: None,
                 doc_type: "bool",
-                doc: "Before the workload's first I/O (after any prefill), drop the page cache of each target: `posix_fadvise(POSIX_FADV_DONTNEED)` on a file, that and the `BLKFLSBUF` ioctl on a block device (fio `invalidate`, whose default is on; iolab's is off). Nothing is written. A target whose cache cannot be dropped gets a note.",
+                doc: "Before the workload's first I/O (after any prefill), drop the cached pages of each target's region with `posix_fadvise(POSIX_FADV_DONTNEED)`, files and block devices alike (fio `invalidate`, whose default is on; iolab's is off; fio uses the `BLKFLSBUF` ioctl on a device). iolab writes nothing for it (the kernel may start writing back pages that were already dirty). A target whose cache cannot be dropped gets a note.",
             },
             unlink: Bool {
                 flag: "unlink", aliases: [], short: None, value_name: "BOOL", heading: "Caching and durability",
-                help: "Remove the target files this run created when the workload ends (fio unlink)",
+                help: "Remove the target files iolab created when the workload ends (fio unlink)",
                 default: Value("false", ""),
                 sweep: None, compare: None, negates: None,
                 doc_type: "bool",
-                doc: "When the workload ends, remove each target file that this run created for it (fio `unlink`). A file that existed before the run, and a block device, are never removed: each gets a note instead.",
+                doc: "When the workload ends, remove each of its target files that iolab created: in this run, or in an earlier one (the file carries iolab's ownership mark) (fio `unlink`). Any other file, and a block device, is never removed: each gets a note instead.",
             },
             data: Values {
                 flag: "data", aliases: [], short: None, value_name: "PATTERN", heading: "Data",

@@ -50,6 +50,9 @@ impl SteadySpec {
     }
 }
 
+/// fio's criterion when only the window (`ss_dur`) is given.
+pub const FIO_DEFAULT_CRITERION: &str = "iops_slope:0.01%";
+
 /// The shortest window: fio needs at least two samples to judge.
 pub const MIN_STEADY_DURATION_S: f64 = 2.0;
 /// The longest window (a day): the samples are kept in memory.

@@ -265,26 +265,26 @@ pub struct WorkloadSpec {
     pub steady: Option<crate::steady::SteadySpec>,
     /// A block workload's workers pause this long after every
     /// `think_blocks` I/Os (fio `thinktime`); 0: never.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
     pub think_s: f64,
     /// I/Os between two pauses (fio `thinktime_blocks`), at least 1.
-    #[serde(default = "one64")]
+    #[serde(default = "one64", skip_serializing_if = "is_one")]
     pub think_blocks: u64,
     /// How `rate` spaces the I/Os (fio `rate_process`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_fixed")]
     pub arrival: Arrival,
     /// fdatasync after every N writes per worker; 0 never.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub fdatasync_every: u64,
     /// fsync every written target when the workload ends (fio `end_fsync`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_false")]
     pub end_fsync: bool,
     /// Drop the targets' page cache before the first I/O (fio `invalidate`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_false")]
     pub invalidate: bool,
     /// Remove the target files this run created when the workload ends
     /// (fio `unlink`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_false")]
     pub unlink: bool,
     /// The fio (vdbench, filebench) section this workload came from, for
     /// exporters in that tool's language; `None` for iolab's own jobs.
@@ -340,6 +340,24 @@ fn one() -> u32 {
 
 fn one64() -> u64 {
     1
+}
+
+// The keys of issue 17 are left out of a document at their defaults, so
+// a workload that does not use them records what it always did.
+fn is_zero_f64(v: &f64) -> bool {
+    *v == 0.0
+}
+fn is_one(v: &u64) -> bool {
+    *v == 1
+}
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+fn is_false(v: &bool) -> bool {
+    !*v
+}
+fn is_fixed(v: &Arrival) -> bool {
+    *v == Arrival::Fixed
 }
 
 /// The longest `think` (an hour).

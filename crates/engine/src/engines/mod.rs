@@ -21,6 +21,8 @@ pub enum OpKind {
     Fsync,
     /// A discard of `len` bytes at `offset` (no buffer).
     Trim,
+    /// fdatasync (io_uring: fsync with IORING_FSYNC_DATASYNC).
+    Fdatasync,
 }
 
 /// One I/O handed to an engine.

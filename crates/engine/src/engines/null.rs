@@ -22,7 +22,7 @@ impl Engine for NullEngine {
 
     #[inline]
     fn queue(&mut self, sqe: &Sqe) -> io::Result<()> {
-        let res = if sqe.op == OpKind::Fsync {
+        let res = if matches!(sqe.op, OpKind::Fsync | OpKind::Fdatasync) {
             0
         } else {
             sqe.len as i32

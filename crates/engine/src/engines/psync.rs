@@ -48,6 +48,7 @@ impl Engine for PsyncEngine {
                 OpKind::Trim => {
                     super::trim(fd, self.block[sqe.file as usize], sqe.offset, sqe.len) as isize
                 }
+                OpKind::Fdatasync => libc::fdatasync(fd) as isize,
             }
         };
         let res = if r < 0 { neg_errno() } else { r as i32 };

@@ -273,6 +273,9 @@ impl UringEngine {
             (OpKind::Fsync, _) => with_fd!(|fd| opcode::Fsync::new(fd).build()),
             // Trims never reach the ring (`queue` does them).
             (OpKind::Trim, _) => opcode::Nop::new().build(),
+            (OpKind::Fdatasync, _) => with_fd!(|fd| opcode::Fsync::new(fd)
+                .flags(io_uring::types::FsyncFlags::DATASYNC)
+                .build()),
         };
         e.user_data(sqe.slot as u64)
     }
