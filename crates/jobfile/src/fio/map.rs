@@ -603,4 +603,33 @@ mod tests {
         let l = map(&f, &LoadOptions::default()).unwrap();
         assert!(l.runs[0].workloads[0].destroy_data_on.is_empty());
     }
+
+    #[test]
+    fn huge_values_are_refused_or_saturate_never_panic() {
+        let huge: &[(&str, Option<&str>)] = &[
+            F,
+            ("rw", Some("randrw")),
+            ("numjobs", Some("4096")),
+            ("nrfiles", Some("16")),
+            ("size", Some("16383p")),
+            ("offset", Some("16383p")),
+            ("offset_increment", Some("16383p")),
+            ("io_size", Some("16383p")),
+            ("loops", Some("18446744073709551615")),
+            ("number_ios", Some("18446744073709551615")),
+            ("log_avg_msec", Some("18446744073709551615")),
+            ("rate", Some("16383p,1")),
+            ("rate_iops", Some("18446744073709551615")),
+            ("bssplit", Some("1/1:16383p/99")),
+            ("thinktime", Some("18446744073709551615")),
+            ("ramp_time", Some("10000000d")),
+        ];
+        for n in 1..=huge.len() {
+            let f = file(vec![job("h", &huge[..n])]);
+            // Either a plan or one line; never a panic.
+            if let Err(e) = translate(&f, &LoadOptions::default()) {
+                assert!(!e.0.contains('\n'), "{e}");
+            }
+        }
+    }
 }

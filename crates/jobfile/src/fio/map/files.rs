@@ -132,7 +132,9 @@ pub(crate) fn block_files(
     // The region of each file: filesize, else the job's size over its files.
     let region = filesize.or(size.map(|s| s / nfiles));
     if let Some(r) = region {
-        let end = offset + inc * (jobs - 1) + r;
+        let end = offset
+            .saturating_add(inc.saturating_mul(jobs - 1))
+            .saturating_add(r);
         k.s("size", val::fmt_size(end));
     }
     if offset > 0 {
@@ -144,7 +146,13 @@ pub(crate) fn block_files(
             k.s("range", val::fmt_size(r));
         }
     }
-    amount(job, jobs, size.or(region.map(|r| r * nfiles)), k, notes)?;
+    amount(
+        job,
+        jobs,
+        size.or(region.map(|r| r.saturating_mul(nfiles))),
+        k,
+        notes,
+    )?;
     file_options(job, d, k, notes)
 }
 

@@ -280,7 +280,7 @@ fn fmt_sizes(s: &Sizes) -> String {
 /// The mean block size of a direction (for bytes/s -> I/Os per second).
 fn mean(s: &Sizes) -> f64 {
     let w: u64 = s.iter().map(|(_, w)| w).sum();
-    s.iter().map(|(b, w)| (*b * *w) as f64).sum::<f64>() / w.max(1) as f64
+    s.iter().map(|(b, w)| *b as f64 * *w as f64).sum::<f64>() / w.max(1) as f64
 }
 
 /// `bs`, `bs_write`, `bs_trim`: `bs` is the reads' (the default of the
@@ -331,7 +331,7 @@ pub(crate) fn map_job(job: &Job, notes: &mut Notes) -> Result<Mapped, JobError> 
     common(job, &mut k, notes)?;
     let interval_us = match job.uint("log_avg_msec")? {
         Some(0) | None => None,
-        Some(ms) => Some(ms * 1000),
+        Some(ms) => Some(ms.saturating_mul(1000)),
     };
     if interval_us.is_none() && logs_asked(job) {
         notes.once("fio logs every I/O without log_avg_msec; iolab's logs have one line per interval (1s unless log_avg_msec)");
@@ -445,7 +445,12 @@ fn random(job: &Job, d: &Dirs, k: &mut Keys, notes: &mut Notes) -> Result<(), Jo
             k.s("distribution", dist);
         }
     }
-    if job.flag("norandommap")? != Some(true) {
+    // fio keeps its random map only for uniform offsets.
+    let uniform =
+        k.0.get("distribution")
+            .and_then(Value::as_str)
+            .is_none_or(|d| d == "uniform");
+    if job.flag("norandommap")? != Some(true) && uniform {
         notes.once("fio's random map makes a random job touch each block once per pass; iolab draws every random offset afresh, as fio's norandommap does");
     }
     Ok(())
