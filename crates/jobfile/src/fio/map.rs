@@ -176,6 +176,31 @@ impl<'a> Job<'a> {
         }
     }
 
+    /// The `kb_base` that reads option `key`'s sizes: fio reads each
+    /// section's options with the base in force there, so a job's own
+    /// `kb_base` does not change the sizes of the `[global]` options it
+    /// inherits (they come first in its options; its own follow its header).
+    pub fn kb_of(&self, key: &str) -> u64 {
+        let own = |o: &FioOpt| o.file == self.fio.file && o.line > self.fio.line;
+        let Some(opt) = self.opt(key) else {
+            return self.kb;
+        };
+        if own(opt) {
+            return self.kb;
+        }
+        let global_kb = self
+            .fio
+            .options
+            .iter()
+            .rev()
+            .filter(|o| !own(o) && table::canonical(&o.key) == "kb_base")
+            .find_map(|o| o.value.as_deref());
+        match global_kb.map(str::trim) {
+            Some("1000") => 1000,
+            _ => 1024,
+        }
+    }
+
     pub fn flag(&self, key: &str) -> Result<Option<bool>, JobError> {
         match self.opt(key) {
             None => Ok(None),
@@ -187,7 +212,7 @@ impl<'a> Job<'a> {
 
     pub fn size(&self, key: &str) -> Result<Option<u64>, JobError> {
         self.val(key)
-            .map(|v| val::size(v, self.kb).map_err(|m| self.bad(key, &m)))
+            .map(|v| val::size(v, self.kb_of(key)).map_err(|m| self.bad(key, &m)))
             .transpose()
     }
 

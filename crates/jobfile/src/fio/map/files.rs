@@ -126,7 +126,7 @@ pub(crate) fn block_files(
                 notes.once("filesize as a range: iolab makes every file the largest size");
             }
             let s = hi.unwrap_or(lo);
-            Some(val::size(&s, job.kb).map_err(|m| job.bad("filesize", &m))?)
+            Some(val::size(&s, job.kb_of("filesize")).map_err(|m| job.bad("filesize", &m))?)
         }
     };
     // The region of each file: filesize, else the job's size over its files.
@@ -282,7 +282,8 @@ pub(crate) fn fs_job(
     );
     if !matches!(op, "create" | "mkdir") {
         if let Some(v) = job.val("filesize") {
-            let s = val::size(&val::range(v).0, job.kb).map_err(|m| job.bad("filesize", &m))?;
+            let s = val::size(&val::range(v).0, job.kb_of("filesize"))
+                .map_err(|m| job.bad("filesize", &m))?;
             k.s("file_size", val::fmt_size(s));
         }
     }

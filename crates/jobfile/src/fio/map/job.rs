@@ -114,7 +114,7 @@ fn rw(job: &Job, k: &mut Keys, notes: &mut Notes) -> Result<Dirs, JobError> {
             let n = val::uint(&s).map_err(|m| job.bad("rw", &m))?;
             k.n("random_every", n);
         } else {
-            let hole = val::size(&s, job.kb).map_err(|m| job.bad("rw", &m))?;
+            let hole = val::size(&s, job.kb_of("rw")).map_err(|m| job.bad("rw", &m))?;
             k.s("hole", val::fmt_size(hole));
         }
     }
@@ -165,7 +165,10 @@ fn block_sizes(job: &Job) -> Result<[Sizes; 3], JobError> {
             .enumerate()
         {
             if let Some(s) = s {
-                out[d] = vec![(val::size(s, job.kb).map_err(|m| job.bad("bs", &m))?, 1)];
+                out[d] = vec![(
+                    val::size(s, job.kb_of("bs")).map_err(|m| job.bad("bs", &m))?,
+                    1,
+                )];
             }
         }
     }
@@ -208,9 +211,9 @@ fn block_sizes(job: &Job) -> Result<[Sizes; 3], JobError> {
 /// the smaller; iolab's mix takes each multiple with the same weight.
 fn bs_range(job: &Job, s: &str) -> Result<Sizes, JobError> {
     let (a, b) = val::range(s);
-    let lo = val::size(&a, job.kb).map_err(|m| job.bad("bsrange", &m))?;
+    let lo = val::size(&a, job.kb_of("bsrange")).map_err(|m| job.bad("bsrange", &m))?;
     let hi = match b {
-        Some(b) => val::size(&b, job.kb).map_err(|m| job.bad("bsrange", &m))?,
+        Some(b) => val::size(&b, job.kb_of("bsrange")).map_err(|m| job.bad("bsrange", &m))?,
         None => lo,
     };
     if lo == 0 || hi < lo {
@@ -234,7 +237,7 @@ fn bs_split(job: &Job, set: &str) -> Result<Sizes, JobError> {
             Some((s, p)) => (s, Some(p.trim())),
             None => (e, None),
         };
-        let size = val::size(s, job.kb).map_err(|m| job.bad("bssplit", &m))?;
+        let size = val::size(s, job.kb_of("bssplit")).map_err(|m| job.bad("bssplit", &m))?;
         let pct = match p.filter(|p| !p.is_empty()) {
             Some(p) => Some(val::percent(p).map_err(|m| job.bad("bssplit", &m))?),
             None => None,
@@ -364,7 +367,7 @@ fn block_job(
         if let Some(a) = first.iter().flatten().next() {
             k.s(
                 "align",
-                val::fmt_size(val::size(a, job.kb).map_err(|m| job.bad("ba", &m))?),
+                val::fmt_size(val::size(a, job.kb_of("ba")).map_err(|m| job.bad("ba", &m))?),
             );
         }
     }
@@ -609,7 +612,7 @@ fn pacing(
             .enumerate()
         {
             let Some(s) = s else { continue };
-            let n = val::size(s, job.kb).map_err(|m| job.bad(key, &m))? as f64;
+            let n = val::size(s, job.kb_of(key)).map_err(|m| job.bad(key, &m))? as f64;
             if n == 0.0 || share[dir] == 0.0 {
                 continue;
             }
