@@ -325,9 +325,8 @@ pub(crate) struct Mapped {
     pub interval_us: Option<u64>,
 }
 
-/// Translate a parsed fio file into iolab's keys, run by run.
-pub fn translate(file: &FioFile, lo: &LoadOptions) -> Result<Translation, JobError> {
-    let mut notes = Notes::default();
+/// The jobs `--section` keeps (all without it).
+fn selected<'f>(file: &'f FioFile, lo: &LoadOptions) -> Result<Vec<&'f FioJob>, JobError> {
     for s in &lo.sections {
         if !file.jobs.iter().any(|j| &j.name == s) {
             let names: Vec<&str> = file.jobs.iter().map(|j| j.name.as_str()).collect();
@@ -347,6 +346,48 @@ pub fn translate(file: &FioFile, lo: &LoadOptions) -> Result<Translation, JobErr
             "the fio job file has no job section; add one, e.g. [job1]".into(),
         ));
     }
+    Ok(jobs)
+}
+
+/// The job's own `kb_base` (1024 unless given).
+fn job_kb(fj: &FioJob, last: &BTreeMap<&'static str, &FioOpt>) -> Result<u64, JobError> {
+    match last.get("kb_base").and_then(|o| o.value.as_deref()) {
+        None => Ok(1024),
+        Some(v) if v.trim() == "1024" => Ok(1024),
+        Some(v) if v.trim() == "1000" => Ok(1000),
+        Some(_) => {
+            let o = last["kb_base"];
+            Err(JobError(format!(
+                "{}: kb_base={}: fio takes 1024 or 1000 (job [{}])",
+                o.place(),
+                o.value.as_deref().unwrap_or(""),
+                fj.name
+            )))
+        }
+    }
+}
+
+/// Where the workload came from: fio's section as written.
+fn origin_of(job: &Job, group: u32) -> Result<JobOrigin, JobError> {
+    let fj = job.fio;
+    Ok(JobOrigin {
+        format: "fio".into(),
+        file: (fj.line != 0).then(|| fj.file.clone()),
+        section: fj.name.clone(),
+        options: fj
+            .options
+            .iter()
+            .map(|o| (o.key.clone(), o.value.clone().unwrap_or_default()))
+            .collect(),
+        group,
+        group_reporting: job.flag("group_reporting")?.unwrap_or(false),
+    })
+}
+
+/// Translate a parsed fio file into iolab's keys, run by run.
+pub fn translate(file: &FioFile, lo: &LoadOptions) -> Result<Translation, JobError> {
+    let mut notes = Notes::default();
+    let jobs = selected(file, lo)?;
     let mut used = BTreeSet::new();
     let mut seen: Vec<&str> = Vec::new();
     let mut out = Translation::default();
@@ -356,20 +397,7 @@ pub fn translate(file: &FioFile, lo: &LoadOptions) -> Result<Translation, JobErr
     for fj in jobs {
         let last = check_options(fj, lo, &mut notes)?;
         let name = unique_name(fj, &last, &mut used);
-        let kb = match last.get("kb_base").and_then(|o| o.value.as_deref()) {
-            None => 1024,
-            Some(v) if v.trim() == "1024" => 1024,
-            Some(v) if v.trim() == "1000" => 1000,
-            Some(_) => {
-                let o = last["kb_base"];
-                return Err(JobError(format!(
-                    "{}: kb_base={}: fio takes 1024 or 1000 (job [{}])",
-                    o.place(),
-                    o.value.as_deref().unwrap_or(""),
-                    fj.name
-                )));
-            }
-        };
+        let kb = job_kb(fj, &last)?;
         let job = Job {
             fio: fj,
             name,
@@ -401,18 +429,7 @@ pub fn translate(file: &FioFile, lo: &LoadOptions) -> Result<Translation, JobErr
             false,
             &mut notes,
         );
-        let origin = JobOrigin {
-            format: "fio".into(),
-            file: (fj.line != 0).then(|| fj.file.clone()),
-            section: fj.name.clone(),
-            options: fj
-                .options
-                .iter()
-                .map(|o| (o.key.clone(), o.value.clone().unwrap_or_default()))
-                .collect(),
-            group,
-            group_reporting: job.flag("group_reporting")?.unwrap_or(false),
-        };
+        let origin = origin_of(&job, group)?;
         run.workloads.push((m.keys, origin));
     }
     close_run(&mut run, &mut warmup, &mut interval, &mut notes);
