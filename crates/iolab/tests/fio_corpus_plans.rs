@@ -73,3 +73,55 @@ fn every_corpus_file_plans_or_is_refused_as_its_golden_says() {
         );
     }
 }
+
+/// A fio job run end to end: clones with their own files (fio's names,
+/// fio's sizes), the amount `size x numjobs`, a stonewall, and the
+/// `filecreate` engine on the file-system driver.
+#[test]
+fn a_fio_job_runs_its_clones_files_and_filecreate() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().display().to_string();
+    let job = format!(
+        "[w]\ndirectory={dir}\nsize=256k\nbs=4k\nrw=write\nnumjobs=2\nnrfiles=2\n[fc]\ndirectory={dir}\nioengine=filecreate\nnrfiles=10\nstonewall\n"
+    );
+    std::fs::write(d.path().join("j.fio"), job).unwrap();
+    let o = iolab()
+        .args(["run", "j.fio", "--json", "out.json"])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in ["w.0.0", "w.0.1", "w.1.0", "w.1.1"] {
+        let len = std::fs::metadata(d.path().join(f)).map(|m| m.len());
+        assert_eq!(
+            len.ok(),
+            Some(128 << 10),
+            "{f}: fio's size split over nrfiles"
+        );
+    }
+    let created = std::fs::read_dir(d.path().join("fc"))
+        .unwrap()
+        .filter(|e| {
+            !e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with('.')
+        })
+        .count();
+    assert_eq!(created, 10);
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("out.json")).unwrap()).unwrap();
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2, "the stonewall makes two runs");
+    let w = &runs[0]["workloads"][0];
+    assert_eq!(
+        w["summary"]["write"]["bytes"],
+        2 * (256 << 10),
+        "size x numjobs"
+    );
+    assert_eq!(w["spec"]["origin"]["section"], "w");
+    let fc = &runs[1]["workloads"][0];
+    assert_eq!(fc["spec"]["origin"]["group"], 1);
+    assert_eq!(fc["summary"]["total"]["ops"], 10);
+}

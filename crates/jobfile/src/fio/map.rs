@@ -176,6 +176,31 @@ impl<'a> Job<'a> {
         }
     }
 
+    /// The `kb_base` that reads option `key`'s sizes: fio reads each
+    /// section's options with the base in force there, so a job's own
+    /// `kb_base` does not change the sizes of the `[global]` options it
+    /// inherits (they come first in its options; its own follow its header).
+    pub fn kb_of(&self, key: &str) -> u64 {
+        let own = |o: &FioOpt| o.file == self.fio.file && o.line > self.fio.line;
+        let Some(opt) = self.opt(key) else {
+            return self.kb;
+        };
+        if own(opt) {
+            return self.kb;
+        }
+        let global_kb = self
+            .fio
+            .options
+            .iter()
+            .rev()
+            .filter(|o| !own(o) && table::canonical(&o.key) == "kb_base")
+            .find_map(|o| o.value.as_deref());
+        match global_kb.map(str::trim) {
+            Some("1000") => 1000,
+            _ => 1024,
+        }
+    }
+
     pub fn flag(&self, key: &str) -> Result<Option<bool>, JobError> {
         match self.opt(key) {
             None => Ok(None),
@@ -187,7 +212,7 @@ impl<'a> Job<'a> {
 
     pub fn size(&self, key: &str) -> Result<Option<u64>, JobError> {
         self.val(key)
-            .map(|v| val::size(v, self.kb).map_err(|m| self.bad(key, &m)))
+            .map(|v| val::size(v, self.kb_of(key)).map_err(|m| self.bad(key, &m)))
             .transpose()
     }
 
@@ -300,9 +325,8 @@ pub(crate) struct Mapped {
     pub interval_us: Option<u64>,
 }
 
-/// Translate a parsed fio file into iolab's keys, run by run.
-pub fn translate(file: &FioFile, lo: &LoadOptions) -> Result<Translation, JobError> {
-    let mut notes = Notes::default();
+/// The jobs `--section` keeps (all without it).
+fn selected<'f>(file: &'f FioFile, lo: &LoadOptions) -> Result<Vec<&'f FioJob>, JobError> {
     for s in &lo.sections {
         if !file.jobs.iter().any(|j| &j.name == s) {
             let names: Vec<&str> = file.jobs.iter().map(|j| j.name.as_str()).collect();
@@ -322,6 +346,48 @@ pub fn translate(file: &FioFile, lo: &LoadOptions) -> Result<Translation, JobErr
             "the fio job file has no job section; add one, e.g. [job1]".into(),
         ));
     }
+    Ok(jobs)
+}
+
+/// The job's own `kb_base` (1024 unless given).
+fn job_kb(fj: &FioJob, last: &BTreeMap<&'static str, &FioOpt>) -> Result<u64, JobError> {
+    match last.get("kb_base").and_then(|o| o.value.as_deref()) {
+        None => Ok(1024),
+        Some(v) if v.trim() == "1024" => Ok(1024),
+        Some(v) if v.trim() == "1000" => Ok(1000),
+        Some(_) => {
+            let o = last["kb_base"];
+            Err(JobError(format!(
+                "{}: kb_base={}: fio takes 1024 or 1000 (job [{}])",
+                o.place(),
+                o.value.as_deref().unwrap_or(""),
+                fj.name
+            )))
+        }
+    }
+}
+
+/// Where the workload came from: fio's section as written.
+fn origin_of(job: &Job, group: u32) -> Result<JobOrigin, JobError> {
+    let fj = job.fio;
+    Ok(JobOrigin {
+        format: "fio".into(),
+        file: (fj.line != 0).then(|| fj.file.clone()),
+        section: fj.name.clone(),
+        options: fj
+            .options
+            .iter()
+            .map(|o| (o.key.clone(), o.value.clone().unwrap_or_default()))
+            .collect(),
+        group,
+        group_reporting: job.flag("group_reporting")?.unwrap_or(false),
+    })
+}
+
+/// Translate a parsed fio file into iolab's keys, run by run.
+pub fn translate(file: &FioFile, lo: &LoadOptions) -> Result<Translation, JobError> {
+    let mut notes = Notes::default();
+    let jobs = selected(file, lo)?;
     let mut used = BTreeSet::new();
     let mut seen: Vec<&str> = Vec::new();
     let mut out = Translation::default();
@@ -331,20 +397,7 @@ pub fn translate(file: &FioFile, lo: &LoadOptions) -> Result<Translation, JobErr
     for fj in jobs {
         let last = check_options(fj, lo, &mut notes)?;
         let name = unique_name(fj, &last, &mut used);
-        let kb = match last.get("kb_base").and_then(|o| o.value.as_deref()) {
-            None => 1024,
-            Some(v) if v.trim() == "1024" => 1024,
-            Some(v) if v.trim() == "1000" => 1000,
-            Some(_) => {
-                let o = last["kb_base"];
-                return Err(JobError(format!(
-                    "{}: kb_base={}: fio takes 1024 or 1000 (job [{}])",
-                    o.place(),
-                    o.value.as_deref().unwrap_or(""),
-                    fj.name
-                )));
-            }
-        };
+        let kb = job_kb(fj, &last)?;
         let job = Job {
             fio: fj,
             name,
@@ -376,18 +429,7 @@ pub fn translate(file: &FioFile, lo: &LoadOptions) -> Result<Translation, JobErr
             false,
             &mut notes,
         );
-        let origin = JobOrigin {
-            format: "fio".into(),
-            file: (fj.line != 0).then(|| fj.file.clone()),
-            section: fj.name.clone(),
-            options: fj
-                .options
-                .iter()
-                .map(|o| (o.key.clone(), o.value.clone().unwrap_or_default()))
-                .collect(),
-            group,
-            group_reporting: job.flag("group_reporting")?.unwrap_or(false),
-        };
+        let origin = origin_of(&job, group)?;
         run.workloads.push((m.keys, origin));
     }
     close_run(&mut run, &mut warmup, &mut interval, &mut notes);
@@ -602,5 +644,34 @@ mod tests {
         assert_eq!(w["allow_mounted_write"].as_bool(), Some(true));
         let l = map(&f, &LoadOptions::default()).unwrap();
         assert!(l.runs[0].workloads[0].destroy_data_on.is_empty());
+    }
+
+    #[test]
+    fn huge_values_are_refused_or_saturate_never_panic() {
+        let huge: &[(&str, Option<&str>)] = &[
+            F,
+            ("rw", Some("randrw")),
+            ("numjobs", Some("4096")),
+            ("nrfiles", Some("16")),
+            ("size", Some("16383p")),
+            ("offset", Some("16383p")),
+            ("offset_increment", Some("16383p")),
+            ("io_size", Some("16383p")),
+            ("loops", Some("18446744073709551615")),
+            ("number_ios", Some("18446744073709551615")),
+            ("log_avg_msec", Some("18446744073709551615")),
+            ("rate", Some("16383p,1")),
+            ("rate_iops", Some("18446744073709551615")),
+            ("bssplit", Some("1/1:16383p/99")),
+            ("thinktime", Some("18446744073709551615")),
+            ("ramp_time", Some("10000000d")),
+        ];
+        for n in 1..=huge.len() {
+            let f = file(vec![job("h", &huge[..n])]);
+            // Either a plan or one line; never a panic.
+            if let Err(e) = translate(&f, &LoadOptions::default()) {
+                assert!(!e.0.contains('\n'), "{e}");
+            }
+        }
     }
 }

@@ -126,13 +126,15 @@ pub(crate) fn block_files(
                 notes.once("filesize as a range: iolab makes every file the largest size");
             }
             let s = hi.unwrap_or(lo);
-            Some(val::size(&s, job.kb).map_err(|m| job.bad("filesize", &m))?)
+            Some(val::size(&s, job.kb_of("filesize")).map_err(|m| job.bad("filesize", &m))?)
         }
     };
     // The region of each file: filesize, else the job's size over its files.
     let region = filesize.or(size.map(|s| s / nfiles));
     if let Some(r) = region {
-        let end = offset + inc * (jobs - 1) + r;
+        let end = offset
+            .saturating_add(inc.saturating_mul(jobs - 1))
+            .saturating_add(r);
         k.s("size", val::fmt_size(end));
     }
     if offset > 0 {
@@ -144,7 +146,13 @@ pub(crate) fn block_files(
             k.s("range", val::fmt_size(r));
         }
     }
-    amount(job, jobs, size.or(region.map(|r| r * nfiles)), k, notes)?;
+    amount(
+        job,
+        jobs,
+        size.or(region.map(|r| r.saturating_mul(nfiles))),
+        k,
+        notes,
+    )?;
     file_options(job, d, k, notes)
 }
 
@@ -274,7 +282,8 @@ pub(crate) fn fs_job(
     );
     if !matches!(op, "create" | "mkdir") {
         if let Some(v) = job.val("filesize") {
-            let s = val::size(&val::range(v).0, job.kb).map_err(|m| job.bad("filesize", &m))?;
+            let s = val::size(&val::range(v).0, job.kb_of("filesize"))
+                .map_err(|m| job.bad("filesize", &m))?;
             k.s("file_size", val::fmt_size(s));
         }
     }

@@ -114,7 +114,7 @@ fn rw(job: &Job, k: &mut Keys, notes: &mut Notes) -> Result<Dirs, JobError> {
             let n = val::uint(&s).map_err(|m| job.bad("rw", &m))?;
             k.n("random_every", n);
         } else {
-            let hole = val::size(&s, job.kb).map_err(|m| job.bad("rw", &m))?;
+            let hole = val::size(&s, job.kb_of("rw")).map_err(|m| job.bad("rw", &m))?;
             k.s("hole", val::fmt_size(hole));
         }
     }
@@ -165,7 +165,10 @@ fn block_sizes(job: &Job) -> Result<[Sizes; 3], JobError> {
             .enumerate()
         {
             if let Some(s) = s {
-                out[d] = vec![(val::size(s, job.kb).map_err(|m| job.bad("bs", &m))?, 1)];
+                out[d] = vec![(
+                    val::size(s, job.kb_of("bs")).map_err(|m| job.bad("bs", &m))?,
+                    1,
+                )];
             }
         }
     }
@@ -208,9 +211,9 @@ fn block_sizes(job: &Job) -> Result<[Sizes; 3], JobError> {
 /// the smaller; iolab's mix takes each multiple with the same weight.
 fn bs_range(job: &Job, s: &str) -> Result<Sizes, JobError> {
     let (a, b) = val::range(s);
-    let lo = val::size(&a, job.kb).map_err(|m| job.bad("bsrange", &m))?;
+    let lo = val::size(&a, job.kb_of("bsrange")).map_err(|m| job.bad("bsrange", &m))?;
     let hi = match b {
-        Some(b) => val::size(&b, job.kb).map_err(|m| job.bad("bsrange", &m))?,
+        Some(b) => val::size(&b, job.kb_of("bsrange")).map_err(|m| job.bad("bsrange", &m))?,
         None => lo,
     };
     if lo == 0 || hi < lo {
@@ -234,7 +237,7 @@ fn bs_split(job: &Job, set: &str) -> Result<Sizes, JobError> {
             Some((s, p)) => (s, Some(p.trim())),
             None => (e, None),
         };
-        let size = val::size(s, job.kb).map_err(|m| job.bad("bssplit", &m))?;
+        let size = val::size(s, job.kb_of("bssplit")).map_err(|m| job.bad("bssplit", &m))?;
         let pct = match p.filter(|p| !p.is_empty()) {
             Some(p) => Some(val::percent(p).map_err(|m| job.bad("bssplit", &m))?),
             None => None,
@@ -280,7 +283,7 @@ fn fmt_sizes(s: &Sizes) -> String {
 /// The mean block size of a direction (for bytes/s -> I/Os per second).
 fn mean(s: &Sizes) -> f64 {
     let w: u64 = s.iter().map(|(_, w)| w).sum();
-    s.iter().map(|(b, w)| (*b * *w) as f64).sum::<f64>() / w.max(1) as f64
+    s.iter().map(|(b, w)| *b as f64 * *w as f64).sum::<f64>() / w.max(1) as f64
 }
 
 /// `bs`, `bs_write`, `bs_trim`: `bs` is the reads' (the default of the
@@ -331,7 +334,7 @@ pub(crate) fn map_job(job: &Job, notes: &mut Notes) -> Result<Mapped, JobError> 
     common(job, &mut k, notes)?;
     let interval_us = match job.uint("log_avg_msec")? {
         Some(0) | None => None,
-        Some(ms) => Some(ms * 1000),
+        Some(ms) => Some(ms.saturating_mul(1000)),
     };
     if interval_us.is_none() && logs_asked(job) {
         notes.once("fio logs every I/O without log_avg_msec; iolab's logs have one line per interval (1s unless log_avg_msec)");
@@ -364,7 +367,7 @@ fn block_job(
         if let Some(a) = first.iter().flatten().next() {
             k.s(
                 "align",
-                val::fmt_size(val::size(a, job.kb).map_err(|m| job.bad("ba", &m))?),
+                val::fmt_size(val::size(a, job.kb_of("ba")).map_err(|m| job.bad("ba", &m))?),
             );
         }
     }
@@ -445,7 +448,12 @@ fn random(job: &Job, d: &Dirs, k: &mut Keys, notes: &mut Notes) -> Result<(), Jo
             k.s("distribution", dist);
         }
     }
-    if job.flag("norandommap")? != Some(true) {
+    // fio keeps its random map only for uniform offsets.
+    let uniform =
+        k.0.get("distribution")
+            .and_then(Value::as_str)
+            .is_none_or(|d| d == "uniform");
+    if job.flag("norandommap")? != Some(true) && uniform {
         notes.once("fio's random map makes a random job touch each block once per pass; iolab draws every random offset afresh, as fio's norandommap does");
     }
     Ok(())
@@ -604,7 +612,7 @@ fn pacing(
             .enumerate()
         {
             let Some(s) = s else { continue };
-            let n = val::size(s, job.kb).map_err(|m| job.bad(key, &m))? as f64;
+            let n = val::size(s, job.kb_of(key)).map_err(|m| job.bad(key, &m))? as f64;
             if n == 0.0 || share[dir] == 0.0 {
                 continue;
             }

@@ -358,3 +358,28 @@ mod tests {
         assert_eq!(classify("blocksise"), Class::NotFio);
     }
 }
+
+#[cfg(test)]
+mod doc_tests {
+    use super::*;
+
+    /// docs/fio.md names every option the mapper maps or ignores.
+    #[test]
+    fn docs_list_every_mapped_and_ignored_option() {
+        let doc = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/fio.md"),
+        )
+        .unwrap();
+        let fio_name = |k: &str| {
+            ALIASES
+                .iter()
+                .filter(|(_, c)| *c == k)
+                .map(|(a, _)| *a)
+                .chain([k])
+                .any(|n| doc.contains(&format!("`{n}`")))
+        };
+        for k in MAPPED.iter().chain(IGNORED.iter().map(|(k, _)| k)) {
+            assert!(fio_name(k), "docs/fio.md does not mention `{k}`");
+        }
+    }
+}
