@@ -1002,11 +1002,7 @@ mod tests {
         let cfg = GenConfig {
             read_pct: 100,
             random_pct: 100,
-            read_hit_pct: 0,
-            write_hit_pct: 0,
-            bs: vec![(4096, 1)],
-            align: 4096,
-            distribution: iolab_spec::Distribution::Uniform,
+            ..GenConfig::default()
         };
         let region = Region {
             target: 0,

@@ -363,10 +363,6 @@ fn is_fixed(v: &Arrival) -> bool {
 /// The longest `think` (an hour).
 pub const MAX_THINK_S: f64 = 3600.0;
 
-fn is_zero(v: &u64) -> bool {
-    *v == 0
-}
-
 impl WorkloadSpec {
     /// The checks of the trims, per-direction block sizes, holes and
     /// per-worker regions.
