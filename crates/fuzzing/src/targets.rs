@@ -29,9 +29,14 @@ const MAX_LINES: usize = 64;
 /// plan refuses more than `MAX_RUNS` before expanding).
 const MAX_EXPANSIONS: u128 = 64;
 
+/// The words of a line, as a command line's arguments.
+fn words_of(s: &str) -> Vec<String> {
+    s.split_whitespace().map(String::from).collect()
+}
+
 /// Sizes, durations, block-size mixes, CPU lists, `--rw`, `--distribution`,
-/// `--data`, `--engine`, a fileset's `sizes` mix, `--p99-bound`, iozone's
-/// command line, the list
+/// `--data`, `--engine`, a fileset's `sizes` mix, `--p99-bound`, `--steady`,
+/// `NAME=VALUE` arguments, iozone's command line, the list
 /// syntax of sweepable flags,
 /// sysfs numbers and the lines of the mark protocol: the whole input, then each of its lines.
 pub fn units(data: &[u8]) {
@@ -59,9 +64,10 @@ pub fn units(data: &[u8]) {
         let _ = Values::parse_arg_semi(s);
         file_system_text(s);
         let _ = iolab_report::study::P99Bound::parse(s);
+        let _ = iolab_spec::steady::parse_steady(s, Some(2.0), 0.0);
+        let _ = iolab_jobfile::frontend::parse_vars(&words_of(s));
         // iozone's command line (`iolab iozone`), the line's words.
-        let words: Vec<String> = s.split_whitespace().map(String::from).collect();
-        let _ = iolab_plan::study::iozone_cli::parse(&words);
+        let _ = iolab_plan::study::iozone_cli::parse(&words_of(s));
         let _ = sysroot::parse_u64(s);
         // The mark protocol's two directions: a request as the listener
         // reads it, and an answer as `iolab mark` reads it; a parsed

@@ -271,7 +271,7 @@ fn load_job(args: &RunArgs, jf: &std::path::Path) -> Result<Loaded, String> {
     };
     let lo = LoadOptions {
         format,
-        vars: parse_vars(&args.vars)?,
+        vars: iolab_jobfile::frontend::parse_vars(&args.vars)?,
         ignore_unsupported: args.ignore_unsupported,
         ..Default::default()
     };
@@ -280,32 +280,6 @@ fn load_job(args: &RunArgs, jf: &std::path::Path) -> Result<Loaded, String> {
         r.overrides = args.opts.clone();
     }
     Ok(loaded)
-}
-
-/// The `NAME=VALUE` arguments after a job file, in order.
-pub fn parse_vars(args: &[String]) -> Result<Vec<(String, String)>, String> {
-    args.iter()
-        .map(|a| {
-            let pair = a.split_once('=').filter(|(n, _)| is_var_name(n));
-            match pair {
-                Some((n, v)) => Ok((n.to_string(), v.to_string())),
-                None if a == "true" || a == "false" => Err(format!(
-                    "'{a}' after the job file is not NAME=VALUE; flags that take true or false need '=' (--direct={a}, --prefill={a})"
-                )),
-                None => Err(format!(
-                    "'{a}' after the job file is not NAME=VALUE (a name of letters, digits and '_', then '='); give one job file, then the values of its ${{NAME}} variables"
-                )),
-            }
-        })
-        .collect()
-}
-
-/// A variable's name as fio's `${NAME}` reads it.
-fn is_var_name(n: &str) -> bool {
-    n.chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Where a plan's results go.
