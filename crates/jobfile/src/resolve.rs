@@ -708,13 +708,19 @@ mod more_tests {
         assert_eq!(s.trim, TrimMode::ThenWrite);
         assert_eq!((s.read_pct, s.random_pct), (0, 100));
         assert_eq!(s.bs_trim.as_ref().unwrap()[1].bytes, 16384);
-        assert_eq!((s.hole, s.random_every, s.offset_increment), (4096, 8, 1 << 20));
+        assert_eq!(
+            (s.hole, s.random_every, s.offset_increment),
+            (4096, 8, 1 << 20)
+        );
         // The default alignment is the smallest size the workload issues:
         // its trims' (and the writes after them), not the unused bs.
         assert_eq!(s.align, 8192);
         assert!(s.writes() && s.data_writes() && s.trims() && !s.reads());
         let s = resolved("[global]\ntarget = '/a'\nrw = 'write'\nbs_write = '64k'\n");
-        assert_eq!((s.align, s.max_bs(), s.trim), (65536, 65536, TrimMode::None));
+        assert_eq!(
+            (s.align, s.max_bs(), s.trim),
+            (65536, 65536, TrimMode::None)
+        );
         // random_every 1 is every I/O, as unset.
         let s = resolved("[global]\ntarget = '/a'\nrw = 'randread'\nrandom_every = 1\n");
         assert_eq!(s.random_every, 0);
@@ -726,9 +732,18 @@ mod more_tests {
             ("bs_write = '4q'", "--bs-write 4q is not a block size"),
             ("bs_trim = '4k:1,8k'", "--bs-trim 4k:1,8k gives weights"),
             ("rw = 'trim'\nread_pct = 30", "--rw trim issues no reads"),
-            ("rw = 'randtrim'\nverify = true", "--verify cannot check a workload that trims"),
-            ("rw = 'trimwrite'\nbs_write = '8k'", "--bs-write has no effect with --rw trimwrite"),
-            ("random_every = 0", "--random-every 0 is below the minimum 1"),
+            (
+                "rw = 'randtrim'\nverify = true",
+                "--verify cannot check a workload that trims",
+            ),
+            (
+                "rw = 'trimwrite'\nbs_write = '8k'",
+                "--bs-write has no effect with --rw trimwrite",
+            ),
+            (
+                "random_every = 0",
+                "--random-every 0 is below the minimum 1",
+            ),
             ("distribution = 'normal:0'", "normal:0 is not usable"),
         ] {
             let e = resolve_err(&format!("[global]\ntarget = '/a'\n{text}\n"));
