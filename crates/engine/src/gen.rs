@@ -251,21 +251,6 @@ impl IoGen {
         t.sizes[t.sizes.len() - 1].0
     }
 
-    /// The direction of the next I/O (not the write of a trimwrite pair).
-    #[inline]
-    fn pick_dir(&mut self) -> Dir {
-        match self.trim {
-            TrimMode::None => {
-                if self.chance(self.read_pct) {
-                    Dir::Read
-                } else {
-                    Dir::Write
-                }
-            }
-            TrimMode::Only | TrimMode::ThenWrite => Dir::Trim,
-        }
-    }
-
     /// Whether this I/O jumps to a random offset: `random_pct`'s chance,
     /// tried on every `random_every`-th I/O only.
     #[inline]
@@ -283,10 +268,37 @@ impl IoGen {
     /// The next I/O. No allocation.
     #[inline]
     pub fn next_io(&mut self) -> IoPlan {
+        if self.trim != TrimMode::None {
+            return self.next_trim_io();
+        }
+        let dir = if self.chance(self.read_pct) {
+            Dir::Read
+        } else {
+            Dir::Write
+        };
+        self.plan(dir)
+    }
+
+    /// The next I/O of a trim workload: a trim, or the write of the
+    /// block trimmed just before (trimwrite). Off the read/write path.
+    #[cold]
+    fn next_trim_io(&mut self) -> IoPlan {
         if let Some(w) = self.then_write.take() {
             return w;
         }
-        let dir = self.pick_dir();
+        let plan = self.plan(Dir::Trim);
+        if self.trim == TrimMode::ThenWrite {
+            self.then_write = Some(IoPlan {
+                dir: Dir::Write,
+                ..plan
+            });
+        }
+        plan
+    }
+
+    /// Size and place an I/O of direction `dir`.
+    #[inline(always)]
+    fn plan(&mut self, dir: Dir) -> IoPlan {
         let len = self.pick_bs(dir);
         let ri = self.next_region;
         self.next_region += 1;
@@ -304,19 +316,12 @@ impl IoGen {
         } else {
             self.miss_offset(ri, random, len as u64)
         };
-        let plan = IoPlan {
+        IoPlan {
             dir,
             target: self.regions[ri].r.target,
             offset,
             len,
-        };
-        if self.trim == TrimMode::ThenWrite {
-            self.then_write = Some(IoPlan {
-                dir: Dir::Write,
-                ..plan
-            });
         }
-        plan
     }
 
     /// An offset in the hit area; the stream goes on `hole` bytes after.
