@@ -344,26 +344,33 @@ impl IoGen {
     }
 
     /// An offset outside the hit area; the stream goes on `hole` bytes after.
-    #[inline]
+    #[inline(always)]
     fn miss_offset(&mut self, ri: usize, random: bool, len: u64) -> u64 {
+        let b = if random { self.sample_block(ri) } else { 0 };
+        let (align, hole) = (self.align, self.hole);
+        let rs = &mut self.regions[ri];
         let off = if random {
-            let b = self.sample_block(ri);
-            self.regions[ri].miss_start + b * self.align
+            rs.miss_start + b * align
         } else {
-            let rs = &mut self.regions[ri];
             if rs.cursor + len > rs.miss_start + rs.miss_len {
                 rs.cursor = rs.miss_start;
             }
             rs.cursor
         };
-        self.regions[ri].cursor = off + len + self.hole;
+        rs.cursor = off + len + hole;
         off
     }
 
-    #[inline]
+    /// A random block of the region's non-hit area: uniform inline, the
+    /// other distributions in [`DistState::sample`].
+    #[inline(always)]
     fn sample_block(&mut self, ri: usize) -> u64 {
-        let n = self.regions[ri].miss_blocks.max(1);
-        self.regions[ri].dist.sample(&mut self.rng, n)
+        let rs = &self.regions[ri];
+        let n = rs.miss_blocks.max(1);
+        match &rs.dist {
+            DistState::Uniform => self.rng.u64(0..n),
+            d => d.sample(&mut self.rng, n),
+        }
     }
 }
 
