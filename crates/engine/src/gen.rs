@@ -163,6 +163,9 @@ pub struct IoGen {
     next_region: usize,
     /// Indexed by [`Dir`].
     bs: [BsTable; 3],
+    /// Each direction's size when it has one only, else 0 (the common
+    /// case without a look at the table).
+    single: [u32; 3],
     align: u64,
     read_pct: u32,
     random_pct: u32,
@@ -199,10 +202,15 @@ impl IoGen {
             .into_iter()
             .map(|r| RegionState::new(r, cfg, max_bs, align, &mut rng))
             .collect();
+        let single = bs.each_ref().map(|t| match t.sizes[..] {
+            [(b, _)] => b,
+            _ => 0,
+        });
         IoGen {
             rng,
             regions,
             next_region: 0,
+            single,
             bs,
             align,
             read_pct: cfg.read_pct,
@@ -237,10 +245,11 @@ impl IoGen {
 
     #[inline]
     fn pick_bs(&mut self, dir: Dir) -> u32 {
-        let t = &self.bs[dir as usize];
-        if t.sizes.len() == 1 {
-            return t.sizes[0].0;
+        let one = self.single[dir as usize];
+        if one != 0 {
+            return one;
         }
+        let t = &self.bs[dir as usize];
         let mut x = self.rng.u32(0..t.total);
         for &(b, w) in &t.sizes {
             if x < w {
