@@ -39,8 +39,8 @@ fn impossible_parameters() {
         "--duration",
     );
     assert_bad_input(
-        &run(&["--target", "f", "--size", "1m", "--rw", "trim"]),
-        "--rw trim",
+        &run(&["--target", "f", "--size", "1m", "--rw", "readtrim"]),
+        "--rw readtrim",
     );
     assert_bad_input(
         &run(&["--target", "f", "--size", "1m", "--qd", "0"]),
