@@ -337,6 +337,13 @@ pub(crate) fn setup_verify(
             v.raw.journal_reset_blocks
         ));
     }
+    if matches!(spec.data, iolab_spec::DataPattern::Pattern { .. }) {
+        // Every read is compared with the pattern wherever it lands: a
+        // prefill would write the pattern over what is to be checked.
+        notes
+            .push("every read is checked against the data pattern, whoever wrote the block".into());
+        return Ok(v);
+    }
     for (ti, p) in targets.iter_mut().enumerate() {
         let may = match spec.prefill {
             iolab_spec::Prefill::Never => false,

@@ -51,6 +51,7 @@ pub fn run_heading(spec: &WorkloadSpec) -> String {
         DataPattern::Random => {}
         DataPattern::Zero => s.push_str(", zero data"),
         DataPattern::Compress { ratio } => write!(s, ", compress:{ratio}").unwrap(),
+        DataPattern::Pattern { bytes } => write!(s, ", pattern:{}", bytes.to_hex()).unwrap(),
     }
     if let Some(r) = spec.rate_iops {
         write!(s, ", rate {r} IOPS").unwrap();

@@ -687,11 +687,11 @@ macro_rules! workload_params {
             },
             data: Values {
                 flag: "data", aliases: [], short: None, value_name: "PATTERN", heading: "Data",
-                help: "random, zero or compress:RATIO",
+                help: "random, zero, compress:RATIO or pattern:0xHEX",
                 default: Value("random", ""),
                 sweep: Some(150), compare: Some(150), negates: None,
                 doc_type: "string",
-                doc: "What writes contain: `random`, `zero` (also `zeros`) or `compress:RATIO` (ratio ≥ 1, e.g. `compress:2`). See [Data](#data).",
+                doc: "What writes contain: `random`, `zero` (also `zeros`), `compress:RATIO` (ratio ≥ 1, e.g. `compress:2`) or `pattern:0xHEX` / `pattern:\"TEXT\"` (1, 2, 4, ... 64 bytes repeated by offset; with `verify` every read is compared with it). See [Data](#data).",
             },
             dedupe: Values {
                 flag: "dedupe", aliases: [], short: None, value_name: "PCT", heading: "Data",

@@ -65,6 +65,9 @@ pub enum DataPattern {
     Zero,
     /// Compressible to about `ratio`:1 (ratio >= 1).
     Compress { ratio: f64 },
+    /// A fixed pattern repeated by offset (`pattern:0x...`); with
+    /// `verify`, reads are checked against it.
+    Pattern { bytes: crate::PatternBytes },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -749,11 +752,17 @@ pub fn parse_bs(s: &str) -> Result<Vec<BsWeight>, SpecError> {
     Ok(out)
 }
 
-/// Parse `--data`: `random`, `zero`, `compress:RATIO`.
+/// Parse `--data`: `random`, `zero`, `compress:RATIO`, `pattern:0xHEX`
+/// or `pattern:"string"`.
 pub fn parse_data(s: &str) -> Result<DataPattern, SpecError> {
+    if let Some(p) = s.trim().strip_prefix("pattern:") {
+        return crate::parse_pattern(p)
+            .map(|bytes| DataPattern::Pattern { bytes })
+            .map_err(|e| SpecError(format!("--data {s}: {e}")));
+    }
     let bad = || {
         SpecError(format!(
-            "--data {s} is not known; use random, zero or compress:RATIO (e.g. compress:2)"
+            "--data {s} is not known; use random, zero, compress:RATIO (e.g. compress:2) or pattern:0xHEX"
         ))
     };
     match s.trim() {
