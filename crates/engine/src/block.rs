@@ -20,7 +20,8 @@ use iolab_spec::{EngineKind, WorkloadSpec};
 use iolab_target::Kind;
 use std::any::Any;
 use std::os::unix::io::AsRawFd;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 /// One block workload of a run.
@@ -33,6 +34,8 @@ pub(crate) struct BlockDriver {
     effective: Effective,
     /// The prefill failed: its error and what verification had by then.
     early: Option<(Option<IoErrorRec>, Option<VerifyRunRaw>)>,
+    /// `fill`: writes that met ENOSPC/EDQUOT, all workers together.
+    fill_full: Arc<AtomicU64>,
 }
 
 impl BlockDriver {
@@ -48,6 +51,7 @@ impl BlockDriver {
             vrun: None,
             effective: Effective::default(),
             early: None,
+            fill_full: Arc::new(AtomicU64::new(0)),
         }
     }
 
@@ -237,6 +241,7 @@ impl BlockDriver {
                 sync_kind: sync_every(spec).1,
                 end_fsync: spec.end_fsync && spec.writes(),
                 on_error: spec.on_error,
+                fill: spec.fill.then(|| self.fill_full.clone()),
                 verify,
             },
             engine: spec.engine,
@@ -288,6 +293,10 @@ impl Driver for BlockDriver {
             );
         }
         self.targets = prepare::prepare_targets(&self.spec, &mut self.notes)?;
+        if self.spec.fill && self.spec.io_size.is_none() && self.spec.ops.is_none() {
+            // One pass over the regions, or less when ENOSPC comes first.
+            self.spec.io_size = Some(self.targets.iter().map(|p| p.region_len).sum());
+        }
         if self.spec.verify {
             match prepare::setup_verify(&self.spec, &mut self.targets, &mut self.notes) {
                 Ok(v) => self.vrun = Some(v),
@@ -448,6 +457,14 @@ impl Driver for BlockDriver {
                 ));
             }
             raw.verify = Some(vr);
+        }
+        let full = self.fill_full.load(Ordering::Relaxed);
+        if full > 0 {
+            let n = format!(
+                "fill: the target ran out of space ({full} writes met ENOSPC or EDQUOT), which ended the workload as fio's fill_device does; they are not errors"
+            );
+            obs.note(&n);
+            raw.notes.push(n);
         }
         prepare::per_target(&mut raw.targets, per_worker);
         if self.spec.unlink {

@@ -555,6 +555,8 @@ pub fn resolve_run(
         end_fsync: o.end_fsync.unwrap_or(false),
         invalidate: o.invalidate.unwrap_or(false),
         unlink: o.unlink.unwrap_or(false),
+        fill: o.fill.unwrap_or(false),
+        atomic: o.atomic.unwrap_or(false),
         origin: None,
     };
     let mut spec = spec;

@@ -685,6 +685,22 @@ macro_rules! workload_params {
                 doc_type: "bool",
                 doc: "When the workload ends, remove each of its target files that iolab created: in this run, or in an earlier one (the file carries iolab's ownership mark) (fio `unlink`). Any other file, and a block device, is never removed: each gets a note instead.",
             },
+            fill: Bool {
+                flag: "fill", aliases: [], short: None, value_name: "BOOL", heading: "Caching and durability",
+                help: "Write until the target is full: ENOSPC ends the workload, not an error (fio fill_device)",
+                default: Value("false", ""),
+                sweep: None, compare: None, negates: None,
+                doc_type: "bool",
+                doc: "Write until the file system is full (fio `fill_device`/`fill_fs`): a write that fails with ENOSPC or EDQUOT ends the workload as its natural end, counted in the workload's `fill_enospc` and not as an error; the results so far are kept. A missing file without `size` is created at the file system's free space. Block devices end at their size as usual.",
+            },
+            atomic: Bool {
+                flag: "atomic", aliases: [], short: None, value_name: "BOOL", heading: "Caching and durability",
+                help: "Issue writes with RWF_ATOMIC, torn-write protection (fio atomic; Linux 6.11+)",
+                default: Value("false", ""),
+                sweep: None, compare: None, negates: None,
+                doc_type: "bool",
+                doc: "Every write is issued with `RWF_ATOMIC` (fio `atomic`): all or none of it reaches the medium after a power cut or crash. Needs `direct`, Linux 6.11 or later and a target whose atomic write limits (statx `STATX_WRITE_ATOMIC`) cover every write block size; otherwise the run stops before any I/O with one line saying the target's limits.",
+            },
             data: Values {
                 flag: "data", aliases: [], short: None, value_name: "PATTERN", heading: "Data",
                 help: "random, zero, compress:RATIO or pattern:0xHEX",

@@ -289,6 +289,12 @@ pub struct WorkloadSpec {
     /// (fio `unlink`).
     #[serde(default, skip_serializing_if = "is_false")]
     pub unlink: bool,
+    /// Write until ENOSPC, which ends the workload (fio `fill_device`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub fill: bool,
+    /// Writes carry RWF_ATOMIC (fio `atomic`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub atomic: bool,
     /// The fio (vdbench, filebench) section this workload came from, for
     /// exporters in that tool's language; `None` for iolab's own jobs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -462,6 +468,8 @@ impl WorkloadSpec {
             end_fsync: false,
             invalidate: false,
             unlink: false,
+            fill: false,
+            atomic: false,
             origin: None,
         }
     }

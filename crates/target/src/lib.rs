@@ -242,6 +242,16 @@ pub fn write_refusals(dev: &Path) -> io::Result<Vec<Refusal>> {
     safety::write_refusals(dev)
 }
 
+/// Free bytes on the file system that would hold a new file at `path`
+/// (its directory's; statvfs), or `None` when unknown.
+pub fn free_bytes_near(path: &Path) -> Option<u64> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    sys::free_bytes(dir).ok().flatten()
+}
+
 /// Signatures on a device or file of `size` bytes: from libblkid when it
 /// loads, else from iolab's hand-kept list.
 pub fn detect_signatures(f: &File, size: u64) -> io::Result<Vec<Signature>> {
