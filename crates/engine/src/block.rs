@@ -366,7 +366,13 @@ impl Driver for BlockDriver {
                 "prefilling {} ({} bytes) so reads do not hit never-written blocks{}",
                 p.info.path.display(),
                 p.region_len,
-                if self.vrun.is_some() {
+                if self
+                    .vrun
+                    .as_ref()
+                    .is_some_and(|v| v.shared.pattern.is_some())
+                {
+                    ", every block carrying the data pattern"
+                } else if self.vrun.is_some() {
                     ", every block stamped"
                 } else {
                     ""

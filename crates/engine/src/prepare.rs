@@ -198,8 +198,9 @@ pub(crate) fn wants_prefill(info: &TargetInfo, region_end: u64, spec: &WorkloadS
     match spec.prefill {
         iolab_spec::Prefill::Never => false,
         iolab_spec::Prefill::Always => true,
+        // A fill's own writes are what allocates the file system's space.
         iolab_spec::Prefill::Auto => {
-            info.kind == Kind::File && info.owned && info.prefilled_bytes < region_end
+            !spec.fill && info.kind == Kind::File && info.owned && info.prefilled_bytes < region_end
         }
     }
 }

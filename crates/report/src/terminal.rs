@@ -92,6 +92,8 @@ fn extras_heading(s: &mut String, spec: &WorkloadSpec) {
         (spec.end_fsync, ", fsync at the end"),
         (spec.invalidate, ", cache dropped first"),
         (spec.unlink, ", files removed at the end"),
+        (spec.fill, ", until full"),
+        (spec.atomic, ", atomic writes"),
     ] {
         if on {
             s.push_str(what);

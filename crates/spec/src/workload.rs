@@ -634,8 +634,11 @@ impl WorkloadSpec {
                 ));
             }
         }
-        if self.duration_s.is_none() && self.io_size.is_none() && self.ops.is_none() {
+        if self.duration_s.is_none() && self.io_size.is_none() && self.ops.is_none() && !self.fill {
             return e("the workload has no end; give --duration, --io-size or --ops".into());
+        }
+        if self.atomic && self.writes() && !self.direct {
+            return e("--atomic needs --direct: RWF_ATOMIC is for O_DIRECT writes".into());
         }
         if self.duration_s == Some(0.0) || self.io_size == Some(0) || self.ops == Some(0) {
             return e("--duration, --io-size and --ops must be above 0".into());
