@@ -198,9 +198,17 @@ pub(crate) fn wants_prefill(info: &TargetInfo, region_end: u64, spec: &WorkloadS
     match spec.prefill {
         iolab_spec::Prefill::Never => false,
         iolab_spec::Prefill::Always => true,
-        // A fill's own writes are what allocates the file system's space.
+        // A fill's own writes are what allocates the file system's space;
+        // reads checked against a data pattern check what is there (a
+        // prefill would write the pattern over it).
         iolab_spec::Prefill::Auto => {
-            !spec.fill && info.kind == Kind::File && info.owned && info.prefilled_bytes < region_end
+            let pattern_check =
+                spec.verify && matches!(spec.data, iolab_spec::DataPattern::Pattern { .. });
+            !spec.fill
+                && !pattern_check
+                && info.kind == Kind::File
+                && info.owned
+                && info.prefilled_bytes < region_end
         }
     }
 }
