@@ -802,7 +802,8 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
     #[cold]
     fn failed(&mut self, s: &Slot, errno: i32) {
         if let Some(full) = &self.c.fill {
-            if s.op == OP_WRITE && (errno == libc::ENOSPC || errno == libc::EDQUOT) {
+            // A short write (errno 0) is the file system filling mid-write.
+            if s.op == OP_WRITE && matches!(errno, 0 | libc::ENOSPC | libc::EDQUOT) {
                 // The natural end of a fill: this worker stops issuing;
                 // the others stop at their own ENOSPC or budget.
                 full.fetch_add(1, Ordering::Relaxed);
