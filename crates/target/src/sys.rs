@@ -211,7 +211,7 @@ pub fn atomic_write_unit(path: &Path) -> Option<(u32, u32)> {
     }
     let word = |off: usize| {
         let w = buf[off / 8];
-        (if off % 8 == 0 { w } else { w >> 32 }) as u32
+        (if off.is_multiple_of(8) { w } else { w >> 32 }) as u32
     };
     if word(0) & STATX_WRITE_ATOMIC == 0 || word(0xac) == 0 {
         return None;

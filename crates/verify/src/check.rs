@@ -434,6 +434,24 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_pattern_finding_names_the_sector_and_the_byte() {
+        let pat = [0xaa, 0x55, 0x5a, 0xa5];
+        let mut b: Vec<u8> = pat.iter().copied().cycle().take(8192).collect();
+        assert!(pattern_finding(&pat, &b, 65536).is_none());
+        b[1500] = 0;
+        b[7000] ^= 1;
+        let f = pattern_finding(&pat, &b, 65536).unwrap();
+        assert_eq!(f.class, Class::Corrupt);
+        assert_eq!((f.sector_first, f.sector_last, f.sectors_bad), (2, 13, 2));
+        assert_eq!(f.first_bad_byte, Some(1500));
+        assert_eq!(f.offset, 65536);
+        let h = f.hex.unwrap();
+        assert_eq!(h.offset, 1488);
+        assert_ne!(h.expected, h.found);
+    }
+
     use super::*;
     use iolab_spec::DataPattern;
 
