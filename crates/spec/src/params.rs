@@ -691,7 +691,7 @@ macro_rules! workload_params {
                 default: Value("false", ""),
                 sweep: None, compare: None, negates: None,
                 doc_type: "bool",
-                doc: "Write until the file system is full (fio `fill_device`/`fill_fs`): a write that fails with ENOSPC or EDQUOT ends the workload as its natural end, counted in the workload's `fill_enospc` and not as an error; the results so far are kept. A missing file without `size` is created at the file system's free space. Block devices end at their size as usual.",
+                doc: "Write until the file system is full (fio `fill_device`/`fill_fs`): a write that fails with ENOSPC or EDQUOT ends each worker as the workload's natural end: a note counts them, they are not errors, the results are kept and the exit code is 0. A short write counts the same way. A missing file without `size` is created at the file system's free space. Block devices end at their size as usual.",
             },
             atomic: Bool {
                 flag: "atomic", aliases: [], short: None, value_name: "BOOL", heading: "Caching and durability",
