@@ -20,7 +20,8 @@ use iolab_spec::{EngineKind, WorkloadSpec};
 use iolab_target::Kind;
 use std::any::Any;
 use std::os::unix::io::AsRawFd;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 /// One block workload of a run.
@@ -33,9 +34,42 @@ pub(crate) struct BlockDriver {
     effective: Effective,
     /// The prefill failed: its error and what verification had by then.
     early: Option<(Option<IoErrorRec>, Option<VerifyRunRaw>)>,
+    /// `fill`: writes that met ENOSPC/EDQUOT, all workers together.
+    fill_full: Arc<AtomicU64>,
 }
 
 impl BlockDriver {
+    /// `atomic`: every target takes atomic writes of every write block
+    /// size (statx STATX_WRITE_ATOMIC), or the run stops before any I/O.
+    fn check_atomic(&self) -> Result<(), RunError> {
+        let spec = &self.spec;
+        if !spec.writes() {
+            return Ok(());
+        }
+        for p in &self.targets {
+            let path = p.info.path.display();
+            let (lo, hi) = iolab_target::atomic_write_unit(&p.info.path).unwrap_or((0, 0));
+            let bad = spec
+                .bs_write
+                .as_deref()
+                .unwrap_or(&spec.bs)
+                .iter()
+                .map(|b| b.bytes)
+                .find(|&b| hi == 0 || b < lo as u64 || b > hi as u64 || !b.is_power_of_two());
+            if let Some(b) = bad {
+                let limits = if hi == 0 {
+                    "it takes no atomic writes".to_string()
+                } else {
+                    format!("its atomic write unit is {lo} to {hi} bytes, a power of two")
+                };
+                return Err(RunError::Setup(format!(
+                    "atomic: {path} cannot take atomic writes of {b} bytes ({limits}, statx STATX_WRITE_ATOMIC); give a block size within its limits or drop atomic"
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// The workload `spec` at `rate` (its share of the run's rate).
     pub fn new(spec: &WorkloadSpec, rate: Option<f64>) -> BlockDriver {
         let mut spec = spec.clone();
@@ -48,6 +82,7 @@ impl BlockDriver {
             vrun: None,
             effective: Effective::default(),
             early: None,
+            fill_full: Arc::new(AtomicU64::new(0)),
         }
     }
 
@@ -237,9 +272,11 @@ impl BlockDriver {
                 sync_kind: sync_every(spec).1,
                 end_fsync: spec.end_fsync && spec.writes(),
                 on_error: spec.on_error,
+                fill: spec.fill.then(|| self.fill_full.clone()),
                 verify,
             },
             engine: spec.engine,
+            atomic: spec.atomic,
             fds: mine
                 .iter()
                 .map(|&(ti, _, _)| self.targets[ti].file.as_raw_fd())
@@ -288,6 +325,16 @@ impl Driver for BlockDriver {
             );
         }
         self.targets = prepare::prepare_targets(&self.spec, &mut self.notes)?;
+        if self.spec.atomic {
+            if let Err(e) = self.check_atomic() {
+                self.abandon();
+                return Err(e);
+            }
+        }
+        if self.spec.fill && self.spec.io_size.is_none() && self.spec.ops.is_none() {
+            // One pass over the regions, or less when ENOSPC comes first.
+            self.spec.io_size = Some(self.targets.iter().map(|p| p.region_len).sum());
+        }
         if self.spec.verify {
             match prepare::setup_verify(&self.spec, &mut self.targets, &mut self.notes) {
                 Ok(v) => self.vrun = Some(v),
@@ -319,7 +366,13 @@ impl Driver for BlockDriver {
                 "prefilling {} ({} bytes) so reads do not hit never-written blocks{}",
                 p.info.path.display(),
                 p.region_len,
-                if self.vrun.is_some() {
+                if self
+                    .vrun
+                    .as_ref()
+                    .is_some_and(|v| v.shared.pattern.is_some())
+                {
+                    ", every block carrying the data pattern"
+                } else if self.vrun.is_some() {
                     ", every block stamped"
                 } else {
                     ""
@@ -449,6 +502,14 @@ impl Driver for BlockDriver {
             }
             raw.verify = Some(vr);
         }
+        let full = self.fill_full.load(Ordering::Relaxed);
+        if full > 0 {
+            let n = format!(
+                "fill: the target ran out of space ({full} writes met ENOSPC or EDQUOT), which ended the workload as fio's fill_device does; they are not errors"
+            );
+            obs.note(&n);
+            raw.notes.push(n);
+        }
         prepare::per_target(&mut raw.targets, per_worker);
         if self.spec.unlink {
             self.unlink(raw, obs);
@@ -470,6 +531,8 @@ fn sync_every(spec: &WorkloadSpec) -> (u64, crate::engines::OpKind) {
 pub(crate) struct BlockTask {
     ctx: WorkerCtx,
     engine: EngineKind,
+    /// Writes carry RWF_ATOMIC (`atomic`).
+    atomic: bool,
     fds: Vec<i32>,
     mixed: bool,
     max_bs: usize,
@@ -495,9 +558,13 @@ impl Task for BlockTask {
         };
         t.ctx.base = worker::fill_buffers(&mut pool, &t.ctx.data, port.worker(), t.mixed);
         let fds = std::mem::take(&mut t.fds);
+        let wflags = if t.atomic { libc::RWF_ATOMIC } else { 0 };
         match t.engine {
             EngineKind::IoUring => match UringEngine::new(qd as u32 * 2, fds, &pool.iovecs()) {
-                Ok((eng, setup)) => {
+                Ok((mut eng, mut setup)) => {
+                    if eng.set_write_flags(wflags) {
+                        setup.registered_buffers = false;
+                    }
                     let notes = setup.notes.clone();
                     let info: Box<dyn Any + Send> = Box::new(setup);
                     t.go(
@@ -512,7 +579,12 @@ impl Task for BlockTask {
                 }
                 Err(e) => port.ready(Err(format!("setting up io_uring: {e}"))),
             },
-            EngineKind::Psync => t.go(PsyncEngine::new(fds, qd), pool, port, Setup::default()),
+            EngineKind::Psync => t.go(
+                PsyncEngine::new(fds, qd).with_write_flags(wflags),
+                pool,
+                port,
+                Setup::default(),
+            ),
             EngineKind::Null => t.go(NullEngine::new(qd), pool, port, Setup::default()),
         }
     }

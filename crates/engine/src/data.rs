@@ -50,6 +50,7 @@ impl DataGen {
     pub fn fill_base(&self, buf: &mut [u8], rng: &mut fastrand::Rng) {
         match self.pattern {
             DataPattern::Zero => buf.fill(0),
+            DataPattern::Pattern { bytes } => bytes.fill(buf),
             DataPattern::Random => fill_random(buf, rng),
             DataPattern::Compress { ratio } => {
                 let keep = ((CHUNK as f64 / ratio).ceil() as usize).clamp(16, CHUNK);
@@ -60,7 +61,10 @@ impl DataGen {
                 }
             }
         }
-        if !matches!(self.pattern, DataPattern::Zero) {
+        if !matches!(
+            self.pattern,
+            DataPattern::Zero | DataPattern::Pattern { .. }
+        ) {
             let mut c = 0;
             while c + 16 <= buf.len() {
                 buf[c..c + 16].copy_from_slice(&BASE_MARK);
@@ -97,7 +101,10 @@ impl DataGen {
             }
             st.read = 0;
         }
-        if matches!(self.pattern, DataPattern::Zero) {
+        if matches!(
+            self.pattern,
+            DataPattern::Zero | DataPattern::Pattern { .. }
+        ) {
             return;
         }
         if self.dedupe_pct > 0 && rng.u32(0..100) < self.dedupe_pct {
@@ -214,6 +221,18 @@ mod tests {
         g.fill_base(&mut a, &mut rng);
         let zeros = a.iter().filter(|&&b| b == 0).count();
         assert!((6000..6200).contains(&zeros), "{zeros}");
+    }
+
+    #[test]
+    fn a_pattern_is_written_as_is() {
+        let bytes = iolab_spec::parse_pattern("0xaa555aa5").unwrap();
+        let g = DataGen::new(DataPattern::Pattern { bytes }, 50);
+        let mut rng = fastrand::Rng::with_seed(1);
+        let mut a = vec![7u8; 8192];
+        g.fill_base(&mut a, &mut rng);
+        let mut st = BufState::default();
+        g.prepare_write(&mut a, 8192, 4096, 9, &mut rng, &mut st, &[]);
+        assert_eq!(bytes.first_mismatch(&a), None);
     }
 
     #[test]

@@ -16,10 +16,20 @@ use std::path::{Path, PathBuf};
 pub fn prepare_options(spec: &WorkloadSpec, t: &TargetSpec) -> PrepareOptions {
     PrepareOptions {
         write: spec.writes() || spec.prefill_always(),
-        size: t.size,
+        size: t.size.or_else(|| fill_size(spec, t)),
         destroy_data_on: spec.destroy_data_on.iter().map(PathBuf::from).collect(),
         allow_mounted_write: spec.allow_mounted_write,
     }
+}
+
+/// `fill` with a missing file and no size: the file system's free space
+/// (whole 1 MiB), so the writes run until it is full.
+fn fill_size(spec: &WorkloadSpec, t: &TargetSpec) -> Option<u64> {
+    let p = Path::new(&t.path);
+    if !spec.fill || p.exists() {
+        return None;
+    }
+    iolab_target::free_bytes_near(p).map(|f| f & !((1 << 20) - 1))
 }
 
 /// The length of the region of target `t` (of `size` bytes) that I/O goes

@@ -198,8 +198,17 @@ pub(crate) fn wants_prefill(info: &TargetInfo, region_end: u64, spec: &WorkloadS
     match spec.prefill {
         iolab_spec::Prefill::Never => false,
         iolab_spec::Prefill::Always => true,
+        // A fill's own writes are what allocates the file system's space;
+        // reads checked against a data pattern check what is there (a
+        // prefill would write the pattern over it).
         iolab_spec::Prefill::Auto => {
-            info.kind == Kind::File && info.owned && info.prefilled_bytes < region_end
+            let pattern_check =
+                spec.verify && matches!(spec.data, iolab_spec::DataPattern::Pattern { .. });
+            !spec.fill
+                && !pattern_check
+                && info.kind == Kind::File
+                && info.owned
+                && info.prefilled_bytes < region_end
         }
     }
 }
@@ -336,6 +345,13 @@ pub(crate) fn setup_verify(
             "the journal's previous run ended abruptly: {} blocks written without a durability promise are unchecked until written again",
             v.raw.journal_reset_blocks
         ));
+    }
+    if matches!(spec.data, iolab_spec::DataPattern::Pattern { .. }) {
+        // Every read is compared with the pattern wherever it lands: a
+        // prefill would write the pattern over what is to be checked.
+        notes
+            .push("every read is checked against the data pattern, whoever wrote the block".into());
+        return Ok(v);
     }
     for (ti, p) in targets.iter_mut().enumerate() {
         let may = match spec.prefill {

@@ -13,7 +13,9 @@
 use crate::gen::{Dir, IoPlan};
 use iolab_raw::VerifyRaw;
 use iolab_verify::map::{GenMap, GEN, LOCK, UNSURE};
-use iolab_verify::{check_block, next_gen, Expect, Outcome, Stamper, VerifyTotals};
+use iolab_verify::{
+    check_block, next_gen, pattern_finding, Expect, Outcome, Stamper, VerifyTotals,
+};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -79,6 +81,9 @@ impl Hooks for NoVerify {
 /// What all workers of a verified run share.
 pub struct VerifyShared {
     pub stamper: Stamper,
+    /// `data = pattern:...`: writes carry the pattern instead of stamps
+    /// and every read is compared with it, wherever it lands.
+    pub pattern: Option<iolab_spec::PatternBytes>,
     /// Block size of the map, bytes.
     pub unit: u64,
     /// Map and stamp target number of each run target.
@@ -177,6 +182,10 @@ impl WorkerVerify {
     /// Stamp a locked write's buffer with its blocks' new generations.
     #[inline]
     pub fn stamp(&self, buf: &mut [u8], p: &IoPlan, now_ns: u64) {
+        if let Some(pat) = &self.sh.pattern {
+            pat.fill(&mut buf[..p.len as usize]);
+            return;
+        }
         let (m, first, _) = self.span(p.target, p.offset, p.len);
         let e = &m.entries()[first..];
         let id = self.sh.ids[self.local[p.target as usize]];
@@ -273,6 +282,22 @@ impl WorkerVerify {
         if after {
             self.reads_after += 1;
         }
+        if let Some(pat) = self.sh.pattern {
+            for k in 0..n {
+                let block = &data[k * unit..(k + 1) * unit];
+                self.totals.blocks_checked += 1;
+                if let Some(mut f) =
+                    pattern_finding(pat.as_slice(), block, offset + (k * unit) as u64)
+                {
+                    f.target = path.to_string();
+                    f.detected_by = if after { "verify-after" } else { "read" }.into();
+                    f.time_s = Some(now_ns as f64 / 1e9);
+                    stop |= self.found(f);
+                }
+            }
+            self.sh.maps[ti].unlock(first, n);
+            return stop;
+        }
         for k in 0..n {
             let v = self.sh.maps[ti].entries()[first + k].load(Ordering::Relaxed);
             let gen = v & GEN;
@@ -294,16 +319,23 @@ impl WorkerVerify {
                 f.target = path.to_string();
                 f.detected_by = if after { "verify-after" } else { "read" }.into();
                 f.time_s = Some(now_ns as f64 / 1e9);
-                self.totals.add_finding(*f);
-                let total = self.sh.findings.fetch_add(1, Ordering::Relaxed) + 1;
-                if self.sh.max_findings > 0 && total >= self.sh.max_findings {
-                    self.sh.stopped.store(true, Ordering::Relaxed);
-                    stop = true;
-                }
+                stop |= self.found(*f);
             }
         }
         self.sh.maps[ti].unlock(first, n);
         stop
+    }
+
+    /// Record a finding; true when the run must stop (`--max-errors`).
+    #[cold]
+    fn found(&mut self, f: iolab_verify::Finding) -> bool {
+        self.totals.add_finding(f);
+        let total = self.sh.findings.fetch_add(1, Ordering::Relaxed) + 1;
+        if self.sh.max_findings > 0 && total >= self.sh.max_findings {
+            self.sh.stopped.store(true, Ordering::Relaxed);
+            return true;
+        }
+        false
     }
 
     /// Make the journal's record of this batch's writes durable before

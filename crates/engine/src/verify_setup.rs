@@ -96,6 +96,10 @@ impl VerifyRun {
         raw.journal_sync = journal.is_some() && promised;
         let shared = Arc::new(VerifyShared {
             stamper: Stamper::new(series, spec.data, data_seed),
+            pattern: match spec.data {
+                iolab_spec::DataPattern::Pattern { bytes } => Some(bytes),
+                _ => None,
+            },
             unit,
             maps,
             ids,
@@ -140,6 +144,10 @@ impl VerifyRun {
 
     /// Stamp one prefill chunk at `offset` (whole blocks only).
     pub fn prefill_stamp(&self, t: usize, buf: &mut [u8], offset: u64, time_ns: u64) {
+        if let Some(p) = &self.shared.pattern {
+            p.fill(buf);
+            return;
+        }
         let u = self.shared.unit as usize;
         let whole = buf.len() / u * u;
         let first = (offset / self.shared.unit) as usize;

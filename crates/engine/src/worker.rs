@@ -88,6 +88,9 @@ pub struct WorkerCtx {
     /// fsync every written target when the worker ends (fio end_fsync).
     pub end_fsync: bool,
     pub on_error: OnError,
+    /// `fill`: a write that meets ENOSPC or EDQUOT ends the workload and
+    /// is counted here, not as an error (fio fill_device).
+    pub fill: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
     /// `--verify`: lock, stamp and check every I/O (the task hands it
     /// to [`run`] as its hooks).
     pub verify: Option<WorkerVerify>,
@@ -799,6 +802,16 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
 
     #[cold]
     fn failed(&mut self, s: &Slot, errno: i32) {
+        if let Some(full) = &self.c.fill {
+            // A short write (errno 0) is the file system filling mid-write.
+            if s.op == OP_WRITE && matches!(errno, 0 | libc::ENOSPC | libc::EDQUOT) {
+                // The natural end of a fill: this worker stops issuing;
+                // the others stop at their own ENOSPC or budget.
+                full.fetch_add(1, Ordering::Relaxed);
+                self.stopping = true;
+                return;
+            }
+        }
         self.failed_record(s, errno);
         if self.c.on_error == OnError::Stop {
             self.stop_workload();
@@ -1031,6 +1044,7 @@ mod tests {
             sync_kind: OpKind::Fsync,
             end_fsync: false,
             on_error: OnError::Continue,
+            fill: None,
             verify: None,
         }
     }

@@ -181,6 +181,8 @@ fn refuse_block_keys(o: &WorkloadOptions) -> Result<(), JobError> {
         ("end-fsync", o.end_fsync.is_some()),
         ("invalidate", o.invalidate.is_some()),
         ("unlink", o.unlink.is_some()),
+        ("fill", o.fill.is_some()),
+        ("atomic", o.atomic.is_some()),
     ];
     if let Some((flag, _)) = block.iter().find(|(_, s)| *s) {
         return Err(JobError(format!(

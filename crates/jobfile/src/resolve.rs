@@ -409,7 +409,10 @@ pub fn resolve_run(
     let mut duration_s = secs_v(&o.duration, "duration")?;
     let io_size = size(&o.io_size, "io-size")?;
     let ops = int::<u64>(&o.ops, "ops", (1, u64::MAX))?;
-    if duration_s.is_none() && io_size.is_none() && ops.is_none() {
+    // `fill` ends at ENOSPC or after one pass (set when the targets' sizes
+    // are known), not at a default duration.
+    let fill = o.fill.unwrap_or(false);
+    if duration_s.is_none() && io_size.is_none() && ops.is_none() && !fill {
         // A personality runs as long as filebench's (`run 60`).
         let personality = fs.as_ref().is_some_and(|f| f.fs.personality.is_some());
         duration_s = Some(if personality {
@@ -555,6 +558,8 @@ pub fn resolve_run(
         end_fsync: o.end_fsync.unwrap_or(false),
         invalidate: o.invalidate.unwrap_or(false),
         unlink: o.unlink.unwrap_or(false),
+        fill: o.fill.unwrap_or(false),
+        atomic: o.atomic.unwrap_or(false),
         origin: None,
     };
     let mut spec = spec;

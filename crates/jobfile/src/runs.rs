@@ -190,7 +190,7 @@ pub fn resolve_run_keys(o: &WorkloadOptions) -> Result<RunKeys, JobError> {
 /// Whether options give a workload an end of its own (`duration`,
 /// `io_size` or `ops`); one without runs until its run ends.
 pub fn has_own_end(o: &WorkloadOptions) -> bool {
-    o.duration.is_some() || o.io_size.is_some() || o.ops.is_some()
+    o.duration.is_some() || o.io_size.is_some() || o.ops.is_some() || o.fill == Some(true)
 }
 
 /// The runs of a job file with `[[run]]` tables; the keys that are wrong

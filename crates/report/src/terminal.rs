@@ -51,6 +51,7 @@ pub fn run_heading(spec: &WorkloadSpec) -> String {
         DataPattern::Random => {}
         DataPattern::Zero => s.push_str(", zero data"),
         DataPattern::Compress { ratio } => write!(s, ", compress:{ratio}").unwrap(),
+        DataPattern::Pattern { bytes } => write!(s, ", pattern:{}", bytes.to_hex()).unwrap(),
     }
     if let Some(r) = spec.rate_iops {
         write!(s, ", rate {r} IOPS").unwrap();
@@ -92,6 +93,8 @@ fn extras_heading(s: &mut String, spec: &WorkloadSpec) {
         (spec.end_fsync, ", fsync at the end"),
         (spec.invalidate, ", cache dropped first"),
         (spec.unlink, ", files removed at the end"),
+        (spec.fill, ", until full"),
+        (spec.atomic, ", atomic writes"),
     ] {
         if on {
             s.push_str(what);

@@ -11,6 +11,7 @@ pub mod fs_parse;
 pub mod op;
 pub mod origin;
 pub mod params;
+pub mod pattern;
 pub mod personality;
 pub mod run;
 pub mod steady;
@@ -19,6 +20,7 @@ pub mod workload;
 
 pub use op::Op;
 pub use origin::JobOrigin;
+pub use pattern::{parse_pattern, PatternBytes};
 pub use run::RunSpec;
 pub use steady::{SteadyCheck, SteadyMetric, SteadySpec};
 pub use units::{

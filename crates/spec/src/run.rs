@@ -109,7 +109,7 @@ impl RunSpec {
         } else if let Some(w) = self
             .workloads
             .iter()
-            .find(|w| w.duration_s.is_none() && w.io_size.is_none() && w.ops.is_none())
+            .find(|w| w.duration_s.is_none() && w.io_size.is_none() && w.ops.is_none() && !w.fill)
         {
             return e(format!(
                 "workload '{}' has no end; give it a duration, io_size or ops, or give the run a duration",

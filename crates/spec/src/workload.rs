@@ -65,6 +65,9 @@ pub enum DataPattern {
     Zero,
     /// Compressible to about `ratio`:1 (ratio >= 1).
     Compress { ratio: f64 },
+    /// A fixed pattern repeated by offset (`pattern:0x...`); with
+    /// `verify`, reads are checked against it.
+    Pattern { bytes: crate::PatternBytes },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -286,6 +289,12 @@ pub struct WorkloadSpec {
     /// (fio `unlink`).
     #[serde(default, skip_serializing_if = "is_false")]
     pub unlink: bool,
+    /// Write until ENOSPC, which ends the workload (fio `fill_device`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub fill: bool,
+    /// Writes carry RWF_ATOMIC (fio `atomic`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub atomic: bool,
     /// The fio (vdbench, filebench) section this workload came from, for
     /// exporters in that tool's language; `None` for iolab's own jobs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -462,6 +471,8 @@ impl WorkloadSpec {
             end_fsync: false,
             invalidate: false,
             unlink: false,
+            fill: false,
+            atomic: false,
             origin: None,
         }
     }
@@ -629,8 +640,11 @@ impl WorkloadSpec {
                 ));
             }
         }
-        if self.duration_s.is_none() && self.io_size.is_none() && self.ops.is_none() {
+        if self.duration_s.is_none() && self.io_size.is_none() && self.ops.is_none() && !self.fill {
             return e("the workload has no end; give --duration, --io-size or --ops".into());
+        }
+        if self.atomic && self.writes() && !self.direct {
+            return e("--atomic needs --direct: RWF_ATOMIC is for O_DIRECT writes".into());
         }
         if self.duration_s == Some(0.0) || self.io_size == Some(0) || self.ops == Some(0) {
             return e("--duration, --io-size and --ops must be above 0".into());
@@ -755,11 +769,17 @@ pub fn parse_bs(s: &str) -> Result<Vec<BsWeight>, SpecError> {
     Ok(out)
 }
 
-/// Parse `--data`: `random`, `zero`, `compress:RATIO`.
+/// Parse `--data`: `random`, `zero`, `compress:RATIO`, `pattern:0xHEX`
+/// or `pattern:"string"`.
 pub fn parse_data(s: &str) -> Result<DataPattern, SpecError> {
+    if let Some(p) = s.trim().strip_prefix("pattern:") {
+        return crate::parse_pattern(p)
+            .map(|bytes| DataPattern::Pattern { bytes })
+            .map_err(|e| SpecError(format!("--data {s}: {e}")));
+    }
     let bad = || {
         SpecError(format!(
-            "--data {s} is not known; use random, zero or compress:RATIO (e.g. compress:2)"
+            "--data {s} is not known; use random, zero, compress:RATIO (e.g. compress:2) or pattern:0xHEX"
         ))
     };
     match s.trim() {

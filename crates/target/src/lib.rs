@@ -242,6 +242,23 @@ pub fn write_refusals(dev: &Path) -> io::Result<Vec<Refusal>> {
     safety::write_refusals(dev)
 }
 
+/// The smallest and largest atomic write (RWF_ATOMIC) `path` takes, from
+/// statx STATX_WRITE_ATOMIC; `None` when it takes none or the kernel
+/// does not say (before Linux 6.11).
+pub fn atomic_write_unit(path: &Path) -> Option<(u32, u32)> {
+    sys::atomic_write_unit(path)
+}
+
+/// Free bytes on the file system that would hold a new file at `path`
+/// (its directory's; statvfs), or `None` when unknown.
+pub fn free_bytes_near(path: &Path) -> Option<u64> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    sys::free_bytes(dir).ok().flatten()
+}
+
 /// Signatures on a device or file of `size` bytes: from libblkid when it
 /// loads, else from iolab's hand-kept list.
 pub fn detect_signatures(f: &File, size: u64) -> io::Result<Vec<Signature>> {

@@ -187,6 +187,38 @@ pub fn dio_align(path: &Path) -> (u32, u32) {
     (stx.stx_dio_mem_align, stx.stx_dio_offset_align)
 }
 
+/// statx's atomic write unit (STATX_WRITE_ATOMIC, Linux 6.11). The
+/// libc crate's `struct statx` predates these fields, so the call fills
+/// a buffer of the kernel's 256-byte layout and the two words are read
+/// at their fixed offsets (0xa8 and 0xac, include/uapi/linux/stat.h).
+pub fn atomic_write_unit(path: &Path) -> Option<(u32, u32)> {
+    const STATX_WRITE_ATOMIC: u32 = 0x0001_0000;
+    let p = cpath(path).ok()?;
+    let mut buf = [0u64; 32];
+    // SAFETY: `p` is NUL-terminated and outlives the call; `buf` is 256
+    // writable bytes, 8-aligned, the size of the kernel's struct statx.
+    let r = unsafe {
+        libc::statx(
+            libc::AT_FDCWD,
+            p.as_ptr(),
+            0,
+            STATX_WRITE_ATOMIC,
+            buf.as_mut_ptr() as *mut libc::statx,
+        )
+    };
+    if r != 0 {
+        return None;
+    }
+    let word = |off: usize| {
+        let w = buf[off / 8];
+        (if off.is_multiple_of(8) { w } else { w >> 32 }) as u32
+    };
+    if word(0) & STATX_WRITE_ATOMIC == 0 || word(0xac) == 0 {
+        return None;
+    }
+    Some((word(0xa8), word(0xac)))
+}
+
 /// Size in bytes of the block device open as `f` (BLKGETSIZE64).
 pub fn block_size_bytes(f: &File) -> io::Result<u64> {
     let mut size: u64 = 0;

@@ -324,6 +324,64 @@ fn describe(
     }
 }
 
+/// Compare a block read at `offset` with a fixed data pattern
+/// (`data = pattern:...`): `None` when every byte matches, else a
+/// `corrupt` finding naming the differing sectors and the first
+/// differing byte. The pattern's length divides 512, so it starts afresh
+/// at each sector.
+pub fn pattern_finding(pat: &[u8], block: &[u8], offset: u64) -> Option<Finding> {
+    let bad_at = |sec: &[u8]| {
+        sec.chunks(pat.len()).enumerate().find_map(|(i, c)| {
+            c.iter()
+                .zip(pat)
+                .position(|(a, b)| a != b)
+                .map(|d| i * pat.len() + d)
+        })
+    };
+    let mut bad = block
+        .chunks(SECTOR)
+        .enumerate()
+        .filter_map(|(i, s)| bad_at(s).map(|d| (i, i * SECTOR + d)));
+    let (first, byte) = bad.next()?;
+    let (mut last, mut n) = (first, 1u32);
+    for (i, _) in bad {
+        last = i;
+        n += 1;
+    }
+    let w0 = byte & !15;
+    let w1 = (w0 + 32).min(block.len());
+    let expected: Vec<u8> = (w0..w1).map(|x| pat[x % pat.len()]).collect();
+    Some(Finding {
+        class: Class::Corrupt,
+        target: String::new(),
+        offset,
+        block_size: block.len() as u64,
+        sector_first: first as u32,
+        sector_last: last as u32,
+        sectors_bad: n,
+        expected_gen: 0,
+        found_gen: None,
+        found_offset: None,
+        found_target: None,
+        found_series: None,
+        found_written_at: None,
+        first_bad_byte: Some(byte as u64),
+        hex: Some(HexWindow {
+            offset: w0 as u64,
+            expected: hex(&expected),
+            found: hex(&block[w0..w1]),
+        }),
+        detected_by: String::new(),
+        time_s: None,
+        summary: format!(
+            "corrupt: {n} of {} sectors differ from the data pattern (first differing byte {}, at offset {})",
+            block.len() / SECTOR,
+            byte,
+            offset + byte as u64
+        ),
+    })
+}
+
 /// Where the block of a found stamp starts, by its own word: its offset
 /// less its index in the block. A stamp from elsewhere (another tool, a
 /// forged or damaged one with a valid checksum) may claim an index past
@@ -376,6 +434,24 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_pattern_finding_names_the_sector_and_the_byte() {
+        let pat = [0xaa, 0x55, 0x5a, 0xa5];
+        let mut b: Vec<u8> = pat.iter().copied().cycle().take(8192).collect();
+        assert!(pattern_finding(&pat, &b, 65536).is_none());
+        b[1500] = 0;
+        b[7000] ^= 1;
+        let f = pattern_finding(&pat, &b, 65536).unwrap();
+        assert_eq!(f.class, Class::Corrupt);
+        assert_eq!((f.sector_first, f.sector_last, f.sectors_bad), (2, 13, 2));
+        assert_eq!(f.first_bad_byte, Some(1500));
+        assert_eq!(f.offset, 65536);
+        let h = f.hex.unwrap();
+        assert_eq!(h.offset, 1488);
+        assert_ne!(h.expected, h.found);
+    }
+
     use super::*;
     use iolab_spec::DataPattern;
 

@@ -16,7 +16,7 @@ pub mod map;
 pub mod scan;
 pub mod stamp;
 
-pub use check::{check_block, Class, Expect, Finding, HexWindow, Outcome};
+pub use check::{check_block, pattern_finding, Class, Expect, Finding, HexWindow, Outcome};
 pub use journal::{Journal, JournalError, JournalHeader, TargetIdent};
 pub use map::GenMap;
 pub use scan::{ReadError, ScanOptions, ScanTarget, VerifyTotals};

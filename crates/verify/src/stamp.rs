@@ -141,7 +141,7 @@ impl Stamper {
     /// `data_seed` fixes the pool, so a later `iolab verify` can rebuild it.
     pub fn new(series: u64, data: DataPattern, data_seed: u64) -> Stamper {
         let keyed_words = match data {
-            DataPattern::Zero => 0,
+            DataPattern::Zero | DataPattern::Pattern { .. } => 0,
             DataPattern::Random => PAYLOAD_WORDS,
             DataPattern::Compress { ratio } => {
                 ((PAYLOAD_WORDS as f64 / ratio.max(1.0)).ceil() as usize).clamp(1, PAYLOAD_WORDS)

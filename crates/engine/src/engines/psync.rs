@@ -9,13 +9,22 @@ pub struct PsyncEngine {
     fds: Vec<RawFd>,
     /// Which descriptors are block devices (for trims).
     block: Vec<bool>,
+    /// Flags of every write (`RWF_ATOMIC` with `atomic`): pwritev2.
+    write_flags: i32,
     done: Vec<Cqe>,
 }
 
 impl PsyncEngine {
+    /// Issue every write with these `RWF_*` flags (`RWF_ATOMIC`).
+    pub fn with_write_flags(mut self, flags: i32) -> Self {
+        self.write_flags = flags;
+        self
+    }
+
     pub fn new(fds: Vec<RawFd>, qd: usize) -> Self {
         PsyncEngine {
             block: super::block_fds(&fds),
+            write_flags: 0,
             fds,
             done: Vec::with_capacity(qd),
         }
@@ -38,6 +47,13 @@ impl Engine for PsyncEngine {
                     sqe.len as usize,
                     sqe.offset as i64,
                 ),
+                OpKind::Write if self.write_flags != 0 => {
+                    let iov = libc::iovec {
+                        iov_base: sqe.buf as *mut libc::c_void,
+                        iov_len: sqe.len as usize,
+                    };
+                    libc::pwritev2(fd, &iov, 1, sqe.offset as i64, self.write_flags)
+                }
                 OpKind::Write => libc::pwrite(
                     fd,
                     sqe.buf as *const libc::c_void,

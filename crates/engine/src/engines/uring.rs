@@ -49,6 +49,8 @@ pub struct UringEngine {
     ring_registered: bool,
     /// Which descriptors are block devices (for trims).
     block: Vec<bool>,
+    /// Flags of every write (`RWF_ATOMIC` with `atomic`), else 0.
+    write_flags: i32,
     /// Trims done at queue time, handed back with the next completions.
     done: Vec<Cqe>,
 }
@@ -200,6 +202,20 @@ pub(crate) fn unregister_ring_fd(ring_fd: RawFd, idx: RawFd) {
 }
 
 impl UringEngine {
+    /// Issue every write with these `RWF_*` flags (`RWF_ATOMIC`).
+    /// The kernel refuses RWF_ATOMIC on a registered buffer (EINVAL: the
+    /// atomic write path takes user-memory iterators only), so atomic
+    /// writes go through plain ones. True when registered buffers were
+    /// given up.
+    pub fn set_write_flags(&mut self, flags: i32) -> bool {
+        self.write_flags = flags;
+        let give_up = flags & libc::RWF_ATOMIC != 0 && self.fixed_bufs;
+        if give_up {
+            self.fixed_bufs = false;
+        }
+        give_up
+    }
+
     /// Create the ring on the calling thread. `bufs` are the slot iovecs.
     pub fn new(
         entries: u32,
@@ -232,6 +248,7 @@ impl UringEngine {
                 enter_flags,
                 ring_registered,
                 block: super::block_fds(&fds),
+                write_flags: 0,
                 done: Vec::with_capacity(entries as usize),
                 fds,
             },
@@ -260,6 +277,7 @@ impl UringEngine {
             (OpKind::Write, true) => {
                 with_fd!(|fd| opcode::WriteFixed::new(fd, sqe.buf, sqe.len, idx)
                     .offset(sqe.offset)
+                    .rw_flags(self.write_flags)
                     .build())
             }
             (OpKind::Read, false) => with_fd!(|fd| opcode::Read::new(fd, sqe.buf, sqe.len)
@@ -268,6 +286,7 @@ impl UringEngine {
             (OpKind::Write, false) => {
                 with_fd!(|fd| opcode::Write::new(fd, sqe.buf, sqe.len)
                     .offset(sqe.offset)
+                    .rw_flags(self.write_flags)
                     .build())
             }
             (OpKind::Fsync, _) => with_fd!(|fd| opcode::Fsync::new(fd).build()),

@@ -11,6 +11,7 @@
 //! reads fio's values.
 
 mod files;
+mod integrity;
 mod job;
 mod names;
 mod table;

@@ -90,6 +90,7 @@ pub fn workload_key(
         DataPattern::Random => "random".to_string(),
         DataPattern::Zero => "zero".to_string(),
         DataPattern::Compress { ratio } => format!("compress:{ratio}"),
+        DataPattern::Pattern { bytes } => format!("pattern:{}", bytes.to_hex()),
     };
     let verify = match (s.verify, s.verify_after) {
         (false, _) => "off",

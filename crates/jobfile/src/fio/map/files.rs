@@ -188,7 +188,8 @@ fn amount(
     if let Some(n) = job.uint("number_ios")?.filter(|n| *n > 0) {
         k.n("ops", n.saturating_mul(jobs));
     }
-    if per_clone.is_none() && runtime.is_none() && job.opt("number_ios").is_none() {
+    let fill = job.flag("fill_device")? == Some(true);
+    if per_clone.is_none() && runtime.is_none() && job.opt("number_ios").is_none() && !fill {
         notes.once(format!(
             "job [{}] gives no size, io_size or runtime: fio goes through the whole target once, iolab runs it for 10s",
             job.fio.name

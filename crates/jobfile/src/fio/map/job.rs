@@ -395,7 +395,9 @@ fn block_job(
     k.b("direct", direct);
     sync_keys(job, k, notes)?;
     data(job, k, notes)?;
+    super::integrity::patterns(job, k, notes)?;
     verify(job, &d, k, notes)?;
+    super::integrity::options(job, &d, direct, k, notes)?;
     pacing(job, &d, &sizes, jobs, k, notes)?;
     files::block_files(job, &d, jobs, k, notes)
 }
@@ -551,10 +553,15 @@ const CHECKSUMS: &[&str] = &[
 /// reads the whole region back after the writes (or every
 /// `verify_backlog` blocks); `do_verify=0` writes the stamps only.
 fn verify(job: &Job, d: &Dirs, k: &mut Keys, notes: &mut Notes) -> Result<(), JobError> {
-    let Some(v) = job.val("verify") else {
+    // fio: a verify_pattern without verify is verify=pattern.
+    let Some(v) = job
+        .val("verify")
+        .or(job.val("verify_pattern").map(|_| "pattern"))
+    else {
         return Ok(());
     };
     let v = v.to_ascii_lowercase();
+    let pattern = job.val("verify_pattern").is_some();
     if matches!(v.as_str(), "0" | "null" | "none" | "") {
         return Ok(());
     }
@@ -565,12 +572,14 @@ fn verify(job: &Job, d: &Dirs, k: &mut Keys, notes: &mut Notes) -> Result<(), Jo
         ));
     }
     k.b("verify", true);
-    notes.once("every fio verify method (md5, crc32c, sha256, ...) runs iolab's stamps: each written 512-byte sector carries its offset, generation and checksum");
+    if !pattern {
+        notes.once("every fio verify method (md5, crc32c, sha256, ...) runs iolab's stamps: each written 512-byte sector carries its offset, generation and checksum");
+    }
     let check = job.flag("do_verify")?.unwrap_or(true);
     if d.write && check {
         k.b("verify_after", true);
         notes.once("fio verifies a write job by reading it back after the writes (or every verify_backlog blocks); iolab re-reads each write as soon as it completes (verify_after)");
-    } else if !d.write {
+    } else if !d.write && !pattern {
         notes.once("a read job with verify checks the stamps of blocks written in this run or kept in a journal; fio checks a file written before");
     }
     Ok(())
