@@ -251,21 +251,6 @@ impl IoGen {
         t.sizes[t.sizes.len() - 1].0
     }
 
-    /// The direction of the next I/O (not the write of a trimwrite pair).
-    #[inline]
-    fn pick_dir(&mut self) -> Dir {
-        match self.trim {
-            TrimMode::None => {
-                if self.chance(self.read_pct) {
-                    Dir::Read
-                } else {
-                    Dir::Write
-                }
-            }
-            TrimMode::Only | TrimMode::ThenWrite => Dir::Trim,
-        }
-    }
-
     /// Whether this I/O jumps to a random offset: `random_pct`'s chance,
     /// tried on every `random_every`-th I/O only.
     #[inline]
@@ -283,10 +268,37 @@ impl IoGen {
     /// The next I/O. No allocation.
     #[inline]
     pub fn next_io(&mut self) -> IoPlan {
+        if self.trim != TrimMode::None {
+            return self.next_trim_io();
+        }
+        let dir = if self.chance(self.read_pct) {
+            Dir::Read
+        } else {
+            Dir::Write
+        };
+        self.plan(dir)
+    }
+
+    /// The next I/O of a trim workload: a trim, or the write of the
+    /// block trimmed just before (trimwrite). Off the read/write path.
+    #[cold]
+    fn next_trim_io(&mut self) -> IoPlan {
         if let Some(w) = self.then_write.take() {
             return w;
         }
-        let dir = self.pick_dir();
+        let plan = self.plan(Dir::Trim);
+        if self.trim == TrimMode::ThenWrite {
+            self.then_write = Some(IoPlan {
+                dir: Dir::Write,
+                ..plan
+            });
+        }
+        plan
+    }
+
+    /// Size and place an I/O of direction `dir`.
+    #[inline(always)]
+    fn plan(&mut self, dir: Dir) -> IoPlan {
         let len = self.pick_bs(dir);
         let ri = self.next_region;
         self.next_region += 1;
@@ -304,19 +316,12 @@ impl IoGen {
         } else {
             self.miss_offset(ri, random, len as u64)
         };
-        let plan = IoPlan {
+        IoPlan {
             dir,
             target: self.regions[ri].r.target,
             offset,
             len,
-        };
-        if self.trim == TrimMode::ThenWrite {
-            self.then_write = Some(IoPlan {
-                dir: Dir::Write,
-                ..plan
-            });
         }
-        plan
     }
 
     /// An offset in the hit area; the stream goes on `hole` bytes after.
@@ -527,5 +532,143 @@ mod tests {
         for _ in 0..1000 {
             assert_eq!(a.next_io(), b.next_io());
         }
+    }
+
+    #[test]
+    fn each_direction_draws_its_own_size() {
+        let mut c = cfg(50, 100, vec![(4096, 1)], 4096);
+        c.bs_write = Some(vec![(65536, 3), (16384, 1)]);
+        let mut g = IoGen::new(&c, vec![region(0, 1 << 30)], 2);
+        let (mut w64, mut w16, mut writes) = (0, 0, 0);
+        for _ in 0..40_000 {
+            let io = g.next_io();
+            match io.dir {
+                Dir::Read => assert_eq!(io.len, 4096),
+                Dir::Write => {
+                    writes += 1;
+                    w64 += (io.len == 65536) as u32;
+                    w16 += (io.len == 16384) as u32;
+                }
+                Dir::Trim => panic!("no trims asked for"),
+            }
+        }
+        assert_eq!(w64 + w16, writes);
+        assert!(
+            (w64 as f64 / writes as f64 - 0.75).abs() < 0.02,
+            "{w64}/{writes}"
+        );
+    }
+
+    #[test]
+    fn trim_modes_plan_trims_and_trimwrite_writes_each_trimmed_block() {
+        let mut c = cfg(0, 0, vec![(4096, 1)], 4096);
+        c.trim = TrimMode::Only;
+        c.bs_trim = Some(vec![(8192, 1)]);
+        let mut g = IoGen::new(&c, vec![region(0, 1 << 20)], 1);
+        for i in 0..10 {
+            let io = g.next_io();
+            assert_eq!((io.dir, io.offset, io.len), (Dir::Trim, i * 8192, 8192));
+        }
+        c.trim = TrimMode::ThenWrite;
+        c.random_pct = 100;
+        let mut g = IoGen::new(&c, vec![region(0, 1 << 20)], 1);
+        for _ in 0..1000 {
+            let t = g.next_io();
+            let w = g.next_io();
+            assert_eq!(t.dir, Dir::Trim);
+            assert_eq!(w.dir, Dir::Write);
+            assert_eq!((w.offset, w.len, w.target), (t.offset, t.len, t.target));
+        }
+    }
+
+    #[test]
+    fn a_hole_skips_bytes_after_each_sequential_io_and_wraps() {
+        let mut c = cfg(0, 0, vec![(4096, 1)], 4096);
+        c.hole = 4096;
+        let mut g = IoGen::new(&c, vec![region(0, 8 * 4096)], 1);
+        let offs: Vec<u64> = (0..6).map(|_| g.next_io().offset / 4096).collect();
+        assert_eq!(offs, vec![0, 2, 4, 6, 0, 2]);
+    }
+
+    #[test]
+    fn random_every_jumps_every_nth_io_and_runs_on_in_between() {
+        let mut c = cfg(100, 100, vec![(4096, 1)], 4096);
+        c.random_every = 8;
+        let mut g = IoGen::new(&c, vec![region(0, 1 << 34)], 4);
+        let mut prev = g.next_io();
+        let mut steps = Vec::new();
+        for _ in 0..64 {
+            let io = g.next_io();
+            steps.push(io.offset == prev.offset + 4096);
+            prev = io;
+        }
+        // After the first I/O (a jump), 7 sequential, then a jump: a
+        // random jump landing right after the last block is 1 in 2^22.
+        for (i, seq) in steps.iter().enumerate() {
+            assert_eq!(*seq, (i + 1) % 8 != 0, "I/O {}: {steps:?}", i + 1);
+        }
+    }
+
+    /// The share of `n` random offsets that `pred` holds for.
+    fn share(d: Distribution, blocks: u64, n: u32, pred: impl Fn(u64) -> bool) -> f64 {
+        let mut c = cfg(100, 100, vec![(4096, 1)], 4096);
+        c.distribution = d;
+        let mut g = IoGen::new(&c, vec![region(0, blocks * 4096)], 13);
+        (0..n).filter(|_| pred(g.next_io().offset / 4096)).count() as f64 / n as f64
+    }
+
+    #[test]
+    fn zoned_puts_each_zones_share_of_io_in_its_part_of_the_region() {
+        let d = iolab_spec::parse_distribution("zoned:60/10:30/20:10/70").unwrap();
+        let first = share(d.clone(), 10_000, 100_000, |b| b < 1000);
+        assert!((first - 0.60).abs() < 0.02, "{first}");
+        let second = share(d.clone(), 10_000, 100_000, |b| (1000..3000).contains(&b));
+        assert!((second - 0.30).abs() < 0.02, "{second}");
+        let rest = share(d, 10_000, 100_000, |b| b >= 3000);
+        assert!((rest - 0.10).abs() < 0.02, "{rest}");
+    }
+
+    #[test]
+    fn zoned_abs_zones_are_bytes_from_the_start() {
+        // 80 % to the first 1 MiB (256 blocks), 20 % to the next 3 MiB.
+        let d = iolab_spec::parse_distribution("zoned_abs:80/1m:20/3m").unwrap();
+        let first = share(d.clone(), 10_000, 100_000, |b| b < 256);
+        assert!((first - 0.80).abs() < 0.02, "{first}");
+        let beyond = share(d, 10_000, 100_000, |b| b >= 1024);
+        assert_eq!(beyond, 0.0);
+    }
+
+    #[test]
+    fn normal_is_a_gaussian_of_dev_percent_of_the_region_around_its_centre() {
+        let d = Distribution::Normal {
+            dev: 10.0,
+            center: 0.3,
+        };
+        // Mean 3000 of 10 000 blocks, sd 1000: 68.3 % within one sd,
+        // 95.4 % within two.
+        let one = share(d.clone(), 10_000, 100_000, |b| (2000..4000).contains(&b));
+        assert!((one - 0.683).abs() < 0.02, "{one}");
+        let two = share(d, 10_000, 100_000, |b| (1000..5000).contains(&b));
+        assert!((two - 0.954).abs() < 0.02, "{two}");
+    }
+
+    #[test]
+    fn pareto_and_centred_zipf_are_skewed_where_asked() {
+        // fio's pareto:0.2 is the 80/20 rule's shape: the hottest 20 % of
+        // the blocks get most of the I/O (rank = n u^(ln h / ln(1-h))).
+        let h = 0.2f64;
+        let p = dist::Pareto::new(10_000, h, 0);
+        let mut rng = fastrand::Rng::with_seed(3);
+        let n = 100_000;
+        let hot = (0..n).filter(|_| p.rank(rng.f64()) < 2_000).count() as f64 / n as f64;
+        let expect = (0.2f64).powf((1.0 - h).ln() / h.ln());
+        assert!((hot - expect).abs() < 0.02, "{hot} vs {expect}");
+        // zipf with a centre: rank 0 (the hottest block) sits there.
+        let d = Distribution::Zipf {
+            theta: 1.2,
+            center: Some(0.25),
+        };
+        let at = share(d, 10_000, 100_000, |b| b == 2_500);
+        assert!(at > 0.15, "{at}");
     }
 }

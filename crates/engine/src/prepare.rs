@@ -441,6 +441,30 @@ mod tests {
     }
 
     #[test]
+    fn offset_increment_gives_each_worker_its_own_region() {
+        let spans = [(1u64 << 20, 64u64 << 20)];
+        let per = PerWorker {
+            increment: 8 << 20,
+            range: vec![Some(4 << 20)],
+        };
+        let starts: Vec<(u64, u64)> = assign(3, 1)
+            .iter()
+            .map(|mine| {
+                let r = &worker_regions(mine, &spans, 0, &per)[0];
+                (r.start >> 20, r.len >> 20)
+            })
+            .collect();
+        assert_eq!(starts, vec![(1, 4), (9, 4), (17, 4)]);
+        // Without a range, each runs to the end of the target's region.
+        let per = PerWorker {
+            increment: 8 << 20,
+            range: vec![None],
+        };
+        let r = &worker_regions(&assign(3, 1)[2], &spans, 0, &per)[0];
+        assert_eq!((r.start >> 20, r.len >> 20), (17, 48));
+    }
+
+    #[test]
     fn budget_split_sums() {
         let total: u64 = (0..7).map(|w| split(Some(100), 7, w).unwrap()).sum();
         assert_eq!(total, 100);

@@ -101,3 +101,44 @@ pub(crate) fn check_discard(spec: &WorkloadSpec, t: &TargetSpec) -> Result<(), R
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offset_increment_regions_must_fit_in_the_target() {
+        let mut s = WorkloadSpec::example("t", "/x", "read");
+        s.jobs = 4;
+        s.offset_increment = 16 << 20;
+        s.targets[0].range = Some(16 << 20);
+        let size = 64u64 << 20;
+        assert_eq!(
+            worker_region(&s, &s.targets[0], size, size).unwrap(),
+            16 << 20
+        );
+        s.jobs = 5;
+        let e = worker_region(&s, &s.targets[0], size, size)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("worker 4")
+                && e.contains("starts at 67108864")
+                && e.contains("has 67108864"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn zoned_abs_zones_past_a_workers_region_are_refused() {
+        let mut s = WorkloadSpec::example("t", "/x", "randread");
+        s.distribution = iolab_spec::parse_distribution("zoned_abs:50/1m:50/2m").unwrap();
+        let t = s.targets[0].clone();
+        assert!(check_zones(&s, &t, 3 << 20).is_ok());
+        let e = check_zones(&s, &t, 2 << 20).unwrap_err().to_string();
+        assert!(
+            e.contains("need 3145728 bytes") && e.contains("has 2097152"),
+            "{e}"
+        );
+    }
+}

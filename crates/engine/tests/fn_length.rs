@@ -23,6 +23,7 @@ const PER_IO_FILES: &[&str] = &[
     "src/engines/psync.rs",
     "src/engines/uring.rs",
     "src/gen.rs",
+    "src/gen/dist.rs",
     "src/data.rs",
     "src/verify.rs",
     "src/clock.rs",

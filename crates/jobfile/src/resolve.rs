@@ -738,6 +738,62 @@ mod more_tests {
         resolve(&j.workloads()[0], 0).unwrap_err().0
     }
 
+    fn resolved(text: &str) -> WorkloadSpec {
+        let j = parse_job_text(text, "j.toml").unwrap();
+        resolve(&j.workloads()[0], 0).unwrap()
+    }
+
+    #[test]
+    fn fio_shaped_block_keys_resolve_into_the_spec() {
+        let s = resolved(
+            "[global]\ntarget = '/a'\nrw = 'randtrimwrite'\nbs_trim = '8k:3,16k:1'\nhole = '4k'\nrandom_every = 8\noffset_increment = '1m'\ndistribution = 'zoned:60/10:40/90'\n",
+        );
+        assert_eq!(s.trim, TrimMode::ThenWrite);
+        assert_eq!((s.read_pct, s.random_pct), (0, 100));
+        assert_eq!(s.bs_trim.as_ref().unwrap()[1].bytes, 16384);
+        assert_eq!(
+            (s.hole, s.random_every, s.offset_increment),
+            (4096, 8, 1 << 20)
+        );
+        // The default alignment is the smallest size the workload issues:
+        // its trims' (and the writes after them), not the unused bs.
+        assert_eq!(s.align, 8192);
+        assert!(s.writes() && s.data_writes() && s.trims() && !s.reads());
+        let s = resolved("[global]\ntarget = '/a'\nrw = 'write'\nbs_write = '64k'\n");
+        assert_eq!(
+            (s.align, s.max_bs(), s.trim),
+            (65536, 65536, TrimMode::None)
+        );
+        // random_every 1 is every I/O, as unset.
+        let s = resolved("[global]\ntarget = '/a'\nrw = 'randread'\nrandom_every = 1\n");
+        assert_eq!(s.random_every, 0);
+    }
+
+    #[test]
+    fn fio_shaped_block_keys_refuse_what_cannot_run() {
+        for (text, needle) in [
+            ("bs_write = '4q'", "--bs-write 4q is not a block size"),
+            ("bs_trim = '4k:1,8k'", "--bs-trim 4k:1,8k gives weights"),
+            ("rw = 'trim'\nread_pct = 30", "--rw trim issues no reads"),
+            (
+                "rw = 'randtrim'\nverify = true",
+                "--verify cannot check a workload that trims",
+            ),
+            (
+                "rw = 'trimwrite'\nbs_write = '8k'",
+                "--bs-write has no effect with --rw trimwrite",
+            ),
+            (
+                "random_every = 0",
+                "--random-every 0 is below the minimum 1",
+            ),
+            ("distribution = 'normal:0'", "normal:0 is not usable"),
+        ] {
+            let e = resolve_err(&format!("[global]\ntarget = '/a'\n{text}\n"));
+            assert!(e.contains(needle), "{text}: {e}");
+        }
+    }
+
     #[test]
     fn toml_type_errors_name_the_key_the_line_and_the_type() {
         let e = job_err("[global]\ntarget = '/a'\n\nqd = { x = 1 }\n");

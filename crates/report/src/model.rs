@@ -316,7 +316,7 @@ impl RunResult {
 
     /// Whether tables show a write row.
     pub fn shows_writes(&self) -> bool {
-        self.summary.write.ops > 0 || self.specs().iter().any(|s| s.read_pct < 100)
+        self.summary.write.ops > 0 || self.specs().iter().any(|s| s.data_writes())
     }
 
     /// The run's workloads as a reader compares and draws them: `workloads[]`,

@@ -69,6 +69,7 @@ pub fn run_heading(spec: &WorkloadSpec) -> String {
         )
         .unwrap();
     }
+    blockx_heading(&mut s, spec);
     let targets: Vec<&str> = spec.targets.iter().map(|t| t.path.as_str()).collect();
     write!(s, ", on {}", targets.join(", ")).unwrap();
     s
@@ -104,6 +105,39 @@ fn extras_heading(s: &mut String, spec: &WorkloadSpec) {
             st.criterion(),
             st.limit,
             st.duration_s
+        )
+        .unwrap();
+    }
+}
+
+/// The heading's part for per-direction sizes, holes, jumps and
+/// per-worker regions, where set.
+fn blockx_heading(s: &mut String, spec: &WorkloadSpec) {
+    let mix = |bs: &[iolab_spec::BsWeight]| match bs {
+        [one] => format_bytes(one.bytes).replace(' ', ""),
+        _ => bs
+            .iter()
+            .map(|b| format!("{}:{}", format_bytes(b.bytes).replace(' ', ""), b.weight))
+            .collect::<Vec<_>>()
+            .join(","),
+    };
+    if let Some(b) = &spec.bs_write {
+        write!(s, ", writes {}", mix(b)).unwrap();
+    }
+    if let Some(b) = &spec.bs_trim {
+        write!(s, ", trims {}", mix(b)).unwrap();
+    }
+    if spec.hole > 0 {
+        write!(s, ", hole {}", format_bytes(spec.hole)).unwrap();
+    }
+    if spec.random_every > 1 {
+        write!(s, ", a jump every {} I/Os", spec.random_every).unwrap();
+    }
+    if spec.offset_increment > 0 {
+        write!(
+            s,
+            ", worker regions {} apart",
+            format_bytes(spec.offset_increment)
         )
         .unwrap();
     }
@@ -383,6 +417,9 @@ fn figures(s: &mut String, s_: &crate::model::Summary, reads: bool, writes: bool
     if writes {
         writeln!(s, "{}", dir_row("write", &s_.write)).unwrap();
     }
+    if let Some(t) = &s_.trim {
+        writeln!(s, "{}", dir_row("trim", t)).unwrap();
+    }
     writeln!(s, "{}", dir_row("total", &s_.total)).unwrap();
     for (name, d) in &s_.ops {
         writeln!(s, "{}", dir_row(name, d)).unwrap();
@@ -438,7 +475,7 @@ pub fn workload_summary(run: &str, w: &WorkloadResult) -> String {
             &mut s,
             sm,
             sm.read.ops > 0 || w.spec.read_pct > 0,
-            sm.write.ops > 0 || w.spec.read_pct < 100,
+            sm.write.ops > 0 || w.spec.data_writes(),
         );
     }
     if w.errors_total > 0 {

@@ -374,6 +374,9 @@ impl WorkloadSpec {
                 self.rw, self.read_pct
             ));
         }
+        if self.trim == TrimMode::ThenWrite && self.bs_write.is_some() {
+            return e(format!("--bs-write has no effect with --rw {}: each write covers the block its trim did; give --bs-trim (or --bs) only", self.rw));
+        }
         if !self.trims() && rw_trim(&self.rw) != TrimMode::None {
             return e(format!("--rw {} needs the trim mode it names", self.rw));
         }
@@ -477,9 +480,12 @@ impl WorkloadSpec {
     /// reads `bs`, writes `bs_write`, trims `bs_trim` (each `bs` when unset).
     pub fn used_bs(&self) -> impl Iterator<Item = &BsWeight> + '_ {
         let reads = self.reads().then_some(&self.bs);
-        let writes = self
-            .data_writes()
-            .then(|| self.bs_write.as_ref().unwrap_or(&self.bs));
+        // trimwrite's writes cover the blocks their trims did.
+        let wbs = match self.trim {
+            TrimMode::ThenWrite => &self.bs_trim,
+            _ => &self.bs_write,
+        };
+        let writes = self.data_writes().then(|| wbs.as_ref().unwrap_or(&self.bs));
         let trims = self
             .trims()
             .then(|| self.bs_trim.as_ref().unwrap_or(&self.bs));

@@ -59,13 +59,31 @@ pub fn workload_key(
     ignore: &[String],
 ) -> BTreeMap<String, String> {
     use iolab_spec::{format_bytes, DataPattern, SyncMode};
-    let bs = if s.bs.len() == 1 {
-        format_bytes(s.bs[0].bytes)
-    } else {
-        s.bs.iter()
-            .map(|b| format!("{}:{}", format_bytes(b.bytes), b.weight))
-            .collect::<Vec<_>>()
-            .join(",")
+    let mix = |bs: &[iolab_spec::BsWeight]| {
+        if bs.len() == 1 {
+            format_bytes(bs[0].bytes)
+        } else {
+            bs.iter()
+                .map(|b| format!("{}:{}", format_bytes(b.bytes), b.weight))
+                .collect::<Vec<_>>()
+                .join(",")
+        }
+    };
+    // Writes' and trims' own sizes, where given, are part of `bs` (so a
+    // document written before they existed keys as it did).
+    let mut bs = mix(&s.bs);
+    if let Some(w) = &s.bs_write {
+        bs.push_str(&format!("; writes {}", mix(w)));
+    }
+    if let Some(t) = &s.bs_trim {
+        bs.push_str(&format!("; trims {}", mix(t)));
+    }
+    // Trims are no reads: a trim workload is told from a write workload
+    // of the same shares by its mode, in `read-pct`.
+    let read_pct = match s.trim {
+        iolab_spec::TrimMode::None => s.read_pct.to_string(),
+        iolab_spec::TrimMode::Only => format!("{} (trim)", s.read_pct),
+        iolab_spec::TrimMode::ThenWrite => format!("{} (trimwrite)", s.read_pct),
     };
     let distribution = s.distribution.to_string();
     let data = match s.data {
@@ -83,7 +101,7 @@ pub fn workload_key(
     // not know yet (a test fails on it).
     let value = |k: &str| -> Option<String> {
         Some(match k {
-            "read-pct" => s.read_pct.to_string(),
+            "read-pct" => read_pct.clone(),
             "random-pct" => s.random_pct.to_string(),
             "bs" => bs.clone(),
             "qd" => e.qd.to_string(),
@@ -212,5 +230,23 @@ mod tests {
         }
         assert_eq!(key.get("skew").map(String::as_str), Some("none"));
         assert!(KEY_PARAMS.contains(&"qd") && !KEY_PARAMS.contains(&"start-delay"));
+    }
+
+    #[test]
+    fn trims_and_per_direction_sizes_are_part_of_the_key() {
+        let e = Effective::default();
+        let write = WorkloadSpec::example("w", "/x", "randwrite");
+        let trim = WorkloadSpec::example("w", "/x", "randtrim");
+        let (kw, kt) = (workload_key(&write, &e, &[]), workload_key(&trim, &e, &[]));
+        assert_eq!(kw["read-pct"], "0");
+        assert_eq!(kt["read-pct"], "0 (trim)");
+        let mut big = write.clone();
+        big.bs_write = Some(vec![iolab_spec::BsWeight {
+            bytes: 65536,
+            weight: 1,
+        }]);
+        let kb = workload_key(&big, &e, &[]);
+        assert_eq!(kw["bs"], "4 KiB");
+        assert_eq!(kb["bs"], "4 KiB; writes 64 KiB");
     }
 }
