@@ -239,6 +239,18 @@ pub(crate) fn size(v: &Option<Values>, flag: &str) -> Result<Option<u64>, JobErr
         .transpose()
 }
 
+/// A size that may be negative (`hole = "-8k"`): a leading `-` negates it.
+fn signed_size(v: &Option<Values>, flag: &str) -> Result<i64, JobError> {
+    let Some(t) = text(v) else { return Ok(0) };
+    let (neg, body) = match t.trim().strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, t),
+    };
+    let n = parse_size(body).map_err(|e| JobError(format!("--{flag}: {e}")))?;
+    let n = i64::try_from(n).map_err(|_| JobError(format!("--{flag} {t} is too large")))?;
+    Ok(if neg { -n } else { n })
+}
+
 pub(crate) fn secs(v: &Option<String>, flag: &str) -> Result<Option<f64>, JobError> {
     v.as_deref()
         .map(|s| {
@@ -579,7 +591,7 @@ fn resolve_blockx(o: &WorkloadOptions, spec: &mut WorkloadSpec) -> Result<(), Jo
     spec.trim = rw_trim(&spec.rw);
     spec.bs_write = bs_of(&o.bs_write, "bs-write")?;
     spec.bs_trim = bs_of(&o.bs_trim, "bs-trim")?;
-    spec.hole = size(&o.hole, "hole")?.unwrap_or(0);
+    spec.hole = signed_size(&o.hole, "hole")?;
     spec.random_every = int::<u64>(&o.random_every, "random-every", (1, u64::MAX))?
         .filter(|&n| n > 1)
         .unwrap_or(0);

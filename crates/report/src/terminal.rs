@@ -128,7 +128,14 @@ fn blockx_heading(s: &mut String, spec: &WorkloadSpec) {
         write!(s, ", trims {}", mix(b)).unwrap();
     }
     if spec.hole > 0 {
-        write!(s, ", hole {}", format_bytes(spec.hole)).unwrap();
+        write!(s, ", hole {}", format_bytes(spec.hole as u64)).unwrap();
+    } else if spec.hole < 0 {
+        let back = format_bytes(spec.hole.unsigned_abs());
+        write!(
+            s,
+            ", hole -{back} (each I/O starts bs - {back} after the last)"
+        )
+        .unwrap();
     }
     if spec.random_every > 1 {
         write!(s, ", a jump every {} I/Os", spec.random_every).unwrap();

@@ -423,11 +423,11 @@ macro_rules! workload_params {
             },
             hole: Values {
                 flag: "hole", aliases: [], short: None, value_name: "SIZE", heading: "Access pattern",
-                help: "Bytes a sequential stream skips after each I/O (fio rw=write:4k)",
+                help: "Bytes a sequential stream skips after each I/O (fio rw=write:4k); negative steps back (rw=read:-8k)",
                 default: Value("0", ""),
                 sweep: None, compare: None, negates: None,
                 doc_type: "size",
-                doc: "A sequential stream skips this many bytes after each I/O (fio's `rw=write:4k`): with `bs = 4k` and `hole = 4k`, every other block. Random I/O is not affected.",
+                doc: "A sequential stream skips this many bytes after each I/O (fio's `rw=write:4k`): with `bs = 4k` and `hole = 4k`, every other block. A negative hole (`-8k`, fio's `rw=read:-8k`) moves the stream by bs + hole after each I/O, so with `bs = 4k` it reads blocks going down; a stream that would pass the region's start wraps to its end minus the hole's size, as fio's does. Random I/O is not affected.",
             },
             random_every: Values {
                 flag: "random-every", aliases: [], short: None, value_name: "N", heading: "Access pattern",

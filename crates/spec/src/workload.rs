@@ -165,9 +165,10 @@ pub struct WorkloadSpec {
     /// Trims in the workload (`rw = trim`, ...).
     #[serde(default, skip_serializing_if = "TrimMode::is_none")]
     pub trim: TrimMode,
-    /// Bytes a sequential stream skips after each I/O (fio `rw=write:4k`).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub hole: u64,
+    /// Bytes a sequential stream skips after each I/O (fio `rw=write:4k`);
+    /// negative, the stream steps back (fio `rw=read:-8k`).
+    #[serde(default, skip_serializing_if = "is_zero_i64")]
+    pub hole: i64,
     /// A random workload draws a new random offset every N I/Os and
     /// goes on sequentially in between (fio `rw=randread:8`); 0: every I/O.
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -353,6 +354,9 @@ fn is_one(v: &u64) -> bool {
 fn is_zero(v: &u64) -> bool {
     *v == 0
 }
+fn is_zero_i64(v: &i64) -> bool {
+    *v == 0
+}
 fn is_false(v: &bool) -> bool {
     !*v
 }
@@ -380,7 +384,7 @@ impl WorkloadSpec {
         if !self.trims() && rw_trim(&self.rw) != TrimMode::None {
             return e(format!("--rw {} needs the trim mode it names", self.rw));
         }
-        if self.hole > (1 << 40) {
+        if self.hole.unsigned_abs() > (1 << 40) {
             return e(format!(
                 "--hole {} is over 1 TiB; give a smaller hole",
                 self.hole

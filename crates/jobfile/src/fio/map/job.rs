@@ -72,7 +72,7 @@ pub(crate) struct Dirs {
     pub mixed: bool,
 }
 
-fn rw(job: &Job, k: &mut Keys, notes: &mut Notes) -> Result<Dirs, JobError> {
+fn rw(job: &Job, k: &mut Keys) -> Result<Dirs, JobError> {
     let text = job.val("rw").unwrap_or("read").to_ascii_lowercase();
     let (mode, suffix) = match text.split_once(':') {
         Some((m, s)) => (m.trim().to_string(), Some(s.trim().to_string())),
@@ -108,8 +108,10 @@ fn rw(job: &Job, k: &mut Keys, notes: &mut Notes) -> Result<Dirs, JobError> {
         )));
     }
     if let Some(s) = suffix.filter(|s| !s.is_empty()) {
-        if s.starts_with('-') {
-            job.unsupported("rw", "iolab's streams only go forward", notes)?;
+        if let Some(back) = s.strip_prefix('-').filter(|_| !random) {
+            // fio's backwards stream: moves by bs + hole after each I/O.
+            let hole = val::size(back, job.kb_of("rw")).map_err(|m| job.bad("rw", &m))?;
+            k.s("hole", format!("-{}", val::fmt_size(hole)));
         } else if random {
             let n = val::uint(&s).map_err(|m| job.bad("rw", &m))?;
             k.n("random_every", n);
@@ -359,7 +361,7 @@ fn block_job(
     k: &mut Keys,
     notes: &mut Notes,
 ) -> Result<(), JobError> {
-    let d = rw(job, k, notes)?;
+    let d = rw(job, k)?;
     let sizes = block_sizes(job)?;
     set_block_sizes(k, &d, &sizes);
     if let Some(v) = job.val("ba") {
