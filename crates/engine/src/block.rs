@@ -7,7 +7,10 @@
 use crate::buffers::BufferPool;
 use crate::clock::TscRate;
 use crate::data::DataGen;
-use crate::engines::{Engine, NullEngine, PsyncEngine, UringEngine, UringSetup};
+use crate::engines::{
+    Engine, FallocEngine, FtruncateEngine, NullEngine, PageFaultEngine, PsyncEngine, UringEngine,
+    UringSetup,
+};
 use crate::gen::{GenConfig, IoGen};
 use crate::prepare::{self, Prepared};
 use crate::runner::{io_uring_available, RunError};
@@ -203,6 +206,11 @@ impl BlockDriver {
             range: spec.targets.iter().map(|t| t.range).collect(),
         };
         let regions = prepare::worker_regions(mine, &spans, spec.hit_area, &per_worker);
+        let mut ends = vec![0u64; mine.len()];
+        for r in &regions {
+            let e = &mut ends[r.target as usize];
+            *e = (*e).max(r.start + r.len);
+        }
         let seed = spec.seed ^ (w as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let verify = self.vrun.as_ref().map(|v| {
             WorkerVerify::new(
@@ -240,6 +248,7 @@ impl BlockDriver {
                 verify,
             },
             engine: spec.engine,
+            ends,
             fds: mine
                 .iter()
                 .map(|&(ti, _, _)| self.targets[ti].file.as_raw_fd())
@@ -470,6 +479,9 @@ fn sync_every(spec: &WorkloadSpec) -> (u64, crate::engines::OpKind) {
 pub(crate) struct BlockTask {
     ctx: WorkerCtx,
     engine: EngineKind,
+    /// Per target of the worker, where its regions end (page_fault's
+    /// mappings).
+    ends: Vec<u64>,
     fds: Vec<i32>,
     mixed: bool,
     max_bs: usize,
@@ -514,6 +526,14 @@ impl Task for BlockTask {
             },
             EngineKind::Psync => t.go(PsyncEngine::new(fds, qd), pool, port, Setup::default()),
             EngineKind::Null => t.go(NullEngine::new(qd), pool, port, Setup::default()),
+            EngineKind::Falloc => t.go(FallocEngine::new(fds, qd), pool, port, Setup::default()),
+            EngineKind::Ftruncate => {
+                t.go(FtruncateEngine::new(fds, qd), pool, port, Setup::default())
+            }
+            EngineKind::PageFault => match PageFaultEngine::new(&t.ends, qd) {
+                Ok(eng) => t.go(eng, pool, port, Setup::default()),
+                Err(e) => port.ready(Err(format!("mapping page_fault's memory: {e}"))),
+            },
         }
     }
 }

@@ -479,11 +479,11 @@ macro_rules! workload_params {
             },
             engine: Values {
                 flag: "engine", aliases: ["ioengine"], short: None, value_name: "ENGINE", heading: "Concurrency",
-                help: "io_uring, psync or null",
+                help: "io_uring, psync, null, or fio's falloc, ftruncate, page_fault",
                 default: Value("io_uring", ""),
                 sweep: Some(70), compare: Some(70), negates: None,
                 doc_type: "string",
-                doc: "`io_uring` (also `iouring`, `uring`), `psync` (also `sync`; one I/O per worker, so `qd` must be 1) or `null` (no I/O, to measure iolab itself). If io_uring is not available, iolab falls back to psync with `jobs` × `qd` workers and says so.",
+                doc: "`io_uring` (also `iouring`, `uring`), `psync` (also `sync`; one I/O per worker, so `qd` must be 1) or `null` (no I/O, to measure iolab itself); fio's synchronous engines (one I/O per worker, `qd` 1, no data moved, so no `verify`) `falloc` (a write is `fallocate` mode 0, extending the file; a read `fallocate` with `KEEP_SIZE`; a trim a punched hole), `ftruncate` (a write truncates the file to its offset: a write workload's target must be a file, never a block device) and `page_fault` (reads and writes copy a block from and to anonymous memory of the region's size, private to the worker, faulting its pages in: the target is opened, not read or written). If io_uring is not available, iolab falls back to psync with `jobs` × `qd` workers and says so.",
             },
             cpus: TextOrNumber {
                 flag: "cpus", aliases: ["cpus_allowed"], short: None, value_name: "LIST", heading: "Concurrency",

@@ -73,6 +73,14 @@ pub enum EngineKind {
     IoUring,
     Psync,
     Null,
+    /// fio's `falloc`: each write is fallocate(mode 0), each read
+    /// fallocate(KEEP_SIZE), each trim a punched hole; no data moves.
+    Falloc,
+    /// fio's `ftruncate`: each write truncates the file to its offset.
+    Ftruncate,
+    /// fio's `page_fault`: reads and writes copy to and from anonymous
+    /// memory of the region's size, faulting its pages in; no file I/O.
+    PageFault,
 }
 
 impl EngineKind {
@@ -81,7 +89,23 @@ impl EngineKind {
             EngineKind::IoUring => "io_uring",
             EngineKind::Psync => "psync",
             EngineKind::Null => "null",
+            EngineKind::Falloc => "falloc",
+            EngineKind::Ftruncate => "ftruncate",
+            EngineKind::PageFault => "page_fault",
         }
+    }
+
+    /// One I/O at a time per worker, done in the call (qd must be 1).
+    pub fn synchronous(self) -> bool {
+        !matches!(self, EngineKind::IoUring | EngineKind::Null)
+    }
+
+    /// Its I/O carries no data a later read could check.
+    pub fn moves_no_data(self) -> bool {
+        matches!(
+            self,
+            EngineKind::Null | EngineKind::Falloc | EngineKind::Ftruncate | EngineKind::PageFault
+        )
     }
 }
 
@@ -609,8 +633,8 @@ impl WorkloadSpec {
         self.distribution.validate()?;
         self.validate_blockx()?;
         if self.verify {
-            if self.engine == EngineKind::Null {
-                return e("--verify needs a real engine: the null engine moves no data; use --engine io_uring or psync".into());
+            if self.engine.moves_no_data() {
+                return e(format!("--verify needs a real engine: the {} engine moves no data; use --engine io_uring or psync", self.engine.name()));
             }
             if self.dedupe_pct > 0 {
                 return e("--dedupe cannot be combined with --verify (every verified sector carries a unique stamp); drop one".into());
@@ -664,9 +688,13 @@ impl WorkloadSpec {
                 ));
             }
         }
-        if self.engine == EngineKind::Psync && self.qd > 1 {
+        if self.engine == EngineKind::Ftruncate && (self.read_pct > 0 || self.trims()) {
+            return e(format!("--engine ftruncate only writes (each write truncates the file to its offset), not --rw {}; give --rw write or randwrite", self.rw));
+        }
+        if self.engine.synchronous() && self.qd > 1 {
             return e(format!(
-                "--engine psync has one outstanding I/O per worker, not --qd {}; use --jobs {} for that concurrency or --engine io_uring",
+                "--engine {} has one outstanding I/O per worker, not --qd {}; use --jobs {} for that concurrency or --engine io_uring",
+                self.engine.name(),
                 self.qd,
                 self.qd * self.jobs
             ));
@@ -783,8 +811,11 @@ pub fn parse_engine(s: &str) -> Result<EngineKind, SpecError> {
         "io_uring" | "iouring" | "uring" => Ok(EngineKind::IoUring),
         "psync" | "sync" => Ok(EngineKind::Psync),
         "null" => Ok(EngineKind::Null),
+        "falloc" => Ok(EngineKind::Falloc),
+        "ftruncate" => Ok(EngineKind::Ftruncate),
+        "page_fault" => Ok(EngineKind::PageFault),
         other => Err(SpecError(format!(
-            "--engine {other} is not known; use io_uring, psync or null"
+            "--engine {other} is not known; use io_uring, psync, null, falloc, ftruncate or page_fault"
         ))),
     }
 }

@@ -41,6 +41,13 @@ fn engine(job: &Job, notes: &mut Notes) -> Result<Engine, JobError> {
         "io_uring" | "libaio" | "posixaio" => (Engine::Block("io_uring"), "io_uring engine"),
         "psync" | "sync" | "pvsync" | "pvsync2" | "vsync" => (Engine::Block("psync"), "psync"),
         "null" => (Engine::Block("null"), "null engine (no I/O)"),
+        "cpp_null" => (
+            Engine::Block("null"),
+            "null engine (no I/O; fio's null built as C++)",
+        ),
+        "falloc" => (Engine::Block("falloc"), "falloc engine"),
+        "ftruncate" => (Engine::Block("ftruncate"), "ftruncate engine"),
+        "page_fault" => (Engine::Block("page_fault"), "page_fault engine"),
         "filecreate" => (Engine::Fs("create"), "file-system driver: create"),
         "filestat" => (Engine::Fs("stat"), "file-system driver: stat"),
         "filedelete" => (Engine::Fs("delete"), "file-system driver: delete"),
@@ -50,13 +57,16 @@ fn engine(job: &Job, notes: &mut Notes) -> Result<Engine, JobError> {
         _ => {
             job.unsupported(
                 "ioengine",
-                "iolab runs io_uring, libaio, posixaio (on io_uring), psync, sync, pvsync, pvsync2 (on psync), null and the file/dir create, stat and delete engines",
+                "iolab runs io_uring, libaio, posixaio (on io_uring), psync, sync, pvsync, pvsync2 (on psync), null, cpp_null (on null), falloc, ftruncate, page_fault and the file/dir create, stat and delete engines",
                 notes,
             )?;
             return Ok(Engine::Block("psync"));
         }
     };
-    if e != "io_uring" && e != "psync" && e != "null" {
+    if !matches!(
+        e.as_str(),
+        "io_uring" | "psync" | "null" | "falloc" | "ftruncate" | "page_fault"
+    ) {
         notes.once(format!("ioengine={e} runs on iolab's {ours}"));
     }
     Ok(engine)
@@ -376,14 +386,15 @@ fn block_job(
     random(job, &d, k, notes)?;
     k.s("engine", engine);
     let qd = job.uint("iodepth")?.unwrap_or(1).max(1);
-    if engine == "psync" && qd > 1 {
+    let sync = !matches!(engine, "io_uring" | "null");
+    if sync && qd > 1 {
         notes.once(format!(
             "iodepth={qd} with a synchronous engine: fio keeps one I/O in flight per job, so does iolab (qd 1)"
         ));
     }
-    k.n("qd", if engine == "psync" { 1 } else { qd });
+    k.n("qd", if sync { 1 } else { qd });
     if let Some(b) = job.uint("iodepth_batch_complete_min")?.filter(|b| *b > 0) {
-        if engine != "psync" {
+        if !sync {
             k.n("batch_complete", b.min(qd));
         }
     }
