@@ -200,6 +200,8 @@ impl BlockDriver {
             random_every: spec.random_every,
             align: spec.align,
             distribution: spec.distribution.clone(),
+            ioprio: spec.ioprio,
+            cmdprio: spec.cmdprio.clone(),
         };
         let per_worker = prepare::PerWorker {
             increment: spec.offset_increment,
@@ -248,6 +250,7 @@ impl BlockDriver {
                 verify,
             },
             engine: spec.engine,
+            ioprio: spec.ioprio,
             ends,
             fds: mine
                 .iter()
@@ -479,6 +482,8 @@ fn sync_every(spec: &WorkloadSpec) -> (u64, crate::engines::OpKind) {
 pub(crate) struct BlockTask {
     ctx: WorkerCtx,
     engine: EngineKind,
+    /// The workload's I/O priority, set on the worker thread (0: none).
+    ioprio: u16,
     /// Per target of the worker, where its regions end (page_fault's
     /// mappings).
     ends: Vec<u64>,
@@ -498,6 +503,15 @@ impl Task for BlockTask {
                     port.worker()
                 )));
                 return;
+            }
+        }
+        if t.ioprio != 0 {
+            if let Err(e) = set_thread_ioprio(t.ioprio) {
+                return port.ready(Err(format!(
+                    "setting I/O priority class {} level {}: {e}",
+                    t.ioprio >> 13,
+                    t.ioprio & 7
+                )));
             }
         }
         let qd = t.ctx.qd as usize;
@@ -536,6 +550,17 @@ impl Task for BlockTask {
             },
         }
     }
+}
+
+/// ioprio_set(IOPRIO_WHO_PROCESS, 0, value): 0 is the calling thread.
+/// (The libc crate has no wrapper.)
+fn set_thread_ioprio(value: u16) -> std::io::Result<()> {
+    // SAFETY: a plain syscall with integer arguments.
+    let r = unsafe { libc::syscall(libc::SYS_ioprio_set, 1, 0, value as libc::c_int) };
+    if r < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 impl BlockTask {

@@ -19,8 +19,10 @@
 use iolab_spec::{Distribution, TrimMode};
 
 mod dist;
+mod prio;
 use dist::DistState;
 pub use dist::Zipf;
+use prio::PrioPick;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dir {
@@ -119,6 +121,9 @@ pub struct GenConfig {
     pub random_every: u64,
     pub align: u64,
     pub distribution: Distribution,
+    /// Every I/O's priority without one of `cmdprio`'s (0: the thread's).
+    pub ioprio: u16,
+    pub cmdprio: Option<iolab_spec::prio::CmdPrio>,
 }
 
 impl Default for GenConfig {
@@ -137,6 +142,8 @@ impl Default for GenConfig {
             random_every: 0,
             align: 4096,
             distribution: Distribution::Uniform,
+            ioprio: 0,
+            cmdprio: None,
         }
     }
 }
@@ -176,6 +183,8 @@ pub struct IoGen {
     every_left: u64,
     /// trimwrite: the write that follows the trim just planned.
     then_write: Option<IoPlan>,
+    base_prio: u16,
+    prio: Option<Box<PrioPick>>,
 }
 
 /// Where a sequential stream goes on after an I/O that ended at `past`:
@@ -231,6 +240,20 @@ impl IoGen {
             random_every: cfg.random_every,
             every_left: 1,
             then_write: None,
+            base_prio: cfg.ioprio,
+            prio: cfg
+                .cmdprio
+                .as_ref()
+                .map(|c| Box::new(PrioPick::new(c, seed))),
+        }
+    }
+
+    /// The priority `plan` carries (fio cmdprio draws its own numbers).
+    #[inline]
+    pub fn ioprio(&mut self, plan: &IoPlan) -> u16 {
+        match &mut self.prio {
+            None => self.base_prio,
+            Some(p) => p.pick(plan.dir, plan.len, self.base_prio),
         }
     }
 

@@ -411,6 +411,7 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
             offset: 0,
             len: 0,
             buf,
+            ioprio: 0,
         };
         if let Err(e) = self.queue(sqe) {
             return self.fatal(format!("queueing fsync: {e}"));
@@ -542,6 +543,7 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
             offset: plan.offset,
             len: plan.len,
             buf,
+            ioprio: self.c.gen.ioprio(&plan),
         };
         if let Err(e) = self.queue(sqe) {
             return self.fatal(format!("queueing I/O: {e}"));
@@ -762,6 +764,7 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
                 offset: s.offset,
                 len: s.len,
                 buf: self.pool.ptr(cq.slot as usize),
+                ioprio: 0,
             });
         }
     }

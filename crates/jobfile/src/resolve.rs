@@ -491,6 +491,8 @@ pub fn resolve_run(
         hole: 0,
         random_every: 0,
         offset_increment: 0,
+        ioprio: 0,
+        cmdprio: None,
         name: o.name.clone().unwrap_or_else(|| match &fs {
             Some(f) => format!("{}-{}", f.kind, index + 1),
             None => format!("{rw}-{}", index + 1),
@@ -596,6 +598,35 @@ fn resolve_blockx(o: &WorkloadOptions, spec: &mut WorkloadSpec) -> Result<(), Jo
         .filter(|&n| n > 1)
         .unwrap_or(0);
     spec.offset_increment = size(&o.offset_increment, "offset-increment")?.unwrap_or(0);
+    resolve_prio(o, spec)
+}
+
+/// `prio_class`/`prio` (every I/O's priority) and the `cmdprio_*` keys.
+fn resolve_prio(o: &WorkloadOptions, spec: &mut WorkloadSpec) -> Result<(), JobError> {
+    use iolab_spec::prio;
+    let class = o
+        .prio_class
+        .as_deref()
+        .map(prio::parse_class)
+        .transpose()
+        .map_err(|m| JobError(format!("--prio-class: {m}")))?;
+    let level = int::<u16>(&o.prio, "prio", (0, 7))?;
+    spec.ioprio = match (class, level) {
+        (None, None) => 0,
+        // fio: a level alone is best-effort's.
+        (c, l) => prio::ioprio(
+            c.unwrap_or(2),
+            l.unwrap_or(if c == Some(3) { 0 } else { 4 }),
+            0,
+        ),
+    };
+    spec.cmdprio = prio::parse_cmdprio(
+        o.cmdprio_pct.as_deref(),
+        o.cmdprio_class.as_deref(),
+        o.cmdprio.as_deref(),
+        o.cmdprio_bssplit.as_deref(),
+    )
+    .map_err(JobError)?;
     Ok(())
 }
 

@@ -12,6 +12,7 @@ pub mod op;
 pub mod origin;
 pub mod params;
 pub mod personality;
+pub mod prio;
 pub mod run;
 pub mod steady;
 pub mod units;

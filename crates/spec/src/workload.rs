@@ -201,6 +201,13 @@ pub struct WorkloadSpec {
     /// `offset_increment`); 0: every worker shares the region.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub offset_increment: u64,
+    /// The I/O priority (Linux ioprio value) of every I/O without one of
+    /// `cmdprio`'s (fio `prioclass`/`prio`); 0: the process's.
+    #[serde(default, skip_serializing_if = "is_zero_u16")]
+    pub ioprio: u16,
+    /// Shares of I/Os with their own priority (fio `cmdprio_*`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cmdprio: Option<crate::prio::CmdPrio>,
     /// Offset alignment in bytes.
     pub align: u64,
     /// Worker threads.
@@ -378,6 +385,9 @@ fn is_one(v: &u64) -> bool {
 fn is_zero(v: &u64) -> bool {
     *v == 0
 }
+fn is_zero_u16(v: &u16) -> bool {
+    *v == 0
+}
 fn is_zero_i64(v: &i64) -> bool {
     *v == 0
 }
@@ -447,6 +457,8 @@ impl WorkloadSpec {
             hole: 0,
             random_every: 0,
             offset_increment: 0,
+            ioprio: 0,
+            cmdprio: None,
             align: 4096,
             jobs: 1,
             qd: 1,
@@ -687,6 +699,9 @@ impl WorkloadSpec {
                     "skew {k} is not a share of the run's rate; give a percentage above 0 and at most 100, e.g. skew = 25"
                 ));
             }
+        }
+        if self.cmdprio.is_some() && self.engine != EngineKind::IoUring {
+            return e(format!("--cmdprio-pct and --cmdprio-bssplit set priorities per I/O, which only --engine io_uring carries (fio's io_uring/libaio options), not --engine {}", self.engine.name()));
         }
         if self.engine == EngineKind::Ftruncate && (self.read_pct > 0 || self.trims()) {
             return e(format!("--engine ftruncate only writes (each write truncates the file to its offset), not --rw {}; give --rw write or randwrite", self.rw));

@@ -80,6 +80,7 @@ mod tests {
             offset,
             len,
             buf: std::ptr::null_mut(),
+            ioprio: 0,
         };
         e.queue(&sqe).unwrap();
         let mut out = Vec::with_capacity(1);

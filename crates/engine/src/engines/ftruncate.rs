@@ -85,6 +85,7 @@ mod tests {
                 offset,
                 len: 4096,
                 buf: std::ptr::null_mut(),
+                ioprio: 0,
             };
             e.queue(&sqe).unwrap();
         }

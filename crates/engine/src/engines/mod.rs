@@ -42,6 +42,9 @@ pub struct Sqe {
     pub offset: u64,
     pub len: u32,
     pub buf: *mut u8,
+    /// The I/O's priority (Linux ioprio value; 0: the thread's). Only
+    /// io_uring carries it per I/O.
+    pub ioprio: u16,
 }
 
 /// A completion: the slot and the result (bytes, or -errno).

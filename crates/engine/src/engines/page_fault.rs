@@ -119,6 +119,7 @@ mod tests {
             offset,
             len: buf.len() as u32,
             buf: buf.as_mut_ptr(),
+            ioprio: 0,
         };
         e.queue(&sqe).unwrap();
         let mut out = Vec::with_capacity(1);

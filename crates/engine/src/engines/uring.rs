@@ -255,19 +255,23 @@ impl UringEngine {
             (OpKind::Read, true) => {
                 with_fd!(|fd| opcode::ReadFixed::new(fd, sqe.buf, sqe.len, idx)
                     .offset(sqe.offset)
+                    .ioprio(sqe.ioprio)
                     .build())
             }
             (OpKind::Write, true) => {
                 with_fd!(|fd| opcode::WriteFixed::new(fd, sqe.buf, sqe.len, idx)
                     .offset(sqe.offset)
+                    .ioprio(sqe.ioprio)
                     .build())
             }
             (OpKind::Read, false) => with_fd!(|fd| opcode::Read::new(fd, sqe.buf, sqe.len)
                 .offset(sqe.offset)
+                .ioprio(sqe.ioprio)
                 .build()),
             (OpKind::Write, false) => {
                 with_fd!(|fd| opcode::Write::new(fd, sqe.buf, sqe.len)
                     .offset(sqe.offset)
+                    .ioprio(sqe.ioprio)
                     .build())
             }
             (OpKind::Fsync, _) => with_fd!(|fd| opcode::Fsync::new(fd).build()),
@@ -464,6 +468,7 @@ mod tests {
             offset: 4096,
             len: 4096,
             buf: buf.as_mut_ptr(),
+            ioprio: 0,
         })
         .unwrap();
         let mut out = Vec::with_capacity(8);

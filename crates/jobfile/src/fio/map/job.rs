@@ -136,6 +136,24 @@ fn rw(job: &Job, k: &mut Keys) -> Result<Dirs, JobError> {
     Ok(dirs)
 }
 
+/// I/O priorities: fio's `prioclass`/`prio` and its io_uring/libaio
+/// engines' `cmdprio_*` pass to iolab's keys as written (the resolver
+/// checks them; iolab runs libaio jobs on io_uring, which carries them).
+fn prio(job: &Job, k: &mut Keys) {
+    for (fio, ours) in [
+        ("prioclass", "prio_class"),
+        ("prio", "prio"),
+        ("cmdprio_percentage", "cmdprio_pct"),
+        ("cmdprio_class", "cmdprio_class"),
+        ("cmdprio", "cmdprio"),
+        ("cmdprio_bssplit", "cmdprio_bssplit"),
+    ] {
+        if let Some(v) = job.val(fio) {
+            k.s(ours, v.to_string());
+        }
+    }
+}
+
 /// `rwmixread`/`rwmixwrite`: the one written last wins (fio).
 fn read_mix(job: &Job, k: &mut Keys) -> Result<(), JobError> {
     let pct = |key: &str| -> Result<u64, JobError> {
@@ -384,6 +402,7 @@ fn block_job(
         }
     }
     random(job, &d, k, notes)?;
+    prio(job, k);
     k.s("engine", engine);
     let qd = job.uint("iodepth")?.unwrap_or(1).max(1);
     let sync = !matches!(engine, "io_uring" | "null");
