@@ -582,3 +582,25 @@ impl BlockTask {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_worker_thread_takes_the_workloads_io_priority() {
+        // ioprio_get(IOPRIO_WHO_PROCESS, 0) reads the calling thread's.
+        let got = std::thread::spawn(|| {
+            super::set_thread_ioprio(3 << 13).unwrap();
+            unsafe { libc::syscall(libc::SYS_ioprio_get, 1, 0) }
+        })
+        .join()
+        .unwrap();
+        assert_eq!(got, 3 << 13, "idle class");
+        let got = std::thread::spawn(|| {
+            super::set_thread_ioprio((2 << 13) | 6).unwrap();
+            unsafe { libc::syscall(libc::SYS_ioprio_get, 1, 0) }
+        })
+        .join()
+        .unwrap();
+        assert_eq!(got, (2 << 13) | 6, "best effort 6");
+    }
+}

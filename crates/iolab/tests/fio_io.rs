@@ -113,3 +113,44 @@ fn page_fault_copies_to_memory_and_leaves_the_file_alone() {
     assert!(u(&doc, "runs.0.summary.write.ops") > 500);
     assert_eq!(blocks_and_size(&f), (0, 1 << 20));
 }
+
+#[test]
+fn priorities_run_on_io_uring_and_cmdprio_is_refused_on_psync() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("prio");
+    run_engine(
+        "psync",
+        &f,
+        &["--rw", "randread", "--ops", "200", "--prio-class", "idle"],
+    );
+    let doc = run_engine(
+        "io_uring",
+        &f,
+        &[
+            "--rw",
+            "randread",
+            "--ops",
+            "200",
+            "--qd",
+            "4",
+            "--prio-class",
+            "be",
+            "--prio",
+            "6",
+            "--cmdprio-pct",
+            "20",
+            "--cmdprio-class",
+            "idle",
+        ],
+    );
+    let spec = ptr(&doc, "runs.0.spec");
+    assert_eq!(spec["ioprio"], (2 << 13) | 6);
+    assert_eq!(spec["cmdprio"]["read"][0]["prios"][0]["ioprio"], 3 << 13);
+    let out = iolab()
+        .current_dir(d.path())
+        .args(["run", "--target", f.to_str().unwrap(), "--engine", "psync"])
+        .args(["--rw", "randread", "--ops", "10", "--cmdprio-pct", "20"])
+        .output()
+        .unwrap();
+    assert_bad_input(&out, "only --engine io_uring");
+}

@@ -63,3 +63,38 @@ impl PrioPick {
             .map_or(base, |&(_, p)| p)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iolab_spec::prio::{ioprio, parse_cmdprio};
+
+    #[test]
+    fn shares_follow_the_table_per_direction_and_size() {
+        let c = parse_cmdprio(None, None, None, Some("64k/25/1/1:64k/75/3/2,1m/10/2/0"))
+            .unwrap()
+            .unwrap();
+        let mut p = PrioPick::new(&c, 7);
+        let base = ioprio(2, 7, 0);
+        let (mut rt, mut idle) = (0, 0);
+        for _ in 0..10_000 {
+            match p.pick(Dir::Read, 65536, base) {
+                v if v == ioprio(1, 1, 0) => rt += 1,
+                v if v == ioprio(3, 2, 0) => idle += 1,
+                v => panic!("64k read got {v:#x}"),
+            }
+            assert_eq!(
+                p.pick(Dir::Read, 1 << 20, base),
+                base,
+                "no entry for 1m reads"
+            );
+            assert_eq!(p.pick(Dir::Trim, 65536, base), base);
+        }
+        assert!((2200..2800).contains(&rt), "rt {rt}");
+        assert!((7200..7800).contains(&idle), "idle {idle}");
+        let be = (0..10_000)
+            .filter(|_| p.pick(Dir::Write, 1 << 20, base) == ioprio(2, 0, 0))
+            .count();
+        assert!((800..1200).contains(&be), "writes' share {be}");
+    }
+}
