@@ -171,6 +171,9 @@ pub struct IoGen {
     next_region: usize,
     /// Indexed by [`Dir`].
     bs: [BsTable; 3],
+    /// Each direction's size when it has one only, else 0 (the common
+    /// case without a look at the table).
+    single: [u32; 3],
     align: u64,
     read_pct: u32,
     random_pct: u32,
@@ -225,10 +228,15 @@ impl IoGen {
             .into_iter()
             .map(|r| RegionState::new(r, cfg, max_bs, align, &mut rng))
             .collect();
+        let single = bs.each_ref().map(|t| match t.sizes[..] {
+            [(b, _)] => b,
+            _ => 0,
+        });
         IoGen {
             rng,
             regions,
             next_region: 0,
+            single,
             bs,
             align,
             read_pct: cfg.read_pct,
@@ -277,10 +285,11 @@ impl IoGen {
 
     #[inline]
     fn pick_bs(&mut self, dir: Dir) -> u32 {
-        let t = &self.bs[dir as usize];
-        if t.sizes.len() == 1 {
-            return t.sizes[0].0;
+        let one = self.single[dir as usize];
+        if one != 0 {
+            return one;
         }
+        let t = &self.bs[dir as usize];
         let mut x = self.rng.u32(0..t.total);
         for &(b, w) in &t.sizes {
             if x < w {
@@ -386,32 +395,33 @@ impl IoGen {
     }
 
     /// An offset outside the hit area; the stream goes on `hole` bytes after.
-    #[inline]
+    #[inline(always)]
     fn miss_offset(&mut self, ri: usize, random: bool, len: u64) -> u64 {
+        let b = if random { self.sample_block(ri) } else { 0 };
+        let (align, hole) = (self.align, self.hole);
+        let rs = &mut self.regions[ri];
         let off = if random {
-            let b = self.sample_block(ri);
-            self.regions[ri].miss_start + b * self.align
+            rs.miss_start + b * align
         } else {
-            let rs = &mut self.regions[ri];
             if rs.cursor + len > rs.miss_start + rs.miss_len {
                 rs.cursor = rs.miss_start;
             }
             rs.cursor
         };
-        let rs = &mut self.regions[ri];
-        rs.cursor = step_on(
-            off + len,
-            self.hole,
-            rs.miss_start,
-            rs.miss_start + rs.miss_len,
-        );
+        rs.cursor = step_on(off + len, hole, rs.miss_start, rs.miss_start + rs.miss_len);
         off
     }
 
-    #[inline]
+    /// A random block of the region's non-hit area: uniform inline, the
+    /// other distributions in [`DistState::sample`].
+    #[inline(always)]
     fn sample_block(&mut self, ri: usize) -> u64 {
-        let n = self.regions[ri].miss_blocks.max(1);
-        self.regions[ri].dist.sample(&mut self.rng, n)
+        let rs = &self.regions[ri];
+        let n = rs.miss_blocks.max(1);
+        match &rs.dist {
+            DistState::Uniform => self.rng.u64(0..n),
+            d => d.sample(&mut self.rng, n),
+        }
     }
 }
 

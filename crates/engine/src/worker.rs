@@ -170,9 +170,10 @@ struct Worker<E: Engine, V: Hooks> {
     iv_idx: u32,
     next_b: u64,
     /// This interval's reads, writes and trims, indexed by the slot's op
-    /// (no branch per I/O); folded into the snapshot's table at the
-    /// boundary.
-    dirs: [DirStats; 3],
+    /// (no branch per I/O; the fourth, never counted in, lets `op & 3`
+    /// index without a bounds check); folded into the snapshot's table at
+    /// the boundary.
+    dirs: [DirStats; 4],
     /// The workload trims (its table has a trim slot).
     trims: bool,
     iv_errors: u64,
@@ -246,7 +247,7 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
             held: None,
             iv_idx,
             next_b: tl.end(iv_idx),
-            dirs: [DirStats::new(svc), DirStats::new(svc), DirStats::new(svc)],
+            dirs: std::array::from_fn(|_| DirStats::new(svc)),
             trims: c.gen.trims(),
             iv_errors: 0,
             iv_fsyncs: 0,
@@ -720,7 +721,7 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
             if ok {
                 // OP_READ is 0, OP_WRITE 1, OP_TRIM 2: the slot's op
                 // indexes the table (fsyncs and re-reads never get here).
-                let d = &mut self.dirs[(s.op as usize).min(2)];
+                let d = &mut self.dirs[(s.op & 3) as usize];
                 d.ops += 1;
                 d.bytes += s.len as u64;
                 d.lat.record(self.now.saturating_sub(s.due_ns));
