@@ -7,7 +7,10 @@
 use crate::buffers::BufferPool;
 use crate::clock::TscRate;
 use crate::data::DataGen;
-use crate::engines::{Engine, NullEngine, PsyncEngine, UringEngine, UringSetup};
+use crate::engines::{
+    Engine, FallocEngine, FtruncateEngine, NullEngine, PageFaultEngine, PsyncEngine, UringEngine,
+    UringSetup,
+};
 use crate::gen::{GenConfig, IoGen};
 use crate::prepare::{self, Prepared};
 use crate::runner::{io_uring_available, RunError};
@@ -232,12 +235,19 @@ impl BlockDriver {
             random_every: spec.random_every,
             align: spec.align,
             distribution: spec.distribution.clone(),
+            ioprio: spec.ioprio,
+            cmdprio: spec.cmdprio.clone(),
         };
         let per_worker = prepare::PerWorker {
             increment: spec.offset_increment,
             range: spec.targets.iter().map(|t| t.range).collect(),
         };
         let regions = prepare::worker_regions(mine, &spans, spec.hit_area, &per_worker);
+        let mut ends = vec![0u64; mine.len()];
+        for r in &regions {
+            let e = &mut ends[r.target as usize];
+            *e = (*e).max(r.start + r.len);
+        }
         let seed = spec.seed ^ (w as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let verify = self.vrun.as_ref().map(|v| {
             WorkerVerify::new(
@@ -277,6 +287,8 @@ impl BlockDriver {
             },
             engine: spec.engine,
             atomic: spec.atomic,
+            ioprio: spec.ioprio,
+            ends,
             fds: mine
                 .iter()
                 .map(|&(ti, _, _)| self.targets[ti].file.as_raw_fd())
@@ -533,6 +545,11 @@ pub(crate) struct BlockTask {
     engine: EngineKind,
     /// Writes carry RWF_ATOMIC (`atomic`).
     atomic: bool,
+    /// The workload's I/O priority, set on the worker thread (0: none).
+    ioprio: u16,
+    /// Per target of the worker, where its regions end (page_fault's
+    /// mappings).
+    ends: Vec<u64>,
     fds: Vec<i32>,
     mixed: bool,
     max_bs: usize,
@@ -549,6 +566,15 @@ impl Task for BlockTask {
                     port.worker()
                 )));
                 return;
+            }
+        }
+        if t.ioprio != 0 {
+            if let Err(e) = set_thread_ioprio(t.ioprio) {
+                return port.ready(Err(format!(
+                    "setting I/O priority class {} level {}: {e}",
+                    t.ioprio >> 13,
+                    t.ioprio & 7
+                )));
             }
         }
         let qd = t.ctx.qd as usize;
@@ -586,8 +612,27 @@ impl Task for BlockTask {
                 Setup::default(),
             ),
             EngineKind::Null => t.go(NullEngine::new(qd), pool, port, Setup::default()),
+            EngineKind::Falloc => t.go(FallocEngine::new(fds, qd), pool, port, Setup::default()),
+            EngineKind::Ftruncate => {
+                t.go(FtruncateEngine::new(fds, qd), pool, port, Setup::default())
+            }
+            EngineKind::PageFault => match PageFaultEngine::new(&t.ends, qd) {
+                Ok(eng) => t.go(eng, pool, port, Setup::default()),
+                Err(e) => port.ready(Err(format!("mapping page_fault's memory: {e}"))),
+            },
         }
     }
+}
+
+/// ioprio_set(IOPRIO_WHO_PROCESS, 0, value): 0 is the calling thread.
+/// (The libc crate has no wrapper.)
+fn set_thread_ioprio(value: u16) -> std::io::Result<()> {
+    // SAFETY: a plain syscall with integer arguments.
+    let r = unsafe { libc::syscall(libc::SYS_ioprio_set, 1, 0, value as libc::c_int) };
+    if r < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 impl BlockTask {
@@ -607,5 +652,27 @@ impl BlockTask {
             Some(v) => worker::run(self.ctx, eng, pool, v, port, t0),
             None => worker::run(self.ctx, eng, pool, NoVerify, port, t0),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_worker_thread_takes_the_workloads_io_priority() {
+        // ioprio_get(IOPRIO_WHO_PROCESS, 0) reads the calling thread's.
+        let got = std::thread::spawn(|| {
+            super::set_thread_ioprio(3 << 13).unwrap();
+            unsafe { libc::syscall(libc::SYS_ioprio_get, 1, 0) }
+        })
+        .join()
+        .unwrap();
+        assert_eq!(got, 3 << 13, "idle class");
+        let got = std::thread::spawn(|| {
+            super::set_thread_ioprio((2 << 13) | 6).unwrap();
+            unsafe { libc::syscall(libc::SYS_ioprio_get, 1, 0) }
+        })
+        .join()
+        .unwrap();
+        assert_eq!(got, (2 << 13) | 6, "best effort 6");
     }
 }

@@ -19,8 +19,10 @@
 use iolab_spec::{Distribution, TrimMode};
 
 mod dist;
+mod prio;
 use dist::DistState;
 pub use dist::Zipf;
+use prio::PrioPick;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dir {
@@ -113,11 +115,15 @@ pub struct GenConfig {
     pub bs_write: Option<Vec<(u64, u32)>>,
     pub bs_trim: Option<Vec<(u64, u32)>>,
     pub trim: TrimMode,
-    pub hole: u64,
+    /// Bytes a stream skips after each I/O; negative, it steps back.
+    pub hole: i64,
     /// Only every N-th I/O may jump (0 or 1: every I/O).
     pub random_every: u64,
     pub align: u64,
     pub distribution: Distribution,
+    /// Every I/O's priority without one of `cmdprio`'s (0: the thread's).
+    pub ioprio: u16,
+    pub cmdprio: Option<iolab_spec::prio::CmdPrio>,
 }
 
 impl Default for GenConfig {
@@ -136,6 +142,8 @@ impl Default for GenConfig {
             random_every: 0,
             align: 4096,
             distribution: Distribution::Uniform,
+            ioprio: 0,
+            cmdprio: None,
         }
     }
 }
@@ -172,12 +180,30 @@ pub struct IoGen {
     read_hit_pct: u32,
     write_hit_pct: u32,
     trim: TrimMode,
-    hole: u64,
+    hole: i64,
     random_every: u64,
     /// I/Os left until the next one that may jump (`random_every`).
     every_left: u64,
     /// trimwrite: the write that follows the trim just planned.
     then_write: Option<IoPlan>,
+    base_prio: u16,
+    prio: Option<Box<PrioPick>>,
+}
+
+/// Where a sequential stream goes on after an I/O that ended at `past`:
+/// `hole` bytes further. A negative hole steps back; one that would pass
+/// the area's `start` wraps to `end + hole`, as fio's backwards streams do
+/// (io_u.c, get_next_seq_offset). A forward stream past `end` is wrapped
+/// by the caller before its next I/O.
+#[inline]
+fn step_on(past: u64, hole: i64, start: u64, end: u64) -> u64 {
+    if hole >= 0 {
+        return past + hole as u64;
+    }
+    match past.checked_add_signed(hole) {
+        Some(next) if next >= start => next,
+        _ => end.saturating_add_signed(hole).max(start),
+    }
 }
 
 fn align_down(v: u64, a: u64) -> u64 {
@@ -222,6 +248,20 @@ impl IoGen {
             random_every: cfg.random_every,
             every_left: 1,
             then_write: None,
+            base_prio: cfg.ioprio,
+            prio: cfg
+                .cmdprio
+                .as_ref()
+                .map(|c| Box::new(PrioPick::new(c, seed))),
+        }
+    }
+
+    /// The priority `plan` carries (fio cmdprio draws its own numbers).
+    #[inline]
+    pub fn ioprio(&mut self, plan: &IoPlan) -> u16 {
+        match &mut self.prio {
+            None => self.base_prio,
+            Some(p) => p.pick(plan.dir, plan.len, self.base_prio),
         }
     }
 
@@ -348,7 +388,9 @@ impl IoGen {
             }
             rs.hit_cursor
         };
-        self.regions[ri].hit_cursor = off + len + self.hole;
+        let rs = &mut self.regions[ri];
+        let end = rs.r.start + rs.r.hit_len.min(rs.r.len);
+        rs.hit_cursor = step_on(off + len, self.hole, rs.r.start, end);
         off
     }
 
@@ -366,7 +408,7 @@ impl IoGen {
             }
             rs.cursor
         };
-        rs.cursor = off + len + hole;
+        rs.cursor = step_on(off + len, hole, rs.miss_start, rs.miss_start + rs.miss_len);
         off
     }
 
@@ -604,6 +646,25 @@ mod tests {
         let mut g = IoGen::new(&c, vec![region(0, 8 * 4096)], 1);
         let offs: Vec<u64> = (0..6).map(|_| g.next_io().offset / 4096).collect();
         assert_eq!(offs, vec![0, 2, 4, 6, 0, 2]);
+    }
+
+    #[test]
+    fn a_negative_hole_steps_back_and_wraps_to_the_end_as_fio() {
+        // fio rw=read:-8k with bs=4k: 0, then the end less 8k, going down.
+        let mut c = cfg(100, 0, vec![(4096, 1)], 4096);
+        c.hole = -8192;
+        let mut g = IoGen::new(&c, vec![region(0, 8 * 4096)], 1);
+        let offs: Vec<u64> = (0..9).map(|_| g.next_io().offset / 4096).collect();
+        assert_eq!(offs, vec![0, 6, 5, 4, 3, 2, 1, 0, 6]);
+    }
+
+    #[test]
+    fn a_negative_hole_smaller_than_the_block_moves_forward_overlapping() {
+        let mut c = cfg(100, 0, vec![(8192, 1)], 4096);
+        c.hole = -4096;
+        let mut g = IoGen::new(&c, vec![region(4096, 4 * 4096)], 1);
+        let offs: Vec<u64> = (0..5).map(|_| g.next_io().offset / 4096).collect();
+        assert_eq!(offs, vec![1, 2, 3, 1, 2]);
     }
 
     #[test]

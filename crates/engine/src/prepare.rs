@@ -54,6 +54,12 @@ fn prepare_targets_inner(
             created.push(info.clone());
         }
         let region_len = crate::precheck::region_len(spec, t, info.size)?;
+        if spec.engine == iolab_spec::EngineKind::Ftruncate && info.kind == Kind::BlockDevice {
+            return Err(RunError::Setup(format!(
+                "--engine ftruncate truncates files; {} is a block device: give a file",
+                t.path
+            )));
+        }
         if spec.direct && crate::engines::caps(spec.engine).moves_data {
             let lbs = (info
                 .dio_offset_align

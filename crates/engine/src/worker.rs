@@ -415,6 +415,7 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
             offset: 0,
             len: 0,
             buf,
+            ioprio: 0,
         };
         if let Err(e) = self.queue(sqe) {
             return self.fatal(format!("queueing fsync: {e}"));
@@ -546,6 +547,7 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
             offset: plan.offset,
             len: plan.len,
             buf,
+            ioprio: self.c.gen.ioprio(&plan),
         };
         if let Err(e) = self.queue(sqe) {
             return self.fatal(format!("queueing I/O: {e}"));
@@ -766,6 +768,7 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
                 offset: s.offset,
                 len: s.len,
                 buf: self.pool.ptr(cq.slot as usize),
+                ioprio: 0,
             });
         }
     }

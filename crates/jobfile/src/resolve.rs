@@ -239,6 +239,18 @@ pub(crate) fn size(v: &Option<Values>, flag: &str) -> Result<Option<u64>, JobErr
         .transpose()
 }
 
+/// A size that may be negative (`hole = "-8k"`): a leading `-` negates it.
+fn signed_size(v: &Option<Values>, flag: &str) -> Result<i64, JobError> {
+    let Some(t) = text(v) else { return Ok(0) };
+    let (neg, body) = match t.trim().strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, t),
+    };
+    let n = parse_size(body).map_err(|e| JobError(format!("--{flag}: {e}")))?;
+    let n = i64::try_from(n).map_err(|_| JobError(format!("--{flag} {t} is too large")))?;
+    Ok(if neg { -n } else { n })
+}
+
 pub(crate) fn secs(v: &Option<String>, flag: &str) -> Result<Option<f64>, JobError> {
     v.as_deref()
         .map(|s| {
@@ -482,6 +494,8 @@ pub fn resolve_run(
         hole: 0,
         random_every: 0,
         offset_increment: 0,
+        ioprio: 0,
+        cmdprio: None,
         name: o.name.clone().unwrap_or_else(|| match &fs {
             Some(f) => format!("{}-{}", f.kind, index + 1),
             None => format!("{rw}-{}", index + 1),
@@ -584,11 +598,40 @@ fn resolve_blockx(o: &WorkloadOptions, spec: &mut WorkloadSpec) -> Result<(), Jo
     spec.trim = rw_trim(&spec.rw);
     spec.bs_write = bs_of(&o.bs_write, "bs-write")?;
     spec.bs_trim = bs_of(&o.bs_trim, "bs-trim")?;
-    spec.hole = size(&o.hole, "hole")?.unwrap_or(0);
+    spec.hole = signed_size(&o.hole, "hole")?;
     spec.random_every = int::<u64>(&o.random_every, "random-every", (1, u64::MAX))?
         .filter(|&n| n > 1)
         .unwrap_or(0);
     spec.offset_increment = size(&o.offset_increment, "offset-increment")?.unwrap_or(0);
+    resolve_prio(o, spec)
+}
+
+/// `prio_class`/`prio` (every I/O's priority) and the `cmdprio_*` keys.
+fn resolve_prio(o: &WorkloadOptions, spec: &mut WorkloadSpec) -> Result<(), JobError> {
+    use iolab_spec::prio;
+    let class = o
+        .prio_class
+        .as_deref()
+        .map(prio::parse_class)
+        .transpose()
+        .map_err(|m| JobError(format!("--prio-class: {m}")))?;
+    let level = int::<u16>(&o.prio, "prio", (0, 7))?;
+    spec.ioprio = match (class, level) {
+        (None, None) => 0,
+        // fio: a level alone is best-effort's.
+        (c, l) => prio::ioprio(
+            c.unwrap_or(2),
+            l.unwrap_or(if c == Some(3) { 0 } else { 4 }),
+            0,
+        ),
+    };
+    spec.cmdprio = prio::parse_cmdprio(
+        o.cmdprio_pct.as_deref(),
+        o.cmdprio_class.as_deref(),
+        o.cmdprio.as_deref(),
+        o.cmdprio_bssplit.as_deref(),
+    )
+    .map_err(JobError)?;
     Ok(())
 }
 

@@ -71,6 +71,7 @@ pub fn run_heading(spec: &WorkloadSpec) -> String {
         .unwrap();
     }
     blockx_heading(&mut s, spec);
+    prio_heading(&mut s, spec);
     let targets: Vec<&str> = spec.targets.iter().map(|t| t.path.as_str()).collect();
     write!(s, ", on {}", targets.join(", ")).unwrap();
     s
@@ -131,7 +132,14 @@ fn blockx_heading(s: &mut String, spec: &WorkloadSpec) {
         write!(s, ", trims {}", mix(b)).unwrap();
     }
     if spec.hole > 0 {
-        write!(s, ", hole {}", format_bytes(spec.hole)).unwrap();
+        write!(s, ", hole {}", format_bytes(spec.hole as u64)).unwrap();
+    } else if spec.hole < 0 {
+        let back = format_bytes(spec.hole.unsigned_abs());
+        write!(
+            s,
+            ", hole -{back} (each I/O starts bs - {back} after the last)"
+        )
+        .unwrap();
     }
     if spec.random_every > 1 {
         write!(s, ", a jump every {} I/Os", spec.random_every).unwrap();
@@ -143,6 +151,32 @@ fn blockx_heading(s: &mut String, spec: &WorkloadSpec) {
             format_bytes(spec.offset_increment)
         )
         .unwrap();
+    }
+}
+
+/// The heading's part for I/O priorities (fio prioclass/prio, cmdprio).
+fn prio_heading(s: &mut String, spec: &WorkloadSpec) {
+    let name = |p: u16| {
+        let class = ["none", "rt", "be", "idle"][(p >> 13) as usize & 3];
+        match (p >> 3) & 0x3ff {
+            0 => format!("{class}/{}", p & 7),
+            hint => format!("{class}/{} hint {hint}", p & 7),
+        }
+    };
+    if spec.ioprio != 0 {
+        write!(s, ", priority {}", name(spec.ioprio)).unwrap();
+    }
+    let Some(c) = &spec.cmdprio else { return };
+    for (dir, list) in [("reads", &c.read), ("writes", &c.write)] {
+        for b in list {
+            let size = match b.bs {
+                0 => String::new(),
+                n => format!(" of {}", format_bytes(n).replace(' ', "")),
+            };
+            for p in &b.prios {
+                write!(s, ", {}% of {dir}{size} at {}", p.pct, name(p.ioprio)).unwrap();
+            }
+        }
     }
 }
 

@@ -13,6 +13,7 @@ pub mod origin;
 pub mod params;
 pub mod pattern;
 pub mod personality;
+pub mod prio;
 pub mod run;
 pub mod steady;
 pub mod units;

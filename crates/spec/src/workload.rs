@@ -76,6 +76,14 @@ pub enum EngineKind {
     IoUring,
     Psync,
     Null,
+    /// fio's `falloc`: each write is fallocate(mode 0), each read
+    /// fallocate(KEEP_SIZE), each trim a punched hole; no data moves.
+    Falloc,
+    /// fio's `ftruncate`: each write truncates the file to its offset.
+    Ftruncate,
+    /// fio's `page_fault`: reads and writes copy to and from anonymous
+    /// memory of the region's size, faulting its pages in; no file I/O.
+    PageFault,
 }
 
 impl EngineKind {
@@ -84,7 +92,23 @@ impl EngineKind {
             EngineKind::IoUring => "io_uring",
             EngineKind::Psync => "psync",
             EngineKind::Null => "null",
+            EngineKind::Falloc => "falloc",
+            EngineKind::Ftruncate => "ftruncate",
+            EngineKind::PageFault => "page_fault",
         }
+    }
+
+    /// One I/O at a time per worker, done in the call (qd must be 1).
+    pub fn synchronous(self) -> bool {
+        !matches!(self, EngineKind::IoUring | EngineKind::Null)
+    }
+
+    /// Its I/O carries no data a later read could check.
+    pub fn moves_no_data(self) -> bool {
+        matches!(
+            self,
+            EngineKind::Null | EngineKind::Falloc | EngineKind::Ftruncate | EngineKind::PageFault
+        )
     }
 }
 
@@ -168,9 +192,10 @@ pub struct WorkloadSpec {
     /// Trims in the workload (`rw = trim`, ...).
     #[serde(default, skip_serializing_if = "TrimMode::is_none")]
     pub trim: TrimMode,
-    /// Bytes a sequential stream skips after each I/O (fio `rw=write:4k`).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub hole: u64,
+    /// Bytes a sequential stream skips after each I/O (fio `rw=write:4k`);
+    /// negative, the stream steps back (fio `rw=read:-8k`).
+    #[serde(default, skip_serializing_if = "is_zero_i64")]
+    pub hole: i64,
     /// A random workload draws a new random offset every N I/Os and
     /// goes on sequentially in between (fio `rw=randread:8`); 0: every I/O.
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -179,6 +204,13 @@ pub struct WorkloadSpec {
     /// `offset_increment`); 0: every worker shares the region.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub offset_increment: u64,
+    /// The I/O priority (Linux ioprio value) of every I/O without one of
+    /// `cmdprio`'s (fio `prioclass`/`prio`); 0: the process's.
+    #[serde(default, skip_serializing_if = "is_zero_u16")]
+    pub ioprio: u16,
+    /// Shares of I/Os with their own priority (fio `cmdprio_*`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cmdprio: Option<crate::prio::CmdPrio>,
     /// Offset alignment in bytes.
     pub align: u64,
     /// Worker threads.
@@ -362,6 +394,12 @@ fn is_one(v: &u64) -> bool {
 fn is_zero(v: &u64) -> bool {
     *v == 0
 }
+fn is_zero_u16(v: &u16) -> bool {
+    *v == 0
+}
+fn is_zero_i64(v: &i64) -> bool {
+    *v == 0
+}
 fn is_false(v: &bool) -> bool {
     !*v
 }
@@ -389,7 +427,7 @@ impl WorkloadSpec {
         if !self.trims() && rw_trim(&self.rw) != TrimMode::None {
             return e(format!("--rw {} needs the trim mode it names", self.rw));
         }
-        if self.hole > (1 << 40) {
+        if self.hole.unsigned_abs() > (1 << 40) {
             return e(format!(
                 "--hole {} is over 1 TiB; give a smaller hole",
                 self.hole
@@ -428,6 +466,8 @@ impl WorkloadSpec {
             hole: 0,
             random_every: 0,
             offset_increment: 0,
+            ioprio: 0,
+            cmdprio: None,
             align: 4096,
             jobs: 1,
             qd: 1,
@@ -616,8 +656,8 @@ impl WorkloadSpec {
         self.distribution.validate()?;
         self.validate_blockx()?;
         if self.verify {
-            if self.engine == EngineKind::Null {
-                return e("--verify needs a real engine: the null engine moves no data; use --engine io_uring or psync".into());
+            if self.engine.moves_no_data() {
+                return e(format!("--verify needs a real engine: the {} engine moves no data; use --engine io_uring or psync", self.engine.name()));
             }
             if self.dedupe_pct > 0 {
                 return e("--dedupe cannot be combined with --verify (every verified sector carries a unique stamp); drop one".into());
@@ -674,9 +714,16 @@ impl WorkloadSpec {
                 ));
             }
         }
-        if self.engine == EngineKind::Psync && self.qd > 1 {
+        if self.cmdprio.is_some() && self.engine != EngineKind::IoUring {
+            return e(format!("--cmdprio-pct and --cmdprio-bssplit set priorities per I/O, which only --engine io_uring carries (fio's io_uring/libaio options), not --engine {}", self.engine.name()));
+        }
+        if self.engine == EngineKind::Ftruncate && (self.read_pct > 0 || self.trims()) {
+            return e(format!("--engine ftruncate only writes (each write truncates the file to its offset), not --rw {}; give --rw write or randwrite", self.rw));
+        }
+        if self.engine.synchronous() && self.qd > 1 {
             return e(format!(
-                "--engine psync has one outstanding I/O per worker, not --qd {}; use --jobs {} for that concurrency or --engine io_uring",
+                "--engine {} has one outstanding I/O per worker, not --qd {}; use --jobs {} for that concurrency or --engine io_uring",
+                self.engine.name(),
                 self.qd,
                 self.qd * self.jobs
             ));
@@ -799,8 +846,11 @@ pub fn parse_engine(s: &str) -> Result<EngineKind, SpecError> {
         "io_uring" | "iouring" | "uring" => Ok(EngineKind::IoUring),
         "psync" | "sync" => Ok(EngineKind::Psync),
         "null" => Ok(EngineKind::Null),
+        "falloc" => Ok(EngineKind::Falloc),
+        "ftruncate" => Ok(EngineKind::Ftruncate),
+        "page_fault" => Ok(EngineKind::PageFault),
         other => Err(SpecError(format!(
-            "--engine {other} is not known; use io_uring, psync or null"
+            "--engine {other} is not known; use io_uring, psync, null, falloc, ftruncate or page_fault"
         ))),
     }
 }

@@ -3,11 +3,17 @@
 //! submits what was queued and waits for completions. Workers are generic
 //! over the engine, so the hot path has no dynamic dispatch.
 
+mod falloc;
+mod ftruncate;
 mod null;
+mod page_fault;
 mod psync;
 pub(crate) mod uring;
 
+pub use falloc::FallocEngine;
+pub use ftruncate::FtruncateEngine;
 pub use null::NullEngine;
+pub use page_fault::PageFaultEngine;
 pub use psync::PsyncEngine;
 pub use uring::{UringEngine, UringSetup};
 
@@ -36,6 +42,9 @@ pub struct Sqe {
     pub offset: u64,
     pub len: u32,
     pub buf: *mut u8,
+    /// The I/O's priority (Linux ioprio value; 0: the thread's). Only
+    /// io_uring carries it per I/O.
+    pub ioprio: u16,
 }
 
 /// A completion: the slot and the result (bytes, or -errno).
@@ -61,6 +70,9 @@ pub fn caps(kind: iolab_spec::EngineKind) -> EngineCaps {
         iolab_spec::EngineKind::IoUring => UringEngine::CAPS,
         iolab_spec::EngineKind::Psync => PsyncEngine::CAPS,
         iolab_spec::EngineKind::Null => NullEngine::CAPS,
+        iolab_spec::EngineKind::Falloc => FallocEngine::CAPS,
+        iolab_spec::EngineKind::Ftruncate => FtruncateEngine::CAPS,
+        iolab_spec::EngineKind::PageFault => PageFaultEngine::CAPS,
     }
 }
 

@@ -272,21 +272,25 @@ impl UringEngine {
             (OpKind::Read, true) => {
                 with_fd!(|fd| opcode::ReadFixed::new(fd, sqe.buf, sqe.len, idx)
                     .offset(sqe.offset)
+                    .ioprio(sqe.ioprio)
                     .build())
             }
             (OpKind::Write, true) => {
                 with_fd!(|fd| opcode::WriteFixed::new(fd, sqe.buf, sqe.len, idx)
                     .offset(sqe.offset)
                     .rw_flags(self.write_flags)
+                    .ioprio(sqe.ioprio)
                     .build())
             }
             (OpKind::Read, false) => with_fd!(|fd| opcode::Read::new(fd, sqe.buf, sqe.len)
                 .offset(sqe.offset)
+                .ioprio(sqe.ioprio)
                 .build()),
             (OpKind::Write, false) => {
                 with_fd!(|fd| opcode::Write::new(fd, sqe.buf, sqe.len)
                     .offset(sqe.offset)
                     .rw_flags(self.write_flags)
+                    .ioprio(sqe.ioprio)
                     .build())
             }
             (OpKind::Fsync, _) => with_fd!(|fd| opcode::Fsync::new(fd).build()),
@@ -464,6 +468,38 @@ mod tests {
     }
 
     #[test]
+    fn every_read_and_write_carries_its_ioprio_in_the_sqe() {
+        let f = tempfile::tempfile().unwrap();
+        let mut buf = vec![0u8; 4096];
+        let iov = [libc::iovec {
+            iov_base: buf.as_mut_ptr().cast(),
+            iov_len: buf.len(),
+        }];
+        let Some((eng, _)) = engine(vec![f.as_raw_fd()], &iov) else {
+            return;
+        };
+        for op in [OpKind::Read, OpKind::Write] {
+            let e = eng.build(&Sqe {
+                slot: 0,
+                op,
+                file: 0,
+                offset: 0,
+                len: 4096,
+                buf: buf.as_mut_ptr(),
+                ioprio: (1 << 13) | 3,
+            });
+            // SAFETY: an Entry is one 64-byte io_uring_sqe (repr C);
+            // ioprio is its u16 at byte 2 (opcode, flags, ioprio, ...).
+            let raw: [u8; 64] = unsafe { std::mem::transmute(e) };
+            assert_eq!(
+                u16::from_ne_bytes([raw[2], raw[3]]),
+                (1 << 13) | 3,
+                "{op:?}"
+            );
+        }
+    }
+
+    #[test]
     fn reads_through_the_direct_enter_and_times_out_when_idle() {
         let mut f = tempfile::tempfile().unwrap();
         let data: Vec<u8> = (0..8192u32).map(|i| (i * 7 + 3) as u8).collect();
@@ -483,6 +519,7 @@ mod tests {
             offset: 4096,
             len: 4096,
             buf: buf.as_mut_ptr(),
+            ioprio: 0,
         })
         .unwrap();
         let mut out = Vec::with_capacity(8);

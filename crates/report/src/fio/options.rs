@@ -6,7 +6,7 @@
 //! options that would run the same workload are derived from the spec.
 
 use super::lat::{DEFAULT_PERCENTILES, MAX_PERCENTILES};
-use iolab_spec::{Distribution, EngineKind, SyncMode, WorkloadSpec};
+use iolab_spec::{Distribution, SyncMode, WorkloadSpec};
 
 /// How fio reports directions (`unified_rw_reporting`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -217,15 +217,7 @@ pub fn derived_options(spec: &WorkloadSpec, qd: u32, jobs: u32) -> Vec<(String, 
     }
     put("iodepth", qd.to_string());
     put("numjobs", jobs.to_string());
-    put(
-        "ioengine",
-        match spec.engine {
-            EngineKind::IoUring => "io_uring",
-            EngineKind::Psync => "psync",
-            EngineKind::Null => "null",
-        }
-        .into(),
-    );
+    put("ioengine", spec.engine.name().into());
     put("direct", if spec.direct { "1" } else { "0" }.into());
     if spec.sync == SyncMode::Dsync {
         put("sync", "dsync".into());

@@ -41,6 +41,13 @@ fn engine(job: &Job, notes: &mut Notes) -> Result<Engine, JobError> {
         "io_uring" | "libaio" | "posixaio" => (Engine::Block("io_uring"), "io_uring engine"),
         "psync" | "sync" | "pvsync" | "pvsync2" | "vsync" => (Engine::Block("psync"), "psync"),
         "null" => (Engine::Block("null"), "null engine (no I/O)"),
+        "cpp_null" => (
+            Engine::Block("null"),
+            "null engine (no I/O; fio's null built as C++)",
+        ),
+        "falloc" => (Engine::Block("falloc"), "falloc engine"),
+        "ftruncate" => (Engine::Block("ftruncate"), "ftruncate engine"),
+        "page_fault" => (Engine::Block("page_fault"), "page_fault engine"),
         "filecreate" => (Engine::Fs("create"), "file-system driver: create"),
         "filestat" => (Engine::Fs("stat"), "file-system driver: stat"),
         "filedelete" => (Engine::Fs("delete"), "file-system driver: delete"),
@@ -50,13 +57,16 @@ fn engine(job: &Job, notes: &mut Notes) -> Result<Engine, JobError> {
         _ => {
             job.unsupported(
                 "ioengine",
-                "iolab runs io_uring, libaio, posixaio (on io_uring), psync, sync, pvsync, pvsync2 (on psync), null and the file/dir create, stat and delete engines",
+                "iolab runs io_uring, libaio, posixaio (on io_uring), psync, sync, pvsync, pvsync2 (on psync), null, cpp_null (on null), falloc, ftruncate, page_fault and the file/dir create, stat and delete engines",
                 notes,
             )?;
             return Ok(Engine::Block("psync"));
         }
     };
-    if e != "io_uring" && e != "psync" && e != "null" {
+    if !matches!(
+        e.as_str(),
+        "io_uring" | "psync" | "null" | "falloc" | "ftruncate" | "page_fault"
+    ) {
         notes.once(format!("ioengine={e} runs on iolab's {ours}"));
     }
     Ok(engine)
@@ -72,7 +82,7 @@ pub(crate) struct Dirs {
     pub mixed: bool,
 }
 
-fn rw(job: &Job, k: &mut Keys, notes: &mut Notes) -> Result<Dirs, JobError> {
+fn rw(job: &Job, k: &mut Keys) -> Result<Dirs, JobError> {
     let text = job.val("rw").unwrap_or("read").to_ascii_lowercase();
     let (mode, suffix) = match text.split_once(':') {
         Some((m, s)) => (m.trim().to_string(), Some(s.trim().to_string())),
@@ -108,8 +118,10 @@ fn rw(job: &Job, k: &mut Keys, notes: &mut Notes) -> Result<Dirs, JobError> {
         )));
     }
     if let Some(s) = suffix.filter(|s| !s.is_empty()) {
-        if s.starts_with('-') {
-            job.unsupported("rw", "iolab's streams only go forward", notes)?;
+        if let Some(back) = s.strip_prefix('-').filter(|_| !random) {
+            // fio's backwards stream: moves by bs + hole after each I/O.
+            let hole = val::size(back, job.kb_of("rw")).map_err(|m| job.bad("rw", &m))?;
+            k.s("hole", format!("-{}", val::fmt_size(hole)));
         } else if random {
             let n = val::uint(&s).map_err(|m| job.bad("rw", &m))?;
             k.n("random_every", n);
@@ -122,6 +134,24 @@ fn rw(job: &Job, k: &mut Keys, notes: &mut Notes) -> Result<Dirs, JobError> {
         read_mix(job, k)?;
     }
     Ok(dirs)
+}
+
+/// I/O priorities: fio's `prioclass`/`prio` and its io_uring/libaio
+/// engines' `cmdprio_*` pass to iolab's keys as written (the resolver
+/// checks them; iolab runs libaio jobs on io_uring, which carries them).
+fn prio(job: &Job, k: &mut Keys) {
+    for (fio, ours) in [
+        ("prioclass", "prio_class"),
+        ("prio", "prio"),
+        ("cmdprio_percentage", "cmdprio_pct"),
+        ("cmdprio_class", "cmdprio_class"),
+        ("cmdprio", "cmdprio"),
+        ("cmdprio_bssplit", "cmdprio_bssplit"),
+    ] {
+        if let Some(v) = job.val(fio) {
+            k.s(ours, v.to_string());
+        }
+    }
 }
 
 /// `rwmixread`/`rwmixwrite`: the one written last wins (fio).
@@ -359,7 +389,7 @@ fn block_job(
     k: &mut Keys,
     notes: &mut Notes,
 ) -> Result<(), JobError> {
-    let d = rw(job, k, notes)?;
+    let d = rw(job, k)?;
     let sizes = block_sizes(job)?;
     set_block_sizes(k, &d, &sizes);
     if let Some(v) = job.val("ba") {
@@ -372,16 +402,18 @@ fn block_job(
         }
     }
     random(job, &d, k, notes)?;
+    prio(job, k);
     k.s("engine", engine);
     let qd = job.uint("iodepth")?.unwrap_or(1).max(1);
-    if engine == "psync" && qd > 1 {
+    let sync = !matches!(engine, "io_uring" | "null");
+    if sync && qd > 1 {
         notes.once(format!(
             "iodepth={qd} with a synchronous engine: fio keeps one I/O in flight per job, so does iolab (qd 1)"
         ));
     }
-    k.n("qd", if engine == "psync" { 1 } else { qd });
+    k.n("qd", if sync { 1 } else { qd });
     if let Some(b) = job.uint("iodepth_batch_complete_min")?.filter(|b| *b > 0) {
-        if engine != "psync" {
+        if !sync {
             k.n("batch_complete", b.min(qd));
         }
     }
