@@ -170,14 +170,16 @@ fn amount(
     if let Some(us) = runtime {
         k.s("duration", val::fmt_us(us));
     }
-    if time_based {
-        if runtime.is_none() {
-            return Err(job.bad(
-                "time_based",
-                "time_based needs a runtime (fio would run until stopped); give runtime",
-            ));
-        }
+    if time_based && runtime.is_some() {
         return Ok(());
+    }
+    if time_based {
+        // fio logs "time_based requires a runtime/timeout setting" and
+        // clears time_based (init.c fixup_options): the job ends on size.
+        notes.once(format!(
+            "job [{}]: time_based without runtime is dropped, as fio drops it; the job ends on its size",
+            job.fio.name
+        ));
     }
     let loops = job.uint("loops")?.unwrap_or(1).max(1);
     let per_clone = job.size("io_size")?.or(size);
