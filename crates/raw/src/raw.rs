@@ -386,6 +386,9 @@ pub struct SteadyRaw {
     /// The last window's samples, oldest first: I/Os and bytes per second.
     pub samples_iops: Vec<f64>,
     pub samples_bw: Vec<f64>,
+    /// The same samples' mean latency, nanoseconds.
+    #[serde(default)]
+    pub samples_lat_ns: Vec<f64>,
     /// Seconds each sample spans (1, or the interval when it is longer).
     pub sample_s: f64,
 }

@@ -252,8 +252,10 @@ fn steady_state(w: &WorkloadRaw) -> Option<SteadyState> {
         value: raw.value.filter(|v| v.is_finite()).unwrap_or(0.0),
         iops_mean: mean(&raw.samples_iops),
         bw_mean: mean(&raw.samples_bw),
+        lat_mean_ns: mean(&raw.samples_lat_ns),
         samples_iops: raw.samples_iops,
         samples_bw: raw.samples_bw,
+        samples_lat_ns: raw.samples_lat_ns,
     })
 }
 

@@ -736,10 +736,11 @@ pub struct Histograms {
 /// levelled. `samples_*` are the last window's one-second samples.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SteadyState {
-    /// fio's name: `iops`, `iops_slope`, `bw`, `bw_slope`.
+    /// fio's name: `iops`, `iops_slope`, `bw`, `bw_slope`, `lat`,
+    /// `lat_slope`.
     pub criterion: String,
     /// The limit as given: percent of the mean when `percent`, else
-    /// I/Os or bytes per second.
+    /// I/Os or bytes per second, or nanoseconds of latency.
     pub limit: f64,
     pub percent: bool,
     pub duration_s: f64,
@@ -755,7 +756,14 @@ pub struct SteadyState {
     /// The window's mean IOPS and bandwidth (bytes per second).
     pub iops_mean: f64,
     pub bw_mean: f64,
+    /// The window's mean latency, nanoseconds (0 in documents written
+    /// before it was kept).
+    #[serde(default)]
+    pub lat_mean_ns: f64,
     /// The window's one-second samples, oldest first.
     pub samples_iops: Vec<f64>,
     pub samples_bw: Vec<f64>,
+    /// The same samples' mean latency, nanoseconds.
+    #[serde(default)]
+    pub samples_lat_ns: Vec<f64>,
 }

@@ -599,11 +599,11 @@ macro_rules! workload_params {
             },
             steady: Values {
                 flag: "steady", aliases: [], short: None, value_name: "CRITERION:LIMIT", heading: "Duration",
-                help: "End once IOPS or bandwidth has levelled: iops:10%, iops_slope:0.1%, bw:5%, bw_slope:1m (fio ss)",
+                help: "End once IOPS, bandwidth or latency has levelled: iops:10%, iops_slope:0.1%, bw:5%, bw_slope:1m, lat:5% (fio ss)",
                 default: Described("none; with --steady-duration alone, iops_slope:0.01% (fio's)"),
                 sweep: None, compare: None, negates: None,
                 doc_type: "string",
-                doc: "End the workload as soon as its IOPS or bandwidth has levelled (fio `ss`): `iops`, `iops_slope`, `bw` or `bw_slope`, a colon and a limit. Once a second (after `steady_ramp`) the run core takes the workload's IOPS and bandwidth over that second; over the last `steady_duration` of such samples, `iops`/`bw` hold when every sample is within the limit of the window's mean, `iops_slope`/`bw_slope` when the least-squares slope is (per second). A limit with `%` is a share of the window's mean; without, IOPS or bytes per second (`bw:10m`). The run goes on for the other workloads; without levelling, the workload runs its full time and the result says steady state was not reached. Needs `steady_duration`; `steady_duration` alone judges `iops_slope:0.01%`, fio's default. See [results](results.md) `steady_state`.",
+                doc: "End the workload as soon as its IOPS, bandwidth or mean latency has levelled (fio `ss`): `iops`, `iops_slope`, `bw`, `bw_slope`, `lat` or `lat_slope`, a colon and a limit. Once a second (after `steady_ramp`) the run core takes the workload's IOPS, bandwidth and mean latency over that second; over the last `steady_duration` of such samples, `iops`/`bw`/`lat` hold when every sample is within the limit of the window's mean, `iops_slope`/`bw_slope`/`lat_slope` when the least-squares slope is (per second). A limit with `%` is a share of the window's mean; without, IOPS, bytes per second (`bw:10m`) or a latency (`lat:200us`; a bare number is microseconds, as in fio). The run goes on for the other workloads; without levelling, the workload runs its full time and the result says steady state was not reached. Needs `steady_duration`; `steady_duration` alone judges `iops_slope:0.01%`, fio's default. See [results](results.md) `steady_state`.",
             },
             steady_duration: Values {
                 flag: "steady-duration", aliases: [], short: None, value_name: "TIME", heading: "Duration",

@@ -662,21 +662,12 @@ fn pacing(
 /// Options of every job: steady state, pinning, clock, errors, safety.
 fn common(job: &Job, k: &mut Keys, notes: &mut Notes) -> Result<(), JobError> {
     if let Some(v) = job.val("steadystate") {
-        let v = v.to_ascii_lowercase();
-        if v.starts_with("lat") {
-            job.unsupported(
-                "steadystate",
-                "iolab's steady state watches IOPS or bandwidth",
-                notes,
-            )?;
-        } else {
-            k.s("steady", v);
-            if let Some(us) = job.time("steadystate_duration", 1_000_000)? {
-                k.s("steady_duration", val::fmt_us(us));
-            }
-            if let Some(us) = job.time("steadystate_ramp_time", 1_000_000)? {
-                k.s("steady_ramp", val::fmt_us(us));
-            }
+        k.s("steady", v.to_ascii_lowercase());
+        if let Some(us) = job.time("steadystate_duration", 1_000_000)? {
+            k.s("steady_duration", val::fmt_us(us));
+        }
+        if let Some(us) = job.time("steadystate_ramp_time", 1_000_000)? {
+            k.s("steady_ramp", val::fmt_us(us));
         }
     }
     if let Some(c) = job.val("cpus_allowed") {
