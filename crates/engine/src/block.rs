@@ -393,6 +393,7 @@ impl Driver for BlockDriver {
             verify,
             fs: None,
             steady: None,
+            ended_by: None,
         }
     }
 

@@ -140,7 +140,7 @@ fn bad_steady_criteria_are_one_line() {
     for (args, needle) in [
         (vec!["--steady", "iops:5%"], "--steady-duration"),
         (
-            vec!["--steady", "lat:5%", "--steady-duration", "2s"],
+            vec!["--steady", "clat:5%", "--steady-duration", "2s"],
             "not a criterion",
         ),
         (

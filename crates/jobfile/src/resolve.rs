@@ -555,10 +555,13 @@ pub fn resolve_run(
         end_fsync: o.end_fsync.unwrap_or(false),
         invalidate: o.invalidate.unwrap_or(false),
         unlink: o.unlink.unwrap_or(false),
+        exitall: None,
+        flow_ctl: None,
         origin: None,
     };
     let mut spec = spec;
     resolve_blockx(o, &mut spec)?;
+    resolve_coupling(o, &mut spec)?;
     if align_given.is_none() {
         spec.align = spec.min_bs().max(1);
     }
@@ -584,6 +587,40 @@ fn resolve_blockx(o: &WorkloadOptions, spec: &mut WorkloadSpec) -> Result<(), Jo
         .filter(|&n| n > 1)
         .unwrap_or(0);
     spec.offset_increment = size(&o.offset_increment, "offset-increment")?.unwrap_or(0);
+    Ok(())
+}
+
+/// `exitall`/`exit_what` and `flow_weight`/`flow_id`/`flow_sleep`.
+fn resolve_coupling(o: &WorkloadOptions, spec: &mut WorkloadSpec) -> Result<(), JobError> {
+    let what = iolab_spec::ExitWhat::parse(text(&o.exit_what).unwrap_or("group"))
+        .map_err(|e| JobError(e.0))?;
+    spec.exitall = o.exitall.unwrap_or(false).then_some(what);
+    if let Some(w) = o.flow_weight {
+        if !(1..=u32::MAX as u64).contains(&w) {
+            return Err(JobError(format!(
+                "--flow-weight {w} is out of range; give a weight from 1 to {}",
+                u32::MAX
+            )));
+        }
+        let id = o.flow_id.unwrap_or(0);
+        let id = u32::try_from(id).map_err(|_| {
+            JobError(format!(
+                "--flow-id {id} is out of range; give 0 to {}",
+                u32::MAX
+            ))
+        })?;
+        let sleep = secs_v(&o.flow_sleep, "flow-sleep")?.unwrap_or(0.0);
+        if sleep > 1.0 {
+            return Err(JobError(format!(
+                "--flow-sleep {sleep} s is over a second; give e.g. 1ms"
+            )));
+        }
+        spec.flow_ctl = Some(iolab_spec::FlowSpec {
+            id,
+            weight: w as u32,
+            sleep_us: (sleep * 1e6).round() as u64,
+        });
+    }
     Ok(())
 }
 

@@ -271,6 +271,7 @@ pub fn build_workload(w: &WorkloadRaw) -> WorkloadResult {
         targets: w.targets.iter().map(|t| target(t, secs)).collect(),
         complete: w.complete,
         incomplete_reason: w.incomplete_reason.clone(),
+        ended_by: w.ended_by.clone(),
         measured_s: secs,
         summary: summary(&w.ops, w.fsyncs, w.cpu, secs, w.spec.rate_iops),
         intervals: w.intervals.iter().map(interval_record).collect(),

@@ -344,6 +344,10 @@ pub struct WorkloadResult {
     pub targets: Vec<TargetResult>,
     pub complete: bool,
     pub incomplete_reason: Option<String>,
+    /// Why the run ended this workload before its own end: another
+    /// workload's `exitall` (fio). Absent when it ended on its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_by: Option<String>,
     /// The workload's measured time: from the later of the run's warm-up
     /// end and its start, to its last completion. Rates divide by it.
     pub measured_s: f64,
@@ -481,6 +485,7 @@ impl WorkloadResult {
             targets: r.targets.clone(),
             complete: r.complete,
             incomplete_reason: r.incomplete_reason.clone(),
+            ended_by: None,
             measured_s: r.measured_s,
             summary: r.summary.clone(),
             intervals: r.intervals.clone(),

@@ -4,6 +4,7 @@
 //! resolved to a concrete value, validated, and serializable so that the
 //! result document records exactly what ran. The engine consumes it.
 
+pub mod coupling;
 pub mod dist;
 pub mod fileset;
 pub mod fs;
@@ -17,6 +18,7 @@ pub mod steady;
 pub mod units;
 pub mod workload;
 
+pub use coupling::{ExitWhat, FlowSpec};
 pub use op::Op;
 pub use origin::JobOrigin;
 pub use run::RunSpec;

@@ -286,6 +286,14 @@ pub struct WorkloadSpec {
     /// (fio `unlink`).
     #[serde(default, skip_serializing_if = "is_false")]
     pub unlink: bool,
+    /// When this workload ends, end others too (fio `exitall`, scope
+    /// `exit_what`); `None`: the others go on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exitall: Option<crate::ExitWhat>,
+    /// Token-based flow control with the run's other workloads of the
+    /// same flow id (fio `flow`); `None`: not coupled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow_ctl: Option<crate::FlowSpec>,
     /// The fio (vdbench, filebench) section this workload came from, for
     /// exporters in that tool's language; `None` for iolab's own jobs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -459,6 +467,8 @@ impl WorkloadSpec {
             end_fsync: false,
             invalidate: false,
             unlink: false,
+            exitall: None,
+            flow_ctl: None,
             origin: None,
         }
     }

@@ -332,6 +332,7 @@ pub(crate) fn map_job(job: &Job, notes: &mut Notes) -> Result<Mapped, JobError> 
         Engine::Block(e) => block_job(job, e, jobs, &mut k, notes)?,
     }
     common(job, &mut k, notes)?;
+    super::coupling::coupling(job, &mut k)?;
     let interval_us = match job.uint("log_avg_msec")? {
         Some(0) | None => None,
         Some(ms) => Some(ms.saturating_mul(1000)),
