@@ -6,7 +6,14 @@
 mod common;
 use common::*;
 
-fn write_job(dir: &std::path::Path, text: &str) -> String {
+/// A fio job file of `sections` (name, options), each with the options
+/// of a null-engine job at 2000 IOPS first.
+fn write_job(dir: &std::path::Path, sections: &[(&str, &str)]) -> String {
+    let common = "ioengine=null\nfilename=a.dat\nsize=8m\nbs=4k\nrate_iops=2000\n";
+    let text: String = sections
+        .iter()
+        .map(|(name, opts)| format!("[{name}]\n{common}{opts}\n"))
+        .collect();
     let p = dir.join("job.fio");
     std::fs::write(&p, text).unwrap();
     p.to_str().unwrap().to_string()
@@ -17,9 +24,10 @@ fn exitall_ends_the_other_workload_when_one_ends() {
     let d = tempfile::tempdir().unwrap();
     let job = write_job(
         d.path(),
-        "[global]\nioengine=null\nfilename=a.dat\nsize=8m\nbs=4k\nrate_iops=2000\n\
-         [short]\nrw=read\nnumber_ios=1000\nexitall\n\
-         [long]\nrw=randread\ntime_based\nruntime=20\n",
+        &[
+            ("short", "rw=read\nnumber_ios=1000\nexitall"),
+            ("long", "rw=randread\ntime_based\nruntime=20"),
+        ],
     );
     let t0 = std::time::Instant::now();
     let (out, doc) = run_json(&[&job], d.path());
@@ -45,10 +53,11 @@ fn exit_what_all_skips_the_later_runs_and_group_spares_other_groups() {
     let d = tempfile::tempdir().unwrap();
     let job = write_job(
         d.path(),
-        "[global]\nioengine=null\nfilename=a.dat\nsize=8m\nbs=4k\nrate_iops=2000\n\
-         [first]\nrw=read\nnumber_ios=600\nexitall\nexit_what=all\n\
-         [second]\nrw=randread\ntime_based\nruntime=20\n\
-         [never]\nstonewall\nrw=read\ntime_based\nruntime=20\n",
+        &[
+            ("first", "rw=read\nnumber_ios=600\nexitall\nexit_what=all"),
+            ("second", "rw=randread\ntime_based\nruntime=20"),
+            ("never", "stonewall\nrw=read\ntime_based\nruntime=20"),
+        ],
     );
     let t0 = std::time::Instant::now();
     let (out, doc) = run_json(&[&job], d.path());
@@ -67,9 +76,10 @@ fn exit_what_all_skips_the_later_runs_and_group_spares_other_groups() {
     // exit_what=group (the default) leaves a job of another group running.
     let job = write_job(
         d.path(),
-        "[global]\nioengine=null\nfilename=a.dat\nsize=8m\nbs=4k\nrate_iops=2000\n\
-         [first]\nrw=read\nnumber_ios=600\nexitall\n\
-         [other]\nnew_group\nrw=randread\ntime_based\nruntime=3\n",
+        &[
+            ("first", "rw=read\nnumber_ios=600\nexitall"),
+            ("other", "new_group\nrw=randread\ntime_based\nruntime=3"),
+        ],
     );
     let (out, doc) = run_json(&[&job], d.path());
     assert!(out.status.success(), "{}", stderr(&out));
