@@ -33,6 +33,8 @@ pub(crate) struct BlockDriver {
     effective: Effective,
     /// The prefill failed: its error and what verification had by then.
     early: Option<(Option<IoErrorRec>, Option<VerifyRunRaw>)>,
+    /// The shared figures of its flow (`flow_ctl`), if it has one.
+    flow: Option<std::sync::Arc<crate::flow::FlowShared>>,
 }
 
 impl BlockDriver {
@@ -48,7 +50,14 @@ impl BlockDriver {
             vrun: None,
             effective: Effective::default(),
             early: None,
+            flow: None,
         }
+    }
+
+    /// Couple it to the run's other workloads of its flow id.
+    pub fn with_flow(mut self, flow: Option<std::sync::Arc<crate::flow::FlowShared>>) -> Self {
+        self.flow = flow;
+        self
     }
 
     /// The operations of the workload's table: reads and writes, and
@@ -233,6 +242,11 @@ impl BlockDriver {
                     .then(|| fastrand::Rng::with_seed(seed ^ 0xa771_7a15)),
                 think_ns: (spec.think_s * 1e9) as u64,
                 think_blocks: spec.think_blocks,
+                flow: self
+                    .flow
+                    .clone()
+                    .zip(spec.flow_ctl)
+                    .map(|(sh, f)| crate::flow::FlowCtl::join(sh, f.weight, f.sleep_us)),
                 fsync_every: sync_every(spec).0,
                 sync_kind: sync_every(spec).1,
                 end_fsync: spec.end_fsync && spec.writes(),

@@ -13,6 +13,7 @@ mod buffers;
 pub mod clock;
 pub mod data;
 pub mod engines;
+mod flow;
 pub mod fs;
 pub mod gen;
 mod precheck;

@@ -87,3 +87,31 @@ fn exit_what_all_skips_the_later_runs_and_group_spares_other_groups() {
     assert!(other.get("ended_by").is_none(), "{other}");
     assert!(f(other, "measured_s") > 2.5, "{}", f(other, "measured_s"));
 }
+
+#[test]
+fn flow_keeps_two_workloads_near_the_ratio_of_their_weights() {
+    let d = tempfile::tempdir().unwrap();
+    // No rate: each runs as fast as its flow share lets it.
+    let sections: Vec<(&str, &str)> = vec![
+        (
+            "slow",
+            "rw=write\nflow=1\nflow_sleep=100\ntime_based\nruntime=2",
+        ),
+        (
+            "fast",
+            "rw=randread\nflow=8\nflow_sleep=100\ntime_based\nruntime=2",
+        ),
+    ];
+    let job = write_job(d.path(), &sections);
+    let text = std::fs::read_to_string(&job)
+        .unwrap()
+        .replace("rate_iops=2000\n", "");
+    std::fs::write(&job, text).unwrap();
+    let (out, doc) = run_json(&[&job], d.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let ops = |i: usize| f(&doc, &format!("runs.0.workloads.{i}.summary.total.ops"));
+    let (slow, fast) = (ops(0), ops(1));
+    assert!(slow > 50.0, "slow did {slow}");
+    let r = fast / slow;
+    assert!((6.0..10.0).contains(&r), "fast/slow = {fast}/{slow} = {r}");
+}
