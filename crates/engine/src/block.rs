@@ -35,6 +35,8 @@ pub(crate) struct BlockDriver {
     early: Option<(Option<IoErrorRec>, Option<VerifyRunRaw>)>,
     /// The shared figures of its flow (`flow_ctl`), if it has one.
     flow: Option<std::sync::Arc<crate::flow::FlowShared>>,
+    /// The CPUs of `numa.cpu_nodes`, read when the workload is checked.
+    numa_cpus: Vec<u32>,
 }
 
 impl BlockDriver {
@@ -51,6 +53,7 @@ impl BlockDriver {
             effective: Effective::default(),
             early: None,
             flow: None,
+            numa_cpus: Vec::new(),
         }
     }
 
@@ -266,6 +269,8 @@ impl BlockDriver {
                 0 => None,
                 n => Some(spec.cpus[w as usize % n]),
             },
+            numa_cpus: self.numa_cpus.clone(),
+            mem_policy: spec.numa.as_ref().and_then(|n| n.mem.clone()),
         }
     }
 }
@@ -284,6 +289,13 @@ impl Driver for BlockDriver {
     fn check(&mut self, notes: &mut Vec<String>) -> Result<(), RunError> {
         self.spec.validate()?;
         crate::affinity::check_cpus(&self.spec.cpus).map_err(RunError::Setup)?;
+        if let Some(n) = &self.spec.numa {
+            self.numa_cpus = crate::numa::node_cpus(&n.cpu_nodes).map_err(RunError::Setup)?;
+            crate::affinity::check_cpus(&self.numa_cpus).map_err(RunError::Setup)?;
+            if let Some(p) = &n.mem {
+                crate::numa::check_policy(p).map_err(RunError::Setup)?;
+            }
+        }
         self.clock_rate = crate::clock::resolve(self.spec.clock)
             .map_err(|why| RunError::Setup(format!("--clock tsc: {why}; use --clock auto")))?;
         let spec = &mut self.spec;
@@ -489,6 +501,26 @@ pub(crate) struct BlockTask {
     mixed: bool,
     max_bs: usize,
     cpu: Option<u32>,
+    /// With no `cpu`: the CPUs the worker may run on (`numa_cpu_nodes`).
+    numa_cpus: Vec<u32>,
+    /// Set on the worker's thread before its buffers (`numa_mem_policy`).
+    mem_policy: Option<iolab_spec::MemPolicy>,
+}
+
+impl BlockTask {
+    /// NUMA placement on the worker's own thread, before its buffers.
+    fn place(&self, worker: u32) -> Result<(), String> {
+        if self.cpu.is_none() && !self.numa_cpus.is_empty() {
+            crate::numa::set_thread_cpus(&self.numa_cpus).map_err(|e| {
+                format!("numa_cpu_nodes: restricting worker {worker} to its nodes' CPUs: {e}")
+            })?;
+        }
+        if let Some(p) = &self.mem_policy {
+            crate::numa::set_thread_policy(p)
+                .map_err(|e| format!("numa_mem_policy: setting worker {worker}'s policy: {e}"))?;
+        }
+        Ok(())
+    }
 }
 
 impl Task for BlockTask {
@@ -502,6 +534,9 @@ impl Task for BlockTask {
                 )));
                 return;
             }
+        }
+        if let Err(e) = t.place(port.worker()) {
+            return port.ready(Err(e));
         }
         let qd = t.ctx.qd as usize;
         let mut pool = match BufferPool::new(qd, t.max_bs) {

@@ -16,6 +16,7 @@ pub mod engines;
 mod flow;
 pub mod fs;
 pub mod gen;
+mod numa;
 mod precheck;
 mod prepare;
 mod regions;

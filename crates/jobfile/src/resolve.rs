@@ -557,6 +557,7 @@ pub fn resolve_run(
         unlink: o.unlink.unwrap_or(false),
         exitall: None,
         flow_ctl: None,
+        numa: numa(o)?,
         origin: None,
     };
     let mut spec = spec;
@@ -588,6 +589,20 @@ fn resolve_blockx(o: &WorkloadOptions, spec: &mut WorkloadSpec) -> Result<(), Jo
         .unwrap_or(0);
     spec.offset_increment = size(&o.offset_increment, "offset-increment")?.unwrap_or(0);
     Ok(())
+}
+
+/// `numa_cpu_nodes` and `numa_mem_policy` (syntax only: whether the
+/// nodes exist is the engine's question, when the workload starts).
+fn numa(o: &WorkloadOptions) -> Result<Option<iolab_spec::NumaSpec>, JobError> {
+    let cpu_nodes = match text(&o.numa_cpu_nodes) {
+        Some(t) => iolab_spec::numa::parse_nodes(t, "numa-cpu-nodes").map_err(|e| JobError(e.0))?,
+        None => Vec::new(),
+    };
+    let mem = text(&o.numa_mem_policy)
+        .map(iolab_spec::numa::parse_mem_policy)
+        .transpose()
+        .map_err(|e| JobError(e.0))?;
+    Ok((!cpu_nodes.is_empty() || mem.is_some()).then_some(iolab_spec::NumaSpec { cpu_nodes, mem }))
 }
 
 /// `exitall`/`exit_what` and `flow_weight`/`flow_id`/`flow_sleep`.

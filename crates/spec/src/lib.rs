@@ -9,6 +9,7 @@ pub mod dist;
 pub mod fileset;
 pub mod fs;
 pub mod fs_parse;
+pub mod numa;
 pub mod op;
 pub mod origin;
 pub mod params;
@@ -19,6 +20,7 @@ pub mod units;
 pub mod workload;
 
 pub use coupling::{ExitWhat, FlowSpec};
+pub use numa::{MemMode, MemPolicy, NumaSpec};
 pub use op::Op;
 pub use origin::JobOrigin;
 pub use run::RunSpec;

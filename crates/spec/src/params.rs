@@ -493,6 +493,22 @@ macro_rules! workload_params {
                 doc_type: "string",
                 doc: "CPUs to pin the workers to, in the kernel's list notation (`2`, `0-3,8`). Worker *i* runs on the *i*-th CPU of the list, round robin (fio's `cpus_allowed` with `cpus_allowed_policy=split`). Every CPU must be one iolab may run on (see `taskset -p $$`), or the run is refused with exit code 2. A worker pins itself before it allocates its buffers. Not a sweep parameter. See \"Pinning\" below.",
             },
+            numa_cpu_nodes: Values {
+                flag: "numa-cpu-nodes", aliases: [], short: None, value_name: "NODES", heading: "Concurrency",
+                help: "Run the workers on the CPUs of these NUMA nodes (fio numa_cpu_nodes)",
+                default: Unset,
+                sweep: None, compare: None, negates: None,
+                doc_type: "string",
+                doc: "Let every worker run on the CPUs of these NUMA nodes (fio `numa_cpu_nodes`): `0`, `0-1`, `0,2`. The CPUs are read from /sys/devices/system/node/nodeN/cpulist when the workload starts; a node that does not exist there stops it before any I/O. With `cpus` too, `cpus` pins each worker and this is checked only.",
+            },
+            numa_mem_policy: Values {
+                flag: "numa-mem-policy", aliases: [], short: None, value_name: "POLICY", heading: "Concurrency",
+                help: "Memory policy of each worker's buffers: local, prefer:N, bind:NODES, interleave:NODES (fio numa_mem_policy)",
+                default: Unset,
+                sweep: None, compare: None, negates: None,
+                doc_type: "string",
+                doc: "Each worker sets this memory policy (set_mempolicy(2)) on its thread before it allocates its I/O buffers (fio `numa_mem_policy`): `default`, `local`, `prefer:N`, `bind:NODES` or `interleave:NODES`. The nodes must exist when the workload starts.",
+            },
             clock: Text {
                 flag: "clock", aliases: ["clocksource"], short: None, value_name: "CLOCK", heading: "Concurrency",
                 help: "Clock for every timestamp: auto (the CPU's TSC where the kernel's own clocksource is tsc, else clock_gettime), tsc (fio clocksource=cpu) or clock_gettime",

@@ -294,6 +294,10 @@ pub struct WorkloadSpec {
     /// same flow id (fio `flow`); `None`: not coupled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flow_ctl: Option<crate::FlowSpec>,
+    /// NUMA placement of the workers (fio `numa_cpu_nodes`,
+    /// `numa_mem_policy`); `None`: unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub numa: Option<crate::NumaSpec>,
     /// The fio (vdbench, filebench) section this workload came from, for
     /// exporters in that tool's language; `None` for iolab's own jobs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -469,6 +473,7 @@ impl WorkloadSpec {
             unlink: false,
             exitall: None,
             flow_ctl: None,
+            numa: None,
             origin: None,
         }
     }

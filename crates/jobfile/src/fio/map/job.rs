@@ -677,6 +677,24 @@ fn common(job: &Job, k: &mut Keys, notes: &mut Notes) -> Result<(), JobError> {
             notes.once("cpus_allowed_policy=shared: iolab pins each worker to one CPU of the list in turn (split)");
         }
     }
+    if let Some(v) = job.val("numa_cpu_nodes") {
+        if iolab_spec::numa::parse_nodes(v, "numa-cpu-nodes").is_err() {
+            return Err(job.bad(
+                "numa_cpu_nodes",
+                "give NUMA nodes and ranges such as 0 or 0-1,3",
+            ));
+        }
+        k.s("numa_cpu_nodes", v);
+    }
+    if let Some(v) = job.val("numa_mem_policy") {
+        if iolab_spec::numa::parse_mem_policy(v).is_err() {
+            return Err(job.bad(
+                "numa_mem_policy",
+                "fio's policies are default, local, prefer:N, bind:NODES and interleave:NODES",
+            ));
+        }
+        k.s("numa_mem_policy", v);
+    }
     if let Some(c) = job.val("clocksource") {
         match c {
             "cpu" => k.s("clock", "tsc"),

@@ -79,6 +79,8 @@ pub const MAPPED: &[&str] = &[
     "new_group",
     "norandommap",
     "nrfiles",
+    "numa_cpu_nodes",
+    "numa_mem_policy",
     "number_ios",
     "numjobs",
     "offset",
@@ -248,7 +250,6 @@ const REASONS: &[(&str, &str)] = &[
         "trim_",
         "iolab trims only through rw=trim, randtrim and trimwrite",
     ),
-    ("numa_", "iolab does not bind memory to NUMA nodes"),
     ("cgroup", "iolab does not manage cgroups"),
     (
         "write_hist_log",
