@@ -8,6 +8,7 @@ mod collect;
 pub mod cpu;
 pub mod driver;
 pub mod events;
+mod exitall;
 pub mod mark_protocol;
 pub mod observer;
 pub mod port;

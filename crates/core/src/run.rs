@@ -6,6 +6,7 @@
 
 use crate::collect::{interval_cpu, Collector};
 use crate::driver::Driver;
+use crate::exitall::Exits;
 use crate::port::{Gate, Msg, Port, Setup, Window, WorkerEnd};
 use crate::stalls::{analyse, Span};
 use crate::steady::SteadyJudge;
@@ -181,6 +182,7 @@ fn empty_run(
         complete: false,
         incomplete_reason: None,
         notes: notes.to_vec(),
+        exit_all: false,
     }
 }
 
@@ -345,6 +347,8 @@ struct Loop {
     spec: RunSpec,
     /// Per workload: its steady-state judge, if it has a criterion.
     steady: Vec<Option<SteadyJudge>>,
+    /// fio's `exitall`: which workloads ended which.
+    exits: Exits,
 }
 
 impl Loop {
@@ -396,6 +400,7 @@ impl Loop {
                     w.steady.map(|s| SteadyJudge::new(s, tl, start))
                 })
                 .collect(),
+            exits: Exits::new(&set.jobs),
         }
     }
 
@@ -481,6 +486,7 @@ impl Loop {
                     Ok(Msg::Done { wl, worker, end }) => {
                         self.cols[wl as usize].done(worker);
                         self.ends[wl as usize][worker as usize] = Some(end);
+                        self.exits.worker_done(wl as usize, &self.spec, &set.stops);
                         if self.ends.iter().flatten().all(|e| e.is_some()) {
                             self.cpu_end = Some(process_cpu());
                         }
@@ -658,7 +664,13 @@ impl Loop {
         let mut ends = ends;
         let extras = ends.iter_mut().filter_map(|e| e.extra.take()).collect();
         d.finish(&mut raw, extras, &col.per_worker, obs);
-        if raw.incomplete_reason.is_none() && !levelled && set.stops[w].load(Ordering::Relaxed) {
+        raw.ended_by = self.exits.ended_by[w].take();
+        let exited = raw.ended_by.is_some();
+        if raw.incomplete_reason.is_none()
+            && !levelled
+            && !exited
+            && set.stops[w].load(Ordering::Relaxed)
+        {
             raw.incomplete_reason =
                 Some("stopped on the first I/O error (--on-error stop)".to_string());
         }
@@ -738,6 +750,7 @@ impl Loop {
             });
         r.complete = r.incomplete_reason.is_none();
         r.notes = notes;
+        r.exit_all = self.exits.exit_all;
         r
     }
 }

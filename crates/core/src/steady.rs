@@ -2,7 +2,8 @@
 //! intervals as the run goes, it sums them into one-second samples (or
 //! takes each interval as a sample when the run's interval is longer),
 //! keeps the last window of them, and says when the criterion holds over
-//! a full window. It reads only the figures the run core already
+//! a full window. A sample's latency is the mean of its I/Os' latencies
+//! (every operation, as fio's `lat` takes every direction's). It reads only the figures the run core already
 //! collects: nothing per I/O.
 //!
 //! fio judges the same way (steadystate.c): the window's mean, the
@@ -29,8 +30,11 @@ pub(crate) struct SteadyJudge {
     start_ns: u64,
     /// The sample being summed: (intervals, ops, bytes, ns).
     acc: (u32, u64, u64, u64),
+    /// Its latencies: (sum in ns, count).
+    acc_lat: (u128, u64),
     iops: VecDeque<f64>,
     bw: VecDeque<f64>,
+    lat: VecDeque<f64>,
     pub raw: SteadyRaw,
     /// Intervals of the workload's list already fed.
     pub fed: usize,
@@ -50,8 +54,10 @@ impl SteadyJudge {
             begin_ns: start_ns + (spec.ramp_s * 1e9) as u64,
             start_ns,
             acc: (0, 0, 0, 0),
+            acc_lat: (0, 0),
             iops: VecDeque::with_capacity(window + 1),
             bw: VecDeque::with_capacity(window + 1),
+            lat: VecDeque::with_capacity(window + 1),
             raw: SteadyRaw {
                 sample_s,
                 ..Default::default()
@@ -73,21 +79,33 @@ impl SteadyJudge {
             self.acc.1 += iv.ops.total_ops();
             self.acc.2 += iv.ops.total_bytes();
             self.acc.3 += iv.end_ns.saturating_sub(iv.start_ns);
+            for (_, d) in iv.ops.iter() {
+                self.acc_lat.0 += d.lat.sum();
+                self.acc_lat.1 += d.lat.count();
+            }
             if self.acc.0 == self.per_sample {
                 let (_, ops, bytes, ns) = std::mem::take(&mut self.acc);
-                self.sample(ops, bytes, ns, iv.end_ns);
+                let (lsum, ln) = std::mem::take(&mut self.acc_lat);
+                let lat = if ln == 0 {
+                    0.0
+                } else {
+                    lsum as f64 / ln as f64
+                };
+                self.sample(ops, bytes, ns, lat, iv.end_ns);
             }
         }
         self.raw.reached
     }
 
-    fn sample(&mut self, ops: u64, bytes: u64, ns: u64, end_ns: u64) {
+    fn sample(&mut self, ops: u64, bytes: u64, ns: u64, lat: f64, end_ns: u64) {
         let secs = (ns.max(1)) as f64 / 1e9;
         self.iops.push_back(ops as f64 / secs);
         self.bw.push_back(bytes as f64 / secs);
+        self.lat.push_back(lat);
         if self.iops.len() > self.window {
             self.iops.pop_front();
             self.bw.pop_front();
+            self.lat.pop_front();
         }
         if self.iops.len() < self.window {
             return;
@@ -95,11 +113,11 @@ impl SteadyJudge {
         let ys = match self.spec.metric {
             SteadyMetric::Iops => &self.iops,
             SteadyMetric::Bw => &self.bw,
+            SteadyMetric::Lat => &self.lat,
         };
         let v = judge(&self.spec, ys);
         self.raw.value = Some(v);
-        self.raw.samples_iops = self.iops.iter().copied().collect();
-        self.raw.samples_bw = self.bw.iter().copied().collect();
+        self.keep_samples();
         if v < self.spec.limit {
             self.raw.reached = true;
             self.raw.reached_at_ns = Some(end_ns.saturating_sub(self.start_ns));
@@ -109,10 +127,15 @@ impl SteadyJudge {
     /// At the workload's end: the last window as far as it got.
     pub fn finish(mut self) -> SteadyRaw {
         if self.raw.value.is_none() {
-            self.raw.samples_iops = self.iops.iter().copied().collect();
-            self.raw.samples_bw = self.bw.iter().copied().collect();
+            self.keep_samples();
         }
         self.raw
+    }
+
+    fn keep_samples(&mut self) {
+        self.raw.samples_iops = self.iops.iter().copied().collect();
+        self.raw.samples_bw = self.bw.iter().copied().collect();
+        self.raw.samples_lat_ns = self.lat.iter().copied().collect();
     }
 }
 
@@ -203,6 +226,27 @@ mod tests {
         assert!(!j.feed(&ivs));
         let r = j.finish();
         assert!(!r.reached && r.value.unwrap() > 5.0);
+    }
+
+    #[test]
+    fn lat_judges_the_mean_latency_of_each_sample() {
+        let lat_iv = |k: u32, lat_ns: u64| {
+            let mut i = iv(k, 100, 1_000_000_000);
+            let d = i.ops.get_mut(Op::Read).unwrap();
+            for _ in 0..100 {
+                d.lat.record(lat_ns);
+            }
+            i
+        };
+        // 100 us then 102 us: 1% from the mean, within 5%.
+        let mut j = SteadyJudge::new(spec("lat:5%", 2.0), tl(1_000_000_000), 0);
+        assert!(j.feed(&[lat_iv(0, 100_000), lat_iv(1, 102_000)]));
+        let r = j.finish();
+        assert!((r.value.unwrap() - 1.0).abs() < 0.1, "{:?}", r.value);
+        assert_eq!(r.samples_lat_ns.len(), 2);
+        // 100 us then 200 us: a third off the mean, not levelled.
+        let mut j = SteadyJudge::new(spec("lat:5%", 2.0), tl(1_000_000_000), 0);
+        assert!(!j.feed(&[lat_iv(0, 100_000), lat_iv(1, 200_000)]));
     }
 
     #[test]

@@ -130,6 +130,7 @@ fn skeleton(spec: &WorkloadSpec) -> WorkloadRaw {
         verify: None,
         fs: None,
         steady: None,
+        ended_by: None,
     }
 }
 

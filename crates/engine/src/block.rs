@@ -39,6 +39,10 @@ pub(crate) struct BlockDriver {
     early: Option<(Option<IoErrorRec>, Option<VerifyRunRaw>)>,
     /// `fill`: writes that met ENOSPC/EDQUOT, all workers together.
     fill_full: Arc<AtomicU64>,
+    /// The shared figures of its flow (`flow_ctl`), if it has one.
+    flow: Option<std::sync::Arc<crate::flow::FlowShared>>,
+    /// The CPUs of `numa.cpu_nodes`, read when the workload is checked.
+    numa_cpus: Vec<u32>,
 }
 
 impl BlockDriver {
@@ -86,7 +90,15 @@ impl BlockDriver {
             effective: Effective::default(),
             early: None,
             fill_full: Arc::new(AtomicU64::new(0)),
+            flow: None,
+            numa_cpus: Vec::new(),
         }
+    }
+
+    /// Couple it to the run's other workloads of its flow id.
+    pub fn with_flow(mut self, flow: Option<std::sync::Arc<crate::flow::FlowShared>>) -> Self {
+        self.flow = flow;
+        self
     }
 
     /// The operations of the workload's table: reads and writes, and
@@ -278,6 +290,11 @@ impl BlockDriver {
                     .then(|| fastrand::Rng::with_seed(seed ^ 0xa771_7a15)),
                 think_ns: (spec.think_s * 1e9) as u64,
                 think_blocks: spec.think_blocks,
+                flow: self
+                    .flow
+                    .clone()
+                    .zip(spec.flow_ctl)
+                    .map(|(sh, f)| crate::flow::FlowCtl::join(sh, f.weight, f.sleep_us)),
                 fsync_every: sync_every(spec).0,
                 sync_kind: sync_every(spec).1,
                 end_fsync: spec.end_fsync && spec.writes(),
@@ -301,6 +318,8 @@ impl BlockDriver {
                 0 => None,
                 n => Some(spec.cpus[w as usize % n]),
             },
+            numa_cpus: self.numa_cpus.clone(),
+            mem_policy: spec.numa.as_ref().and_then(|n| n.mem.clone()),
         }
     }
 }
@@ -319,6 +338,13 @@ impl Driver for BlockDriver {
     fn check(&mut self, notes: &mut Vec<String>) -> Result<(), RunError> {
         self.spec.validate()?;
         crate::affinity::check_cpus(&self.spec.cpus).map_err(RunError::Setup)?;
+        if let Some(n) = &self.spec.numa {
+            self.numa_cpus = crate::numa::node_cpus(&n.cpu_nodes).map_err(RunError::Setup)?;
+            crate::affinity::check_cpus(&self.numa_cpus).map_err(RunError::Setup)?;
+            if let Some(p) = &n.mem {
+                crate::numa::check_policy(p).map_err(RunError::Setup)?;
+            }
+        }
         self.clock_rate = crate::clock::resolve(self.spec.clock)
             .map_err(|why| RunError::Setup(format!("--clock tsc: {why}; use --clock auto")))?;
         let spec = &mut self.spec;
@@ -458,6 +484,7 @@ impl Driver for BlockDriver {
             verify,
             fs: None,
             steady: None,
+            ended_by: None,
         }
     }
 
@@ -554,6 +581,26 @@ pub(crate) struct BlockTask {
     mixed: bool,
     max_bs: usize,
     cpu: Option<u32>,
+    /// With no `cpu`: the CPUs the worker may run on (`numa_cpu_nodes`).
+    numa_cpus: Vec<u32>,
+    /// Set on the worker's thread before its buffers (`numa_mem_policy`).
+    mem_policy: Option<iolab_spec::MemPolicy>,
+}
+
+impl BlockTask {
+    /// NUMA placement on the worker's own thread, before its buffers.
+    fn place(&self, worker: u32) -> Result<(), String> {
+        if self.cpu.is_none() && !self.numa_cpus.is_empty() {
+            crate::numa::set_thread_cpus(&self.numa_cpus).map_err(|e| {
+                format!("numa_cpu_nodes: restricting worker {worker} to its nodes' CPUs: {e}")
+            })?;
+        }
+        if let Some(p) = &self.mem_policy {
+            crate::numa::set_thread_policy(p)
+                .map_err(|e| format!("numa_mem_policy: setting worker {worker}'s policy: {e}"))?;
+        }
+        Ok(())
+    }
 }
 
 impl Task for BlockTask {
@@ -576,6 +623,9 @@ impl Task for BlockTask {
                     t.ioprio & 7
                 )));
             }
+        }
+        if let Err(e) = t.place(port.worker()) {
+            return port.ready(Err(e));
         }
         let qd = t.ctx.qd as usize;
         let mut pool = match BufferPool::new(qd, t.max_bs) {

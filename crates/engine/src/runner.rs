@@ -4,11 +4,13 @@
 //! [`RunSpec::single`].
 
 use crate::block::BlockDriver;
+use crate::flow::{flows_of, FlowShared};
 use crate::fs::FsDriver;
 use iolab_core::{CoreError, Driver, EventLog, Sampler};
 use iolab_raw::*;
 use iolab_spec::{RunSpec, WorkloadSpec};
 use iolab_target::TargetError;
+use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -92,11 +94,16 @@ fn check_clock(spec: &RunSpec) -> Result<(), RunError> {
 
 /// The driver of a workload: the file-system driver when it names
 /// filesets, the block driver otherwise.
-fn driver<'a>(w: &WorkloadSpec, rate: Option<f64>) -> Box<dyn Driver<Error = RunError> + 'a> {
+fn driver<'a>(
+    w: &WorkloadSpec,
+    rate: Option<f64>,
+    flows: &BTreeMap<u32, Arc<FlowShared>>,
+) -> Box<dyn Driver<Error = RunError> + 'a> {
     if w.fs.is_some() {
         Box::new(FsDriver::new(w, rate))
     } else {
-        Box::new(BlockDriver::new(w, rate))
+        let flow = w.flow_ctl.and_then(|f| flows.get(&f.id).cloned());
+        Box::new(BlockDriver::new(w, rate).with_flow(flow))
     }
 }
 
@@ -107,11 +114,12 @@ fn run_checked(
     events: Arc<EventLog>,
     samplers: &mut [&mut dyn Sampler],
 ) -> Result<RunRaw, RunError> {
+    let flows = flows_of(spec);
     let drivers: Vec<Box<dyn Driver<Error = RunError>>> = spec
         .workloads
         .iter()
         .zip(spec.workload_rates())
-        .map(|(w, r)| driver(w, r))
+        .map(|(w, r)| driver(w, r, &flows))
         .collect();
     iolab_core::run_with(spec, drivers, obs, stop, events, samplers)
 }

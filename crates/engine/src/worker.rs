@@ -80,6 +80,8 @@ pub struct WorkerCtx {
     /// have all completed (fio thinktime); 0: never.
     pub think_ns: u64,
     pub think_blocks: u64,
+    /// fio's flow control with the run's other workloads of one flow id.
+    pub flow: Option<crate::flow::FlowCtl>,
     /// Sync after every N writes (`fsync_every` or `fdatasync_every`,
     /// the smaller); 0: never.
     pub fsync_every: u64,
@@ -202,6 +204,8 @@ struct Worker<E: Engine, V: Hooks> {
     thinking: bool,
     /// The pause's end (0: not started).
     think_until: u64,
+    /// The flow said this worker is ahead: pause once nothing is in flight.
+    flow_held: bool,
     gaps: GapTracker,
     errors: ErrorTally,
     fatal: Option<String>,
@@ -273,6 +277,7 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
             },
             thinking: false,
             think_until: 0,
+            flow_held: false,
             gaps: GapTracker::new(),
             errors: ErrorTally::default(),
             fatal: None,
@@ -468,6 +473,12 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
         if self.thinking {
             return None;
         }
+        if let Some(f) = self.c.flow.as_ref() {
+            if f.ahead() {
+                self.flow_held = true;
+                return None;
+            }
+        }
         let due = match self.c.rate_period_ns {
             Some(p) => {
                 if self.next_due > self.now as f64 {
@@ -486,6 +497,9 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
         if self.measuring && !self.charge(plan.len) {
             self.stopping = true;
             return None;
+        }
+        if let Some(f) = self.c.flow.as_mut() {
+            f.count();
         }
         Some((plan, due))
     }
@@ -633,9 +647,32 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
         if self.thinking {
             return self.think();
         }
+        if self.flow_held {
+            return self.flow_pause();
+        }
         if self.c.rate_period_ns.is_some() {
             let target = (self.next_due as u64).min(self.next_b);
             sleep_until(self.t0, target);
+        }
+        self.now = self.clock.now();
+        if self.now >= self.next_b {
+            self.end_intervals();
+        }
+    }
+
+    /// Ahead of its flow share with nothing in flight: sleep `flow_sleep`
+    /// (at most to the next boundary or the workload's end), or yield.
+    #[cold]
+    fn flow_pause(&mut self) {
+        self.flow_held = false;
+        let ns = self.c.flow.as_ref().map_or(0, |f| f.sleep_ns);
+        if ns == 0 {
+            std::thread::yield_now();
+        } else {
+            let wake = (self.now + ns)
+                .min(self.next_b)
+                .min(self.end_ns.unwrap_or(u64::MAX));
+            sleep_until(self.t0, wake);
         }
         self.now = self.clock.now();
         if self.now >= self.next_b {
@@ -1043,6 +1080,7 @@ mod tests {
             poisson: None,
             think_ns: 0,
             think_blocks: 1,
+            flow: None,
             fsync_every: 0,
             sync_kind: OpKind::Fsync,
             end_fsync: false,

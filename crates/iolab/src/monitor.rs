@@ -364,6 +364,7 @@ impl Out {
                 complete: false,
                 incomplete_reason: None,
                 notes: Vec::new(),
+                exit_all: false,
             },
         }
     }

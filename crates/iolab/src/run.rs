@@ -375,6 +375,7 @@ pub fn execute(
     let pause = std::time::Duration::from_secs_f64(plan.info.pause_s);
     let repeats = plan.info.repeat;
     let mut exit: u8 = 0;
+    let mut exit_all = false;
     for (i, planned) in plan.runs.into_iter().enumerate() {
         if stop.load(Ordering::Relaxed) {
             break;
@@ -447,8 +448,10 @@ pub fn execute(
             doc.verify.get_or_insert_with(Default::default).add(v);
         }
         let error_stop = run.errors_total > 0 && !run.complete && !stop.load(Ordering::Relaxed);
+        // fio's exitall with exit_what=all: the job ends here, complete.
+        exit_all = raw.exit_all && i + 1 < n;
         doc.runs.push(run);
-        doc.complete = i + 1 == n && doc.runs.iter().all(|r| r.complete);
+        doc.complete = (i + 1 == n || exit_all) && doc.runs.iter().all(|r| r.complete);
         if sweep {
             doc.points = iolab_report::summarize_points(&doc);
         }
@@ -467,6 +470,16 @@ pub fn execute(
             );
             break;
         }
+        if exit_all {
+            if !silent {
+                println!(
+                    "exitall: a workload with exit_what=all ended; the remaining {} run{} do not run",
+                    n - i - 1,
+                    if n - i - 1 == 1 { "" } else { "s" }
+                );
+            }
+            break;
+        }
     }
     let interrupted = stop.load(Ordering::Relaxed)
         && doc
@@ -474,7 +487,7 @@ pub fn execute(
             .iter()
             .any(|r| r.incomplete_reason.as_deref() == Some("interrupted"));
     doc.finished_at = Some(iolab_report::model_time_now());
-    if interrupted || doc.runs.len() < n {
+    if interrupted || (doc.runs.len() < n && !exit_all) {
         doc.complete = false;
     }
     // A plan ends with its summary table, one row per point.
@@ -503,7 +516,7 @@ pub fn execute(
         eprintln!("iolab: data validation findings logged to {}", p.display());
     }
     cleanup(&temp_file);
-    if interrupted || doc.runs.len() < n && exit == 0 {
+    if interrupted || doc.runs.len() < n && exit == 0 && !exit_all {
         return ExitCode::from(130);
     }
     ExitCode::from(exit)

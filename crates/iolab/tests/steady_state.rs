@@ -140,7 +140,7 @@ fn bad_steady_criteria_are_one_line() {
     for (args, needle) in [
         (vec!["--steady", "iops:5%"], "--steady-duration"),
         (
-            vec!["--steady", "lat:5%", "--steady-duration", "2s"],
+            vec!["--steady", "clat:5%", "--steady-duration", "2s"],
             "not a criterion",
         ),
         (
@@ -181,4 +181,23 @@ fn a_window_alone_judges_fios_default_criterion() {
         "{}",
         stdout(&out)
     );
+}
+
+#[test]
+fn a_level_latency_reaches_lat_steady_state() {
+    let d = tempfile::tempdir().unwrap();
+    // A rate-limited null workload: its mean latency per second is a
+    // few microseconds, level within a wide limit (CI is noisy).
+    let (out, doc) = run_json(&steady_args("s.dat", "lat:60%", "8s"), d.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let w = ptr(&doc, "runs.0.workloads.0");
+    let st = ptr(w, "steady_state");
+    assert_eq!(st["criterion"], "lat");
+    assert_eq!(st["reached"], true, "{st}");
+    assert!(f(w, "measured_s") < 7.0, "ran on: {}", f(w, "measured_s"));
+    let lats = st["samples_lat_ns"].as_array().unwrap();
+    assert!(lats.len() >= 2, "{st}");
+    assert!(lats.iter().all(|v| v.as_f64().unwrap() > 0.0), "{st}");
+    assert!(f(st, "lat_mean_ns") > 0.0);
+    assert!(f(st, "value") < 60.0);
 }

@@ -574,10 +574,14 @@ pub fn resolve_run(
         unlink: o.unlink.unwrap_or(false),
         fill: o.fill.unwrap_or(false),
         atomic: o.atomic.unwrap_or(false),
+        exitall: None,
+        flow_ctl: None,
+        numa: numa(o)?,
         origin: None,
     };
     let mut spec = spec;
     resolve_blockx(o, &mut spec)?;
+    resolve_coupling(o, &mut spec)?;
     if align_given.is_none() {
         spec.align = spec.min_bs().max(1);
     }
@@ -617,7 +621,9 @@ fn resolve_prio(o: &WorkloadOptions, spec: &mut WorkloadSpec) -> Result<(), JobE
         .map_err(|m| JobError(format!("--prio-class: {m}")))?;
     let level = int::<u16>(&o.prio, "prio", (0, 7))?;
     spec.ioprio = match (class, level) {
-        (None, None) => 0,
+        // Class none without a level is no priority at all (0), what an
+        // absent --prio-class gives.
+        (None, None) | (Some(0), None) => 0,
         // fio: a level alone is best-effort's.
         (c, l) => prio::ioprio(
             c.unwrap_or(2),
@@ -632,6 +638,54 @@ fn resolve_prio(o: &WorkloadOptions, spec: &mut WorkloadSpec) -> Result<(), JobE
         o.cmdprio_bssplit.as_deref(),
     )
     .map_err(JobError)?;
+    Ok(())
+}
+
+/// `numa_cpu_nodes` and `numa_mem_policy` (syntax only: whether the
+/// nodes exist is the engine's question, when the workload starts).
+fn numa(o: &WorkloadOptions) -> Result<Option<iolab_spec::NumaSpec>, JobError> {
+    let cpu_nodes = match text(&o.numa_cpu_nodes) {
+        Some(t) => iolab_spec::numa::parse_nodes(t, "numa-cpu-nodes").map_err(|e| JobError(e.0))?,
+        None => Vec::new(),
+    };
+    let mem = text(&o.numa_mem_policy)
+        .map(iolab_spec::numa::parse_mem_policy)
+        .transpose()
+        .map_err(|e| JobError(e.0))?;
+    Ok((!cpu_nodes.is_empty() || mem.is_some()).then_some(iolab_spec::NumaSpec { cpu_nodes, mem }))
+}
+
+/// `exitall`/`exit_what` and `flow_weight`/`flow_id`/`flow_sleep`.
+fn resolve_coupling(o: &WorkloadOptions, spec: &mut WorkloadSpec) -> Result<(), JobError> {
+    let what = iolab_spec::ExitWhat::parse(text(&o.exit_what).unwrap_or("group"))
+        .map_err(|e| JobError(e.0))?;
+    spec.exitall = o.exitall.unwrap_or(false).then_some(what);
+    if let Some(w) = o.flow_weight {
+        if !(1..=u32::MAX as u64).contains(&w) {
+            return Err(JobError(format!(
+                "--flow-weight {w} is out of range; give a weight from 1 to {}",
+                u32::MAX
+            )));
+        }
+        let id = o.flow_id.unwrap_or(0);
+        let id = u32::try_from(id).map_err(|_| {
+            JobError(format!(
+                "--flow-id {id} is out of range; give 0 to {}",
+                u32::MAX
+            ))
+        })?;
+        let sleep = secs_v(&o.flow_sleep, "flow-sleep")?.unwrap_or(0.0);
+        if sleep > 1.0 {
+            return Err(JobError(format!(
+                "--flow-sleep {sleep} s is over a second; give e.g. 1ms"
+            )));
+        }
+        spec.flow_ctl = Some(iolab_spec::FlowSpec {
+            id,
+            weight: w as u32,
+            sleep_us: (sleep * 1e6).round() as u64,
+        });
+    }
     Ok(())
 }
 

@@ -367,6 +367,10 @@ pub struct WorkloadRaw {
     /// core; `None` without one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady: Option<SteadyRaw>,
+    /// Why the run core ended this workload before its own end: another
+    /// workload's `exitall` (fio); `None` when it ended on its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_by: Option<String>,
 }
 
 /// What the run core's steady-state check saw (fio `ss`): one sample a
@@ -386,6 +390,9 @@ pub struct SteadyRaw {
     /// The last window's samples, oldest first: I/Os and bytes per second.
     pub samples_iops: Vec<f64>,
     pub samples_bw: Vec<f64>,
+    /// The same samples' mean latency, nanoseconds.
+    #[serde(default)]
+    pub samples_lat_ns: Vec<f64>,
     /// Seconds each sample spans (1, or the interval when it is longer).
     pub sample_s: f64,
 }
@@ -495,6 +502,10 @@ pub struct RunRaw {
     pub complete: bool,
     pub incomplete_reason: Option<String>,
     pub notes: Vec<String>,
+    /// A workload with `exitall` and `exit_what = all` ended: the job's
+    /// later runs do not run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exit_all: bool,
 }
 
 impl RunRaw {
@@ -515,6 +526,7 @@ impl RunRaw {
             complete: w.complete,
             incomplete_reason: w.incomplete_reason.clone(),
             notes: w.notes.clone(),
+            exit_all: false,
             workloads: vec![w],
         }
     }

@@ -252,8 +252,10 @@ fn steady_state(w: &WorkloadRaw) -> Option<SteadyState> {
         value: raw.value.filter(|v| v.is_finite()).unwrap_or(0.0),
         iops_mean: mean(&raw.samples_iops),
         bw_mean: mean(&raw.samples_bw),
+        lat_mean_ns: mean(&raw.samples_lat_ns),
         samples_iops: raw.samples_iops,
         samples_bw: raw.samples_bw,
+        samples_lat_ns: raw.samples_lat_ns,
     })
 }
 
@@ -269,6 +271,7 @@ pub fn build_workload(w: &WorkloadRaw) -> WorkloadResult {
         targets: w.targets.iter().map(|t| target(t, secs)).collect(),
         complete: w.complete,
         incomplete_reason: w.incomplete_reason.clone(),
+        ended_by: w.ended_by.clone(),
         measured_s: secs,
         summary: summary(&w.ops, w.fsyncs, w.cpu, secs, w.spec.rate_iops),
         intervals: w.intervals.iter().map(interval_record).collect(),

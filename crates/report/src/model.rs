@@ -344,6 +344,10 @@ pub struct WorkloadResult {
     pub targets: Vec<TargetResult>,
     pub complete: bool,
     pub incomplete_reason: Option<String>,
+    /// Why the run ended this workload before its own end: another
+    /// workload's `exitall` (fio). Absent when it ended on its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_by: Option<String>,
     /// The workload's measured time: from the later of the run's warm-up
     /// end and its start, to its last completion. Rates divide by it.
     pub measured_s: f64,
@@ -481,6 +485,7 @@ impl WorkloadResult {
             targets: r.targets.clone(),
             complete: r.complete,
             incomplete_reason: r.incomplete_reason.clone(),
+            ended_by: None,
             measured_s: r.measured_s,
             summary: r.summary.clone(),
             intervals: r.intervals.clone(),
@@ -736,10 +741,11 @@ pub struct Histograms {
 /// levelled. `samples_*` are the last window's one-second samples.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SteadyState {
-    /// fio's name: `iops`, `iops_slope`, `bw`, `bw_slope`.
+    /// fio's name: `iops`, `iops_slope`, `bw`, `bw_slope`, `lat`,
+    /// `lat_slope`.
     pub criterion: String,
     /// The limit as given: percent of the mean when `percent`, else
-    /// I/Os or bytes per second.
+    /// I/Os or bytes per second, or nanoseconds of latency.
     pub limit: f64,
     pub percent: bool,
     pub duration_s: f64,
@@ -755,7 +761,14 @@ pub struct SteadyState {
     /// The window's mean IOPS and bandwidth (bytes per second).
     pub iops_mean: f64,
     pub bw_mean: f64,
+    /// The window's mean latency, nanoseconds (0 in documents written
+    /// before it was kept).
+    #[serde(default)]
+    pub lat_mean_ns: f64,
     /// The window's one-second samples, oldest first.
     pub samples_iops: Vec<f64>,
     pub samples_bw: Vec<f64>,
+    /// The same samples' mean latency, nanoseconds.
+    #[serde(default)]
+    pub samples_lat_ns: Vec<f64>,
 }

@@ -82,6 +82,7 @@ pub fn workload(name: &str, rw: &str, ivs: Vec<(u32, OpStats)>) -> WorkloadRaw {
         verify: None,
         fs: None,
         steady: None,
+        ended_by: None,
     }
 }
 
@@ -116,6 +117,7 @@ pub fn run_of(name: &str, workloads: Vec<WorkloadRaw>, n_intervals: u32) -> RunR
         complete: true,
         incomplete_reason: None,
         notes: vec![],
+        exit_all: false,
     }
 }
 

@@ -4,10 +4,12 @@
 //! resolved to a concrete value, validated, and serializable so that the
 //! result document records exactly what ran. The engine consumes it.
 
+pub mod coupling;
 pub mod dist;
 pub mod fileset;
 pub mod fs;
 pub mod fs_parse;
+pub mod numa;
 pub mod op;
 pub mod origin;
 pub mod params;
@@ -19,6 +21,8 @@ pub mod steady;
 pub mod units;
 pub mod workload;
 
+pub use coupling::{ExitWhat, FlowSpec};
+pub use numa::{MemMode, MemPolicy, NumaSpec};
 pub use op::Op;
 pub use origin::JobOrigin;
 pub use pattern::{parse_pattern, PatternBytes};

@@ -106,6 +106,11 @@ pub fn parse_cmdprio(
         }
     }
     let [read, write] = dirs;
+    // No share of any I/O given a priority (`cmdprio_percentage=0`) is
+    // no cmdprio at all.
+    if read.is_empty() && write.is_empty() {
+        return Ok(None);
+    }
     Ok(Some(CmdPrio { read, write }))
 }
 

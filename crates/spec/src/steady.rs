@@ -1,5 +1,5 @@
 //! Steady state (fio `ss`, `ss_dur`, `ss_ramp`): a workload ends as soon
-//! as its IOPS or bandwidth has levelled, judged over a sliding window of
+//! as its IOPS, bandwidth or mean latency has levelled, judged over a sliding window of
 //! one-second samples, and the result says whether it got there.
 
 use serde::{Deserialize, Serialize};
@@ -11,6 +11,8 @@ pub enum SteadyMetric {
     Iops,
     /// Bytes per second.
     Bw,
+    /// The mean latency of the sample's I/Os, nanoseconds (fio `lat`).
+    Lat,
 }
 
 /// How the window is judged (fio's two criteria).
@@ -29,7 +31,8 @@ pub struct SteadySpec {
     pub metric: SteadyMetric,
     pub check: SteadyCheck,
     /// The limit: a share of the window's mean in percent when `percent`,
-    /// else in the metric's own unit (I/Os or bytes per second).
+    /// else in the metric's own unit (I/Os or bytes per second, or
+    /// nanoseconds of latency).
     pub limit: f64,
     pub percent: bool,
     /// The window, seconds (fio `ss_dur`).
@@ -46,6 +49,8 @@ impl SteadySpec {
             (SteadyMetric::Iops, SteadyCheck::Slope) => "iops_slope",
             (SteadyMetric::Bw, SteadyCheck::Deviation) => "bw",
             (SteadyMetric::Bw, SteadyCheck::Slope) => "bw_slope",
+            (SteadyMetric::Lat, SteadyCheck::Deviation) => "lat",
+            (SteadyMetric::Lat, SteadyCheck::Slope) => "lat_slope",
         }
     }
 }
@@ -59,8 +64,10 @@ pub const MIN_STEADY_DURATION_S: f64 = 2.0;
 pub const MAX_STEADY_DURATION_S: f64 = 86_400.0;
 
 /// `steady`, `steady_duration` and `steady_ramp` as given (fio's `ss`
-/// syntax: `iops:10%`, `iops_slope:0.1%`, `bw:5%`, `bw_slope:10m`; an
-/// absolute bandwidth limit is a size per second).
+/// syntax: `iops:10%`, `iops_slope:0.1%`, `bw:5%`, `bw_slope:10m`,
+/// `lat:5%`, `lat_slope:50us`; an absolute bandwidth limit is a size per
+/// second, an absolute latency limit a time, in microseconds when it has
+/// no unit, as fio reads it).
 pub fn parse_steady(
     criterion: &str,
     duration_s: Option<f64>,
@@ -78,9 +85,11 @@ pub fn parse_steady(
         "iops_slope" => (SteadyMetric::Iops, SteadyCheck::Slope),
         "bw" => (SteadyMetric::Bw, SteadyCheck::Deviation),
         "bw_slope" => (SteadyMetric::Bw, SteadyCheck::Slope),
+        "lat" => (SteadyMetric::Lat, SteadyCheck::Deviation),
+        "lat_slope" => (SteadyMetric::Lat, SteadyCheck::Slope),
         other => {
             return e(format!(
-                "--steady {other} is not a criterion; use iops, iops_slope, bw or bw_slope"
+                "--steady {other} is not a criterion; use iops, iops_slope, bw, bw_slope, lat or lat_slope"
             ))
         }
     };
@@ -88,13 +97,14 @@ pub fn parse_steady(
     let (value, percent) = match limit.strip_suffix('%') {
         Some(p) => (p.trim().parse::<f64>().ok(), true),
         None if metric == SteadyMetric::Iops => (limit.parse::<f64>().ok(), false),
+        None if metric == SteadyMetric::Lat => (lat_limit_ns(limit), false),
         None => (crate::parse_size(limit).ok().map(|b| b as f64), false),
     };
     let Some(limit_v) = value.filter(|v| v.is_finite() && *v >= 0.0) else {
-        let eg = if metric == SteadyMetric::Iops {
-            "10% or 50 (I/Os per second)"
-        } else {
-            "5% or 10m (bytes per second)"
+        let eg = match metric {
+            SteadyMetric::Iops => "10% or 50 (I/Os per second)",
+            SteadyMetric::Bw => "5% or 10m (bytes per second)",
+            SteadyMetric::Lat => "5% or 200us (latency)",
         };
         return e(format!(
             "--steady {t}: '{limit}' is not a limit; give a number of 0 or more, e.g. {name}:{eg}"
@@ -123,6 +133,16 @@ pub fn parse_steady(
     })
 }
 
+/// An absolute latency limit in nanoseconds: a time, microseconds when
+/// it has no unit (fio's default unit for its latency limit).
+fn lat_limit_ns(s: &str) -> Option<f64> {
+    let bare = s.parse::<f64>().ok();
+    match bare {
+        Some(us) => Some(us * 1e3),
+        None => crate::parse_duration(s).ok().map(|d| d.as_nanos() as f64),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,13 +162,23 @@ mod tests {
         assert_eq!((s.limit, s.percent), (25.0, false));
         let s = parse_steady("bw_slope:2 %", Some(3.0), 0.0).unwrap();
         assert_eq!((s.criterion(), s.limit, s.percent), ("bw_slope", 2.0, true));
+        let s = parse_steady("lat:5%", Some(2.0), 0.0).unwrap();
+        assert_eq!((s.criterion(), s.limit, s.percent), ("lat", 5.0, true));
+        let s = parse_steady("lat_slope:50", Some(2.0), 0.0).unwrap();
+        assert_eq!(
+            (s.criterion(), s.limit, s.percent),
+            ("lat_slope", 50_000.0, false)
+        );
+        let s = parse_steady("lat:2ms", Some(2.0), 0.0).unwrap();
+        assert_eq!((s.limit, s.percent), (2_000_000.0, false));
     }
 
     #[test]
     fn refuses_bad_criteria_with_one_line() {
         for (c, d, what) in [
             ("iops", Some(2.0), "no limit"),
-            ("lat:5%", Some(2.0), "not a criterion"),
+            ("clat:5%", Some(2.0), "not a criterion"),
+            ("lat:5xs", Some(2.0), "not a limit"),
             ("iops:x%", Some(2.0), "not a limit"),
             ("iops:-1%", Some(2.0), "not a limit"),
             ("iops:5%", None, "needs its window"),

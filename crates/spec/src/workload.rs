@@ -327,6 +327,18 @@ pub struct WorkloadSpec {
     /// Writes carry RWF_ATOMIC (fio `atomic`).
     #[serde(default, skip_serializing_if = "is_false")]
     pub atomic: bool,
+    /// When this workload ends, end others too (fio `exitall`, scope
+    /// `exit_what`); `None`: the others go on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exitall: Option<crate::ExitWhat>,
+    /// Token-based flow control with the run's other workloads of the
+    /// same flow id (fio `flow`); `None`: not coupled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow_ctl: Option<crate::FlowSpec>,
+    /// NUMA placement of the workers (fio `numa_cpu_nodes`,
+    /// `numa_mem_policy`); `None`: unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub numa: Option<crate::NumaSpec>,
     /// The fio (vdbench, filebench) section this workload came from, for
     /// exporters in that tool's language; `None` for iolab's own jobs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -513,6 +525,9 @@ impl WorkloadSpec {
             unlink: false,
             fill: false,
             atomic: false,
+            exitall: None,
+            flow_ctl: None,
+            numa: None,
             origin: None,
         }
     }

@@ -337,6 +337,7 @@ impl Driver for FsDriver {
             verify: None,
             fs: Some(self.fs_raw()),
             steady: None,
+            ended_by: None,
         }
     }
 

@@ -10,6 +10,7 @@
 //! options, [`files`] its files and the file-system engines, [`val`]
 //! reads fio's values.
 
+mod coupling;
 mod files;
 mod integrity;
 mod job;
@@ -435,6 +436,7 @@ pub fn translate(file: &FioFile, lo: &LoadOptions) -> Result<Translation, JobErr
     }
     close_run(&mut run, &mut warmup, &mut interval, &mut notes);
     out.runs.push(run);
+    coupling::exitall_everywhere(&mut out.runs);
     for v in &file.unused_vars {
         notes.once(format!("{v} was given but no job uses ${{{v}}}"));
     }

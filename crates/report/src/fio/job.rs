@@ -177,8 +177,13 @@ fn depth_objects(qd: u32, ios: u64) -> [Obj; 3] {
 /// fio's `steadystate` object.
 fn steady_object(s: &SteadyState) -> Obj {
     let pct = if s.percent { "%" } else { "" };
-    let iops_metric = s.criterion.starts_with("iops");
-    let mean = if iops_metric { s.iops_mean } else { s.bw_mean };
+    let mean = if s.criterion.starts_with("iops") {
+        s.iops_mean
+    } else if s.criterion.starts_with("lat") {
+        s.lat_mean_ns
+    } else {
+        s.bw_mean
+    };
     let raw = if s.percent {
         s.value * mean / 100.0
     } else {
@@ -195,8 +200,12 @@ fn steady_object(s: &SteadyState) -> Obj {
     let ints = |v: &[f64]| J::A(v.iter().map(|x| J::U(x.round().max(0.0) as u64)).collect());
     let mut data = Obj::new();
     data.put("bw_mean", s.bw_mean.round() as u64)
-        .put("iops_mean", s.iops_mean.round() as u64)
-        .put("iops", ints(&s.samples_iops))
+        .put("iops_mean", s.iops_mean.round() as u64);
+    if s.criterion.starts_with("lat") {
+        data.put("lat_mean", s.lat_mean_ns.round() as u64)
+            .put("lat_ns", ints(&s.samples_lat_ns));
+    }
+    data.put("iops", ints(&s.samples_iops))
         .put("bw", ints(&s.samples_bw));
     o.put("data", data);
     o

@@ -245,6 +245,8 @@ fn steady_state_in_fios_shape() {
         bw_mean: 4_505_600.0,
         samples_iops: vec![1000.0, 1100.0, 1200.0],
         samples_bw: vec![4_096_000.0, 4_505_600.0, 4_915_200.0],
+        lat_mean_ns: 0.0,
+        samples_lat_ns: vec![],
     });
     let v = json(&doc, false);
     let s = &v["jobs"][0]["steadystate"];

@@ -362,6 +362,7 @@ pub(crate) fn map_job(job: &Job, notes: &mut Notes) -> Result<Mapped, JobError> 
         Engine::Block(e) => block_job(job, e, jobs, &mut k, notes)?,
     }
     common(job, &mut k, notes)?;
+    super::coupling::coupling(job, &mut k)?;
     let interval_us = match job.uint("log_avg_msec")? {
         Some(0) | None => None,
         Some(ms) => Some(ms.saturating_mul(1000)),
@@ -703,21 +704,12 @@ fn pacing(
 /// Options of every job: steady state, pinning, clock, errors, safety.
 fn common(job: &Job, k: &mut Keys, notes: &mut Notes) -> Result<(), JobError> {
     if let Some(v) = job.val("steadystate") {
-        let v = v.to_ascii_lowercase();
-        if v.starts_with("lat") {
-            job.unsupported(
-                "steadystate",
-                "iolab's steady state watches IOPS or bandwidth",
-                notes,
-            )?;
-        } else {
-            k.s("steady", v);
-            if let Some(us) = job.time("steadystate_duration", 1_000_000)? {
-                k.s("steady_duration", val::fmt_us(us));
-            }
-            if let Some(us) = job.time("steadystate_ramp_time", 1_000_000)? {
-                k.s("steady_ramp", val::fmt_us(us));
-            }
+        k.s("steady", v.to_ascii_lowercase());
+        if let Some(us) = job.time("steadystate_duration", 1_000_000)? {
+            k.s("steady_duration", val::fmt_us(us));
+        }
+        if let Some(us) = job.time("steadystate_ramp_time", 1_000_000)? {
+            k.s("steady_ramp", val::fmt_us(us));
         }
     }
     if let Some(c) = job.val("cpus_allowed") {
@@ -725,6 +717,24 @@ fn common(job: &Job, k: &mut Keys, notes: &mut Notes) -> Result<(), JobError> {
         if job.val("cpus_allowed_policy") == Some("shared") {
             notes.once("cpus_allowed_policy=shared: iolab pins each worker to one CPU of the list in turn (split)");
         }
+    }
+    if let Some(v) = job.val("numa_cpu_nodes") {
+        if iolab_spec::numa::parse_nodes(v, "numa-cpu-nodes").is_err() {
+            return Err(job.bad(
+                "numa_cpu_nodes",
+                "give NUMA nodes and ranges such as 0 or 0-1,3",
+            ));
+        }
+        k.s("numa_cpu_nodes", v);
+    }
+    if let Some(v) = job.val("numa_mem_policy") {
+        if iolab_spec::numa::parse_mem_policy(v).is_err() {
+            return Err(job.bad(
+                "numa_mem_policy",
+                "fio's policies are default, local, prefer:N, bind:NODES and interleave:NODES",
+            ));
+        }
+        k.s("numa_mem_policy", v);
     }
     if let Some(c) = job.val("clocksource") {
         match c {

@@ -59,6 +59,8 @@ pub const MAPPED: &[&str] = &[
     "directory",
     "do_verify",
     "end_fsync",
+    "exit_what",
+    "exitall",
     "fallocate",
     "fdatasync",
     "file_service_type",
@@ -66,6 +68,9 @@ pub const MAPPED: &[&str] = &[
     "filename_format",
     "filesize",
     "fill_device",
+    "flow",
+    "flow_id",
+    "flow_sleep",
     "fsync",
     "group_reporting",
     "ignore_error",
@@ -81,6 +86,8 @@ pub const MAPPED: &[&str] = &[
     "new_group",
     "norandommap",
     "nrfiles",
+    "numa_cpu_nodes",
+    "numa_mem_policy",
     "number_ios",
     "numjobs",
     "offset",
@@ -255,7 +262,6 @@ const REASONS: &[(&str, &str)] = &[
         "trim_",
         "iolab trims only through rw=trim, randtrim and trimwrite",
     ),
-    ("numa_", "iolab does not bind memory to NUMA nodes"),
     ("cgroup", "iolab does not manage cgroups"),
     (
         "write_hist_log",
@@ -267,8 +273,11 @@ const REASONS: &[(&str, &str)] = &[
     ),
     ("latency_", "iolab has no latency-target search"),
     ("max_latency", "iolab has no latency-target search"),
-    ("flow", "iolab does not couple jobs' progress"),
-    ("exit", "iolab runs each job to its own end"),
+    ("flow_watermark", "iolab's flow control has no watermark"),
+    (
+        "exitall_on_error",
+        "iolab stops a workload on errors with on_error, not its neighbours",
+    ),
     ("verify", "iolab's stamps have their own layout"),
     (
         "ioscheduler",
@@ -338,7 +347,9 @@ mod tests {
         assert!(FIO_OPTIONS.windows(2).all(|w| w[0] < w[1]));
         assert!(ENGINE_OPTIONS.windows(2).all(|w| w[0].0 < w[1].0));
         for k in MAPPED {
-            let fio = FIO_OPTIONS.binary_search(k).is_ok();
+            // fio's own options, or its io_uring/libaio engines' (cmdprio*).
+            let fio =
+                FIO_OPTIONS.binary_search(k).is_ok() || ENGINE_OPTIONS.iter().any(|(e, _)| e == k);
             assert!(fio, "{k} is not in fio's option table");
         }
         for (k, _) in IGNORED {
