@@ -162,9 +162,9 @@ pub fn run(args: Args) -> ExitCode {
         .collect();
     let res = compare::compare(&input, &args.ignore);
     match args.format.as_str() {
-        "md" => print!("{}", render::markdown(&res)),
-        "csv" => print!("{}", render::csv(&res)),
-        _ => print!("{}", render::text(&res)),
+        "md" => out!("{}", render::markdown(&res)),
+        "csv" => out!("{}", render::csv(&res)),
+        _ => out!("{}", render::text(&res)),
     }
     if let Some(o) = html_out {
         if let Err(e) = o.write_bytes(render::html(&res).as_bytes()) {

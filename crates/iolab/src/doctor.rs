@@ -48,7 +48,7 @@ pub fn run(args: Args) -> ExitCode {
     let root = Sysroot::new(&args.sysroot);
     let runner = runner_for(&root);
     let report = doctor(&root, runner.as_ref(), &args.targets);
-    print!("{}", render_text(&report));
+    out!("{}", render_text(&report));
     if let Some(out) = &out {
         let mut text = match serde_json::to_string_pretty(&report) {
             Ok(t) => t,

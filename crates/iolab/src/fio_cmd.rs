@@ -401,7 +401,7 @@ fn load(files: &[(String, String)], lo: &LoadOptions) -> Result<Loaded, String> 
 }
 
 fn help() -> ExitCode {
-    println!(
+    outln!(
         "iolab fio: fio's job options, job files and flags, run by iolab (docs/fio.md)\n\n{AFTER_HELP}"
     );
     ExitCode::SUCCESS
@@ -413,7 +413,7 @@ pub fn run(args: Args) -> ExitCode {
         Ok(Parsed::Run(l)) => l,
         Ok(Parsed::Help) => return help(),
         Ok(Parsed::Version) => {
-            println!(
+            outln!(
                 "iolab-{}: speaks fio's job files, command line and JSON (docs/fio.md)",
                 env!("CARGO_PKG_VERSION")
             );

@@ -1,6 +1,25 @@
 //! The `iolab` binary: parse arguments, build the workloads, run them, hand
 //! the results to the exporters. Nothing else lives here.
 
+/// `println!` for iolab's own output, which never panics on a closed
+/// stdout (`iolab fio ... | head`): Rust ignores SIGPIPE, so the write
+/// fails with EPIPE, and a run must go on to keep its result document,
+/// outputs and clean-up. What was not printed is in the document.
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+
+/// `print!` for iolab's own output; see [`outln!`].
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($t)*);
+    }};
+}
+
 mod cli;
 mod compare_cmd;
 mod default_job;

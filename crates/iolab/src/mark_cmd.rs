@@ -39,11 +39,11 @@ pub fn run(args: Args) -> ExitCode {
     };
     match send(&marks::socket_path(&dir, pid), &label) {
         Ok(Reply::At(s, name)) => {
-            println!("marked '{label}' at {s:.3} s into run {name} (pid {pid})");
+            outln!("marked '{label}' at {s:.3} s into run {name} (pid {pid})");
             ExitCode::SUCCESS
         }
         Ok(Reply::BeforeStart(name)) => {
-            println!("marked '{label}' before run {name} started its clock (at 0 s; pid {pid})");
+            outln!("marked '{label}' before run {name} started its clock (at 0 s; pid {pid})");
             ExitCode::SUCCESS
         }
         Ok(Reply::Refused(why)) => fail(&format!("iolab {pid} refused the mark: {why}")),

@@ -390,7 +390,7 @@ impl Out {
     fn header_once(&mut self) -> bool {
         let first = !self.header_done;
         if first {
-            println!("{}", header());
+            outln!("{}", header());
             self.header_done = true;
         }
         first
@@ -408,7 +408,7 @@ impl Observer for Out {
             return;
         }
         self.header_once();
-        println!("{}", event_line(ev));
+        outln!("{}", event_line(ev));
         let _ = std::io::stdout().flush();
     }
 
@@ -432,11 +432,11 @@ impl Observer for Out {
             return;
         };
         if !self.header_once() && iv.index > 0 && rows.len() > 1 && !self.skip_idle {
-            println!(); // as iostat: one block per interval
+            outln!(); // as iostat: one block per interval
         }
         for r in rows {
             if !(self.skip_idle && idle(r)) {
-                println!("{}", device_line(iv.end_ns, r));
+                outln!("{}", device_line(iv.end_ns, r));
             }
         }
         let _ = std::io::stdout().flush();

@@ -40,41 +40,39 @@ pub fn run(args: Args) -> ExitCode {
             return ExitCode::from(EXIT_BAD_INPUT);
         }
     };
-    println!("per-LUN queue depth: {}", p.per_lun);
-    println!();
-    println!("arithmetic:");
+    outln!("per-LUN queue depth: {}", p.per_lun);
+    outln!();
+    outln!("arithmetic:");
     for s in &p.steps {
-        println!("  {s}");
+        outln!("  {s}");
     }
     if p.per_lun == 0 {
-        println!();
-        println!(
+        outln!();
+        outln!(
             "  {} hosts x {} LUNs is more than the port's {} commands: not even one command per LUN.",
             p.hosts, p.luns, p.port_queue
         );
-        println!("  Spread the LUNs over more target ports, or use fewer, larger LUNs.");
+        outln!("  Spread the LUNs over more target ports, or use fewer, larger LUNs.");
         return ExitCode::SUCCESS;
     }
     let q = p.per_lun;
-    println!();
-    println!("Linux (per SCSI disk; takes effect at once, lost at reboot):");
-    println!("  echo {q} > /sys/block/sdX/device/queue_depth");
-    println!("  cat /sys/block/sdX/device/queue_depth     # check; the HBA driver may cap it");
-    println!("to keep it, a udev rule, e.g. /etc/udev/rules.d/99-iolab-queue-depth.rules:");
-    println!(
+    outln!();
+    outln!("Linux (per SCSI disk; takes effect at once, lost at reboot):");
+    outln!("  echo {q} > /sys/block/sdX/device/queue_depth");
+    outln!("  cat /sys/block/sdX/device/queue_depth     # check; the HBA driver may cap it");
+    outln!("to keep it, a udev rule, e.g. /etc/udev/rules.d/99-iolab-queue-depth.rules:");
+    outln!(
         "  ACTION==\"add|change\", SUBSYSTEM==\"block\", KERNEL==\"sd*[!0-9]\", ENV{{ID_VENDOR}}==\"VENDOR\", ATTR{{device/queue_depth}}=\"{q}\""
     );
-    println!(
+    outln!(
         "  (match the array's vendor or model; then: udevadm control --reload && udevadm trigger)"
     );
-    println!();
-    println!("Solaris (what it was): in /etc/system, set sd:sd_max_throttle={q}");
-    println!(
+    outln!();
+    outln!("Solaris (what it was): in /etc/system, set sd:sd_max_throttle={q}");
+    outln!(
         "  (ssd:ssd_max_throttle={q} for FC disks under the ssd driver); takes effect at reboot."
     );
-    println!();
-    println!(
-        "Prefer the smaller number when in doubt, and redo this when LUNs or hosts are added."
-    );
+    outln!();
+    outln!("Prefer the smaller number when in doubt, and redo this when LUNs or hosts are added.");
     ExitCode::SUCCESS
 }

@@ -48,17 +48,17 @@ impl Observer for Term {
             return;
         }
         if run.workloads.len() > 1 {
-            println!("{}: {} workloads at once", run.name, run.workloads.len());
+            outln!("{}: {} workloads at once", run.name, run.workloads.len());
         }
         for w in &run.workloads {
             match &w.fs {
                 Some(fs) => {
-                    println!("{}", w.fs_heading().unwrap_or_default());
+                    outln!("{}", w.fs_heading().unwrap_or_default());
                     for line in fs.describe() {
-                        println!("  {line}");
+                        outln!("  {line}");
                     }
                 }
-                None => println!("{}", terminal::run_heading(w)),
+                None => outln!("{}", terminal::run_heading(w)),
             }
         }
     }
@@ -92,7 +92,7 @@ impl Observer for Term {
             let names: Vec<&str> = run.workloads.iter().map(|w| w.name.as_str()).collect();
             if !self.header_done {
                 let fs = run.workloads.iter().any(|w| w.fs.is_some());
-                println!("{}", terminal::interval_header_of(&names, fs));
+                outln!("{}", terminal::interval_header_of(&names, fs));
                 self.header_done = true;
             }
             let ws: Vec<(&str, Option<&Interval>)> = names
@@ -101,7 +101,7 @@ impl Observer for Term {
                 .zip(recs.iter().map(Option::as_ref))
                 .collect();
             for line in terminal::interval_lines(&rec, &ws) {
-                println!("{line}");
+                outln!("{line}");
             }
             let _ = std::io::stdout().flush();
         }
@@ -123,7 +123,7 @@ impl Observer for Term {
         }
         self.clear_progress();
         if !self.silent {
-            println!("{}", terminal::event_line(&iolab_report::event_record(ev)));
+            outln!("{}", terminal::event_line(&iolab_report::event_record(ev)));
         }
         let _ = std::io::stdout().flush();
     }
@@ -229,11 +229,11 @@ pub fn run_loaded(
     // The notes of a fio job (engine mapping, options passed over, unused
     // NAME=VALUE pairs), once, before anything else is said about it.
     for n in &notes {
-        println!("{n}");
+        outln!("{n}");
     }
     if args.parse_only {
         // Parsed and resolved: the plan, with no target or output looked at.
-        print!("{}", iolab_plan::dry_run_text(&plan));
+        out!("{}", iolab_plan::dry_run_text(&plan));
         return ExitCode::SUCCESS;
     }
     let out = Output {
@@ -252,7 +252,7 @@ pub fn run_loaded(
         cleanup(&out.temp_file);
         return match checked {
             Ok(_) => {
-                print!("{}", iolab_plan::dry_run_text(&plan));
+                out!("{}", iolab_plan::dry_run_text(&plan));
                 ExitCode::SUCCESS
             }
             Err(e) => bad_input(&e),
@@ -370,7 +370,7 @@ pub fn execute(
         live,
     };
     if sweep && !silent {
-        println!("plan: {}", iolab_plan::describe(&plan));
+        outln!("plan: {}", iolab_plan::describe(&plan));
     }
     let pause = std::time::Duration::from_secs_f64(plan.info.pause_s);
     let repeats = plan.info.repeat;
@@ -390,7 +390,7 @@ pub fn execute(
         term.header_done = false;
         if sweep && !silent {
             term.clear_progress();
-            println!("{}", sweep_line(i, n, &planned, repeats));
+            outln!("{}", sweep_line(i, n, &planned, repeats));
         }
         let mut spec = planned.spec.clone();
         marks.set_name(&spec.name);
@@ -429,7 +429,7 @@ pub fn execute(
             run.params = planned.params_map();
         }
         if !silent {
-            println!("{}", terminal::summary(&run));
+            outln!("{}", terminal::summary(&run));
         }
         if let Some(line) = failure_line(&run) {
             eprintln!("iolab: {line}");
@@ -472,7 +472,7 @@ pub fn execute(
         }
         if exit_all {
             if !silent {
-                println!(
+                outln!(
                     "exitall: a workload with exit_what=all ended; the remaining {} run{} do not run",
                     n - i - 1,
                     if n - i - 1 == 1 { "" } else { "s" }
@@ -492,7 +492,7 @@ pub fn execute(
     }
     // A plan ends with its summary table, one row per point.
     if sweep && !silent && !doc.points.is_empty() {
-        println!("{}", terminal::points_table(&doc));
+        outln!("{}", terminal::points_table(&doc));
     }
     if let Err(e) = save(&doc) {
         if stream {

@@ -286,9 +286,9 @@ pub fn verify_command(args: VerifyArgs) -> ExitCode {
     result.stopped_on_max_errors = args.max_errors > 0 && result.findings_total >= args.max_errors;
     result.read_errors = read_errors;
     result.bytes_scanned = bytes;
-    print!("{}", terminal::verify_summary(&result));
+    out!("{}", terminal::verify_summary(&result));
     for e in result.read_errors.iter().take(10) {
-        println!(
+        outln!(
             "  read error on {} at offset {}: {}",
             e.target,
             e.offset,
@@ -296,7 +296,7 @@ pub fn verify_command(args: VerifyArgs) -> ExitCode {
         );
     }
     let secs = t0.elapsed().as_secs_f64();
-    println!(
+    outln!(
         "verified {:.1} MiB in {secs:.1} s",
         bytes as f64 / 1048576.0
     );

@@ -614,3 +614,28 @@ fn dry_run_checks_its_outputs_like_the_real_run() {
     assert!(!d.path().join("new.json").exists());
     assert!(!d.path().join("t.dat").exists());
 }
+
+/// A closed stdout (`iolab fio ... | head`) does not stop the run: the
+/// lines that could not be printed are in the result document, which is
+/// written, and the exit is 0 (before, the first interval line panicked
+/// with "failed printing to stdout" and exit 101, no document).
+#[test]
+fn a_closed_stdout_does_not_stop_the_run_or_lose_the_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let doc = dir.path().join("doc.json");
+    let target = dir.path().join("t");
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"))
+        .args(["fio", "--name=x", "--rw=read", "--size=64k", "--json"])
+        .arg(&doc)
+        .arg(format!("--filename={}", target.display()))
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&doc).expect("the document is written");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["runs"][0]["summary"]["read"]["bytes"], 65536);
+}

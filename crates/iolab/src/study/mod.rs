@@ -41,8 +41,8 @@ pub fn run(args: Args) -> ExitCode {
     };
     let (code, last) = execute(planned, plan, out, &mut |_| {});
     if let Some(s) = last {
-        println!();
-        print!("{}", study_text(&s));
+        outln!();
+        out!("{}", study_text(&s));
     }
     code
 }
@@ -53,12 +53,12 @@ pub fn dry_run(planned: &Planned, plan: &iolab_plan::Plan) -> ExitCode {
     if let Err(e) = crate::targets::check_targets(plan) {
         return bad_input(&e);
     }
-    println!(
+    outln!(
         "study {}: {}",
         planned.study.kind.name(),
         planned.study.kind.title()
     );
-    print!("{}", iolab_plan::dry_run_text(plan));
+    out!("{}", iolab_plan::dry_run_text(plan));
     ExitCode::SUCCESS
 }
 
