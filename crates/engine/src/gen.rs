@@ -266,6 +266,11 @@ impl IoGen {
     }
 
     /// Whether this generator plans trims.
+    /// Offset and length alignment in bytes.
+    pub fn align(&self) -> u64 {
+        self.align
+    }
+
     pub fn trims(&self) -> bool {
         self.trim != TrimMode::None
     }

@@ -493,10 +493,13 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
             }
             None => self.now,
         };
-        let plan = self.c.gen.next_io();
-        if self.measuring && !self.charge(plan.len) {
-            self.stopping = true;
-            return None;
+        let mut plan = self.c.gen.next_io();
+        if self.measuring {
+            plan.len = self.charge(plan.len);
+            if plan.len == 0 {
+                self.stopping = true;
+                return None;
+            }
         }
         if let Some(f) = self.c.flow.as_mut() {
             f.count();
@@ -504,22 +507,29 @@ impl<E: Engine, V: Hooks> Worker<E, V> {
         Some((plan, due))
     }
 
-    /// Take one I/O of `len` bytes from the budget; false when spent.
+    /// Take one I/O of `len` bytes from the budget: the length to issue,
+    /// 0 when the budget is spent. The last I/O of a byte budget is cut
+    /// to what is left when that is aligned, as fio cuts it, so a mix of
+    /// block sizes ends on the byte count (not up to a block beyond).
     #[inline(always)]
-    fn charge(&mut self, len: u32) -> bool {
+    fn charge(&mut self, len: u32) -> u32 {
         if let Some(b) = self.budget_ops.as_mut() {
             if *b == 0 {
-                return false;
+                return 0;
             }
             *b -= 1;
         }
+        let mut len = len;
         if let Some(b) = self.budget_bytes.as_mut() {
             if *b == 0 {
-                return false;
+                return 0;
+            }
+            if *b < len as u64 && *b % self.c.gen.align() == 0 {
+                len = *b as u32;
             }
             *b = b.saturating_sub(len as u64);
         }
-        true
+        len
     }
 
     /// Plan, prepare and queue one read or write.

@@ -587,3 +587,99 @@ fn fio_json_goes_through_a_fifo() {
     let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
     assert_eq!(v["jobs"][0]["jobname"], "w", "{v:#}");
 }
+
+/// `iolab fio ARGS --output-format=json` in `dir`: fio's JSON.
+fn fio_json_of(dir: &Path, args: &[&str]) -> Value {
+    let o = iolab()
+        .current_dir(dir)
+        .arg("fio")
+        .args(args)
+        .arg("--output-format=json")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// fio's amounts, as fio 3.33 and 3.42 do them (found by review against
+/// real fio): a mix of block sizes ends exactly on `size` (fio cuts the
+/// last I/O), `number_ios` counts per loop, `size` never exceeds what
+/// `nrfiles` x `filesize` hold, and a write-only job writes its new file
+/// once (no prefill: fio lays files out only for jobs that read).
+#[test]
+fn fio_amounts_follow_fio() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bytes = |v: &Value| {
+        v["jobs"][0]["read"]["io_bytes"].as_u64().unwrap()
+            + v["jobs"][0]["write"]["io_bytes"].as_u64().unwrap()
+    };
+    let mix = [
+        "--name=m",
+        "--filename=m",
+        "--rw=randrw",
+        "--bssplit=4k/50:64k/50",
+    ];
+    let one = fio_json_of(d, &[&mix[..], &["--size=512k"]].concat());
+    assert_eq!(bytes(&one), 512 << 10);
+    let two = fio_json_of(d, &[&mix[..], &["--size=512k", "--numjobs=2"]].concat());
+    assert_eq!(bytes(&two), 1 << 20);
+    let loops = fio_json_of(
+        d,
+        &[
+            "--name=l",
+            "--filename=l",
+            "--rw=read",
+            "--size=4m",
+            "--number_ios=10",
+            "--loops=3",
+        ],
+    );
+    assert_eq!(loops["jobs"][0]["read"]["total_ios"], 30);
+    let capped = fio_json_of(
+        d,
+        &[
+            "--name=c",
+            "--directory=.",
+            "--rw=read",
+            "--bs=4k",
+            "--nrfiles=2",
+            "--filesize=128k",
+            "--size=1m",
+        ],
+    );
+    assert_eq!(capped["jobs"][0]["read"]["io_bytes"], 256 << 10);
+    let doc = d.join("w.json");
+    let o = iolab()
+        .current_dir(d)
+        .args(["fio", "--name=w", "--filename=w", "--rw=write", "--size=1m"])
+        .arg(format!("--json={}", doc.display()))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&doc).unwrap()).unwrap();
+    let t = &v["runs"][0]["targets"][0];
+    assert_eq!(t["created"], true, "{t}");
+    assert_eq!(t["prefilled_bytes"], 0, "a write-only job prefilled: {t}");
+}
+
+/// fio --readonly creates and extends nothing: a missing file is one line,
+/// exit 2, and is still missing.
+#[test]
+fn readonly_never_creates_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = iolab()
+        .current_dir(dir.path())
+        .args([
+            "fio",
+            "--readonly",
+            "--name=x",
+            "--filename=new",
+            "--rw=read",
+            "--size=64k",
+        ])
+        .output()
+        .unwrap();
+    assert_one_line_bad(&o, "does not exist");
+    assert!(!dir.path().join("new").exists());
+}

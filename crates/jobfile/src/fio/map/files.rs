@@ -135,7 +135,16 @@ pub(crate) fn block_files(
         let end = offset
             .saturating_add(inc.saturating_mul(jobs - 1))
             .saturating_add(r);
-        k.s("size", val::fmt_size(end));
+        if job.lo.readonly {
+            // fio --readonly refuses to create or extend a file
+            // ("refusing extend of file due to read-only"): `range`
+            // bounds the region without making anything.
+            if inc == 0 {
+                k.s("range", val::fmt_size(r));
+            }
+        } else {
+            k.s("size", val::fmt_size(end));
+        }
     }
     if offset > 0 {
         k.s("offset", val::fmt_size(offset));
@@ -146,13 +155,14 @@ pub(crate) fn block_files(
             k.s("range", val::fmt_size(r));
         }
     }
-    amount(
-        job,
-        jobs,
-        size.or(region.map(|r| r.saturating_mul(nfiles))),
-        k,
-        notes,
-    )?;
+    // Each clone moves its size, but never more than its files hold
+    // (fio: size=1m over nrfiles=2 of filesize=128k reads 256 KiB).
+    let files_hold = filesize.map(|f| f.saturating_mul(nfiles));
+    let per_clone_amount = match (size, files_hold) {
+        (Some(s), Some(h)) => Some(s.min(h)),
+        (s, h) => s.or(h).or(region.map(|r| r.saturating_mul(nfiles))),
+    };
+    amount(job, jobs, per_clone_amount, k, notes)?;
     file_options(job, d, k, notes)
 }
 
@@ -188,7 +198,7 @@ fn amount(
         k.s("io_size", val::fmt_size(total));
     }
     if let Some(n) = job.uint("number_ios")?.filter(|n| *n > 0) {
-        k.n("ops", n.saturating_mul(jobs));
+        k.n("ops", n.saturating_mul(loops).saturating_mul(jobs));
     }
     let fill = job.flag("fill_device")? == Some(true);
     if per_clone.is_none() && runtime.is_none() && job.opt("number_ios").is_none() && !fill {
@@ -207,8 +217,13 @@ fn file_options(job: &Job, d: &Dirs, k: &mut Keys, notes: &mut Notes) -> Result<
     if job.flag("unlink")? == Some(true) {
         k.b("unlink", true);
     }
-    if job.flag("overwrite")? == Some(true) && d.write {
+    // fio lays a file out (writes it whole) only for a job that reads
+    // it or with overwrite=1 (filesetup.c); a write-only job writes a
+    // new file once, so iolab's prefill of files it created is off.
+    if job.flag("overwrite")? == Some(true) && d.write && !job.lo.readonly {
         k.b("prefill", true);
+    } else if !d.read || job.lo.readonly {
+        k.b("prefill", false);
     }
     for (key, why) in [
         ("openfiles", "iolab keeps a job's files open"),
