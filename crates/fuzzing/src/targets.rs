@@ -36,7 +36,7 @@ fn words_of(s: &str) -> Vec<String> {
 
 /// Sizes, durations, block-size mixes, CPU lists, `--rw`, `--distribution`,
 /// `--data`, `--engine`, a fileset's `sizes` mix, `--p99-bound`, `--steady`,
-/// `NAME=VALUE` arguments, iozone's command line, the list
+/// I/O priorities, data patterns, NUMA nodes and policies, `NAME=VALUE` arguments, iozone's command line, the list
 /// syntax of sweepable flags,
 /// sysfs numbers and the lines of the mark protocol: the whole input, then each of its lines.
 pub fn units(data: &[u8]) {
@@ -65,6 +65,12 @@ pub fn units(data: &[u8]) {
         file_system_text(s);
         let _ = iolab_report::study::P99Bound::parse(s);
         let _ = iolab_spec::steady::parse_steady(s, Some(2.0), 0.0);
+        let _ = iolab_spec::prio::parse_class(s);
+        let _ = iolab_spec::prio::parse_cmdprio(Some(s), None, None, None);
+        let _ = iolab_spec::prio::parse_cmdprio(None, Some("be"), Some("4"), Some(s));
+        let _ = iolab_spec::pattern::parse_pattern(s);
+        let _ = iolab_spec::numa::parse_nodes(s, "numa-cpu-nodes");
+        let _ = iolab_spec::numa::parse_mem_policy(s);
         let _ = iolab_jobfile::frontend::parse_vars(&words_of(s));
         // iozone's command line (`iolab iozone`), the line's words.
         let _ = iolab_plan::study::iozone_cli::parse(&words_of(s));
