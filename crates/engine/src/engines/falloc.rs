@@ -4,7 +4,7 @@
 //! choice: allocation without growing the file), a trim a punched hole;
 //! fsyncs are fsyncs. Nothing is copied, so the buffers are untouched.
 
-use super::{hand_over, neg_errno, Cqe, Engine, OpKind, Sqe};
+use super::{neg_errno, Cqe, Engine, OpKind, Sqe};
 use std::io;
 use std::os::unix::io::RawFd;
 
@@ -54,16 +54,7 @@ impl Engine for FallocEngine {
         Ok(())
     }
 
-    #[inline]
-    fn submit_and_reap(
-        &mut self,
-        _wait: u32,
-        _timeout_ns: Option<u64>,
-        out: &mut Vec<Cqe>,
-    ) -> io::Result<()> {
-        hand_over(&mut self.done, out);
-        Ok(())
-    }
+    super::synchronous_reap!();
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! fsyncs; reads and trims fail with EINVAL as in fio (the spec refuses
 //! them before any I/O). Nothing is copied.
 
-use super::{hand_over, neg_errno, Cqe, Engine, OpKind, Sqe};
+use super::{neg_errno, Cqe, Engine, OpKind, Sqe};
 use std::io;
 use std::os::unix::io::RawFd;
 
@@ -52,16 +52,7 @@ impl Engine for FtruncateEngine {
         Ok(())
     }
 
-    #[inline]
-    fn submit_and_reap(
-        &mut self,
-        _wait: u32,
-        _timeout_ns: Option<u64>,
-        out: &mut Vec<Cqe>,
-    ) -> io::Result<()> {
-        hand_over(&mut self.done, out);
-        Ok(())
-    }
+    super::synchronous_reap!();
 }
 
 #[cfg(test)]

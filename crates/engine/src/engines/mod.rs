@@ -91,6 +91,25 @@ pub trait Engine {
     ) -> io::Result<()>;
 }
 
+/// `Engine::submit_and_reap` of a synchronous engine (psync, null,
+/// falloc, ftruncate, page_fault): each I/O was done when it was queued
+/// and its completion waits in `self.done` for the next reap.
+macro_rules! synchronous_reap {
+    () => {
+        #[inline]
+        fn submit_and_reap(
+            &mut self,
+            _wait: u32,
+            _timeout_ns: Option<u64>,
+            out: &mut Vec<Cqe>,
+        ) -> std::io::Result<()> {
+            super::hand_over(&mut self.done, out);
+            Ok(())
+        }
+    };
+}
+pub(crate) use synchronous_reap;
+
 /// -errno of the last OS error, for synchronous engines.
 pub(crate) fn neg_errno() -> i32 {
     -io::Error::last_os_error()

@@ -2,7 +2,7 @@
 //! run measures iolab's own cost per I/O: offsets, timestamps, latency
 //! recording and accounting all still happen.
 
-use super::{hand_over, Cqe, Engine, OpKind, Sqe};
+use super::{Cqe, Engine, OpKind, Sqe};
 use std::io;
 
 pub struct NullEngine {
@@ -34,14 +34,5 @@ impl Engine for NullEngine {
         Ok(())
     }
 
-    #[inline]
-    fn submit_and_reap(
-        &mut self,
-        _wait: u32,
-        _timeout_ns: Option<u64>,
-        out: &mut Vec<Cqe>,
-    ) -> io::Result<()> {
-        hand_over(&mut self.done, out);
-        Ok(())
-    }
+    super::synchronous_reap!();
 }

@@ -5,7 +5,7 @@
 //! subsystem under test). Trims and syncs complete at once. One I/O per
 //! worker thread.
 
-use super::{hand_over, Cqe, Engine, OpKind, Sqe};
+use super::{Cqe, Engine, OpKind, Sqe};
 use std::io;
 
 /// One anonymous mapping.
@@ -95,16 +95,7 @@ impl Engine for PageFaultEngine {
         Ok(())
     }
 
-    #[inline]
-    fn submit_and_reap(
-        &mut self,
-        _wait: u32,
-        _timeout_ns: Option<u64>,
-        out: &mut Vec<Cqe>,
-    ) -> io::Result<()> {
-        hand_over(&mut self.done, out);
-        Ok(())
-    }
+    super::synchronous_reap!();
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! pread/pwrite, one outstanding I/O per worker thread: the baseline every
 //! storage engineer knows (dd, fio `psync`, vdbench threads).
 
-use super::{hand_over, neg_errno, Cqe, Engine, OpKind, Sqe};
+use super::{neg_errno, Cqe, Engine, OpKind, Sqe};
 use std::io;
 use std::os::unix::io::RawFd;
 
@@ -75,14 +75,5 @@ impl Engine for PsyncEngine {
         Ok(())
     }
 
-    #[inline]
-    fn submit_and_reap(
-        &mut self,
-        _wait: u32,
-        _timeout_ns: Option<u64>,
-        out: &mut Vec<Cqe>,
-    ) -> io::Result<()> {
-        hand_over(&mut self.done, out);
-        Ok(())
-    }
+    super::synchronous_reap!();
 }
