@@ -148,20 +148,10 @@ impl Reporting {
     }
 }
 
-/// A size as fio reads it (kb_base 1024): `4k`, `1m`, `3g`, else bytes.
+/// A size as fio reads it (kb_base 1024): `4k`, `1m`, `3g`, else bytes;
+/// iolab's flags write sizes the same way.
 pub fn size_text(b: u64) -> String {
-    const UNITS: [(u64, &str); 4] = [
-        (1 << 40, "t"),
-        (1 << 30, "g"),
-        (1 << 20, "m"),
-        (1 << 10, "k"),
-    ];
-    for (u, s) in UNITS {
-        if b >= u && b.is_multiple_of(u) {
-            return format!("{}{s}", b / u);
-        }
-    }
-    b.to_string()
+    crate::study::short_size(b)
 }
 
 /// A time in seconds as fio reads it: whole seconds, else milliseconds,
