@@ -82,15 +82,15 @@ personality, a weighted --mix or --flow steps:
 
 #[derive(clap::Args, Debug, Default)]
 pub struct RunArgs {
-    /// A job file: iolab's TOML ([global] defaults and [[workload]] entries run in order, or [[run]] tables whose [[run.workload]] entries run together) or fio's INI, told apart by content; flags override it
+    /// A job file: iolab's TOML ([global] defaults and [[workload]] entries run in order, or [[run]] tables whose [[run.workload]] entries run together), fio's INI, a vdbench parameter file or a filebench WML file, told apart by content; flags override it
     #[arg(value_name = "JOBFILE")]
     pub jobfile: Option<PathBuf>,
 
-    /// After a fio job file: fill ${NAME} with VALUE (before the environment does); a pair no job uses is mentioned, not an error
+    /// After a fio, vdbench or filebench job file: fill ${NAME} (vdbench and filebench: $NAME) with VALUE; a pair no job uses is mentioned, not an error
     #[arg(value_name = "NAME=VALUE")]
     pub vars: Vec<String>,
 
-    /// The job file's language, instead of telling it by content: iolab (TOML) or fio
+    /// The job file's language, instead of telling it by content: iolab (TOML), fio, vdbench or filebench
     #[arg(
         long,
         value_name = "FORMAT",
@@ -102,6 +102,16 @@ pub struct RunArgs {
     /// Run a fio job even when it has options iolab cannot honour: they are listed and passed over instead of stopping the job
     #[arg(long, requires = "jobfile", help_heading = "Job file")]
     pub ignore_unsupported: bool,
+
+    /// vdbench's own flags for a vdbench parameter file, in one string: -v (validate), -vr, -vw, -j, -jr, -jn, ... (docs/vdbench.md)
+    #[arg(
+        long,
+        value_name = "FLAGS",
+        requires = "jobfile",
+        allow_hyphen_values = true,
+        help_heading = "Job file"
+    )]
+    pub vdbench_flags: Option<String>,
 
     /// Read and resolve the job (any format) and print the plan, touching and checking no target or output; exit 0, or 2 with what is wrong
     #[arg(long, help_heading = "Plan")]

@@ -444,6 +444,7 @@ pub fn run(args: Args) -> ExitCode {
         ignore_unsupported: l.ignore_unsupported,
         sections: l.sections.clone(),
         readonly: l.readonly,
+        ..Default::default()
     };
     let mut loaded = match load(&files, &lo) {
         Ok(x) => x,

@@ -174,7 +174,7 @@ pub fn run_loaded(
         iolab_jobfile::without_target_probes();
     }
     let mut notes: Vec<String> = Vec::new();
-    let mut fio_job = false;
+    let mut foreign: Option<iolab_jobfile::frontend::InputFormat> = None;
     let runs: Vec<RunOptions> = if let Some(loaded) = pre {
         notes = loaded.notes;
         loaded.runs
@@ -183,7 +183,7 @@ pub fn run_loaded(
             Ok(l) => l,
             Err(e) => return bad_input(&e),
         };
-        fio_job = loaded.format == iolab_jobfile::frontend::InputFormat::Fio;
+        foreign = Some(loaded.format).filter(|f| *f != iolab_jobfile::frontend::InputFormat::Iolab);
         notes = loaded.notes;
         loaded.runs
     } else if !args.workload.is_empty() {
@@ -215,9 +215,15 @@ pub fn run_loaded(
     let plan = match iolab_plan::build(&runs, &args.plan) {
         Ok(p) => p,
         Err(e) => match &args.jobfile {
-            // The workload is the fio job section of the same name.
-            Some(jf) if fio_job => {
-                return bad_input(&format!("fio job file {}: {}", jf.display(), e.message))
+            // The workload is the fio job section (vdbench run, filebench
+            // process) of the same name.
+            Some(jf) if foreign.is_some() => {
+                let format = foreign.map(|f| f.name()).unwrap_or_default();
+                return bad_input(&format!(
+                    "{format} job file {}: {}",
+                    jf.display(),
+                    e.message
+                ));
             }
             Some(jf) => {
                 let argv: Vec<String> = std::env::args().collect();
@@ -273,6 +279,11 @@ fn load_job(args: &RunArgs, jf: &std::path::Path) -> Result<Loaded, String> {
         format,
         vars: iolab_jobfile::frontend::parse_vars(&args.vars)?,
         ignore_unsupported: args.ignore_unsupported,
+        vdbench_flags: args
+            .vdbench_flags
+            .as_deref()
+            .map(|f| f.split_whitespace().map(str::to_string).collect())
+            .unwrap_or_default(),
         ..Default::default()
     };
     let mut loaded = load(jf, &lo).map_err(|e| e.0)?;

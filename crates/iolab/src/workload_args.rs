@@ -190,6 +190,7 @@ pub fn run_options(args: &crate::cli::RunArgs) -> RunOptions {
         workloads: args.workload_opts.clone(),
         overrides: WorkloadOptions::default(),
         origins: Vec::new(),
+        ..Default::default()
     }
 }
 

@@ -17,16 +17,22 @@ pub enum InputFormat {
     Iolab,
     /// A fio job file (INI; docs/fio.md).
     Fio,
+    /// A vdbench parameter file (docs/vdbench.md).
+    Vdbench,
+    /// A filebench workload file in WML (docs/filebench.md).
+    Filebench,
 }
 
 impl InputFormat {
     /// The names `--input-format` takes.
-    pub const NAMES: &'static [&'static str] = &["iolab", "fio"];
+    pub const NAMES: &'static [&'static str] = &["iolab", "fio", "vdbench", "filebench"];
 
     pub fn name(self) -> &'static str {
         match self {
             InputFormat::Iolab => "iolab",
             InputFormat::Fio => "fio",
+            InputFormat::Vdbench => "vdbench",
+            InputFormat::Filebench => "filebench",
         }
     }
 
@@ -35,6 +41,8 @@ impl InputFormat {
         match name {
             "iolab" | "toml" => Ok(InputFormat::Iolab),
             "fio" => Ok(InputFormat::Fio),
+            "vdbench" => Ok(InputFormat::Vdbench),
+            "filebench" | "wml" => Ok(InputFormat::Filebench),
             other => Err(JobError(format!(
                 "--input-format {other} is not known; use {}",
                 InputFormat::NAMES.join(", ")
@@ -59,6 +67,9 @@ pub struct LoadOptions {
     pub sections: Vec<String>,
     /// fio `--readonly`: a job that writes is refused before any I/O.
     pub readonly: bool,
+    /// `--vdbench-flags "-v -jn"`: vdbench's command-line flags of a
+    /// parameter file's run, one token each (data validation and journal).
+    pub vdbench_flags: Vec<String>,
 }
 
 /// A job file loaded: the runs to plan (one per fio stonewall group, its
@@ -73,12 +84,18 @@ pub struct Loaded {
     pub notes: Vec<String>,
 }
 
-/// The format of a job file's text: fio's when its first section header
-/// or option line is INI (`[name]` then `key=value` or a bare key),
-/// iolab's otherwise (TOML: `[global]` with `key = "value"`,
-/// `[[workload]]`, `[[run]]`).
+/// The format of a job file's text, tried in this order: filebench's
+/// WML (`set $var`, `define ...`, `run`), vdbench's parameter file
+/// (`sd=`, `wd=`, `rd=`, `fsd=`, `fwd=`, `hd=`, its general keys), fio's
+/// when its first section header or option line is INI (`[name]` then
+/// `key=value` or a bare key), iolab's otherwise (TOML: `[global]` with
+/// `key = "value"`, `[[workload]]`, `[[run]]`).
 pub fn detect(text: &str) -> InputFormat {
-    if crate::fio::looks_like_fio(text) {
+    if crate::filebench::looks_like_filebench(text) {
+        InputFormat::Filebench
+    } else if crate::vdbench::looks_like_vdbench(text) {
+        InputFormat::Vdbench
+    } else if crate::fio::looks_like_fio(text) {
         InputFormat::Fio
     } else {
         InputFormat::Iolab
@@ -110,6 +127,8 @@ pub fn load(path: &Path, lo: &LoadOptions) -> Result<Loaded, JobError> {
             })
         }
         InputFormat::Fio => load_text(&[(origin, text)], lo),
+        InputFormat::Vdbench => crate::vdbench::load(&origin, &text, lo),
+        InputFormat::Filebench => crate::filebench::load(&origin, &text, lo),
     }
 }
 

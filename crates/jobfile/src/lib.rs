@@ -12,6 +12,7 @@
 #![recursion_limit = "512"]
 
 pub mod defaults;
+pub mod filebench;
 pub mod fio;
 pub mod flags;
 pub mod frontend;
@@ -19,6 +20,7 @@ pub mod fs;
 mod options;
 mod resolve;
 pub mod runs;
+pub mod vdbench;
 
 pub use options::{Expansion, Values, WorkloadOptions};
 pub use resolve::{

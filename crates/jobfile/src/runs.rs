@@ -136,6 +136,12 @@ pub struct RunOptions {
     /// Where each workload came from when the job file was not iolab's
     /// own (a fio section), by position; empty for iolab's job files.
     pub origins: Vec<Option<iolab_spec::JobOrigin>>,
+    /// Pause after this run before the next one starts (vdbench's
+    /// `pause=` on an `rd`); `None`: the plan's `--pause`.
+    pub pause_s: Option<f64>,
+    /// vdbench's `iorate=curve`: the planner expands this run into a run
+    /// at the maximum rate and one per percentage of what it measured.
+    pub curve: Option<iolab_spec::CurveSpec>,
 }
 
 impl RunOptions {
@@ -239,6 +245,7 @@ pub(crate) fn runs_of(
             workloads: r.workload.clone(),
             overrides: WorkloadOptions::default(),
             origins: Vec::new(),
+            ..Default::default()
         });
     }
     Ok(out)

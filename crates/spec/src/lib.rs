@@ -5,6 +5,7 @@
 //! result document records exactly what ran. The engine consumes it.
 
 pub mod coupling;
+pub mod curve;
 pub mod dist;
 pub mod fileset;
 pub mod fs;
@@ -22,6 +23,7 @@ pub mod units;
 pub mod workload;
 
 pub use coupling::{ExitWhat, FlowSpec};
+pub use curve::CurveSpec;
 pub use numa::{MemMode, MemPolicy, NumaSpec};
 pub use op::Op;
 pub use origin::JobOrigin;

@@ -45,6 +45,7 @@ pub fn map(file: &FioFile, lo: &LoadOptions) -> Result<Loaded, JobError> {
             workloads,
             overrides: WorkloadOptions::default(),
             origins,
+            ..Default::default()
         });
     }
     Ok(Loaded {
