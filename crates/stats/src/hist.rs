@@ -321,7 +321,11 @@ mod tests {
         let mean = vals.iter().sum::<u64>() as f64 / n;
         let ss: f64 = vals.iter().map(|&v| (v as f64 - mean).powi(2)).sum();
         let exact = (ss / (n - 1.0)).sqrt();
-        assert!((h.stddev() - exact).abs() < exact * 0.01, "{} vs {exact}", h.stddev());
+        assert!(
+            (h.stddev() - exact).abs() < exact * 0.01,
+            "{} vs {exact}",
+            h.stddev()
+        );
         assert!((h.summary_us().stddev - exact / 1000.0).abs() < exact / 1000.0 * 0.01);
         let mut one = LatHist::new();
         one.record(5000);

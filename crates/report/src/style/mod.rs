@@ -40,7 +40,7 @@ pub fn printer(style: Style, cpus: u32) -> Option<Box<dyn Styled>> {
     match style {
         Style::Iolab => None,
         Style::Vdbench => Some(Box::new(vdbench::Printer::new(cpus))),
-        Style::Filebench => Some(Box::new(filebench::Printer::default())),
+        Style::Filebench => Some(Box::new(filebench::Printer)),
     }
 }
 

@@ -111,7 +111,7 @@ pub fn raw_header(date: &str) -> [String; 3] {
 /// One raw line: reads and writes of `f` (trims are not vdbench's).
 pub fn raw_line(tod: &str, label: &str, f: &Figures, cpus: u32) -> String {
     let rw = merge_dir(&f.read, &f.write);
-    let bytes_io = if rw.ops > 0 { rw.bytes / rw.ops } else { 0 };
+    let bytes_io = rw.bytes.checked_div(rw.ops).unwrap_or(0);
     let read_pct = if rw.ops > 0 {
         f.read.ops as f64 * 100.0 / rw.ops as f64
     } else {
@@ -267,13 +267,11 @@ pub fn fit(v: f64, width: usize, decimals: usize) -> String {
 pub fn fs_line(tod: &str, label: &str, f: &Figures, cpus: u32, ops: &[(&str, Op)]) -> String {
     let w = f.fs_writes();
     let rw_ops = f.read.ops + w.ops;
-    let (xfer, read_pct) = if rw_ops > 0 {
-        (
-            ((f.read.bytes + w.bytes) / rw_ops) as f64,
-            f.read.ops as f64 * 100.0 / rw_ops as f64,
-        )
+    let xfer = (f.read.bytes + w.bytes).checked_div(rw_ops).unwrap_or(0) as f64;
+    let read_pct = if rw_ops > 0 {
+        f.read.ops as f64 * 100.0 / rw_ops as f64
     } else {
-        (0.0, 0.0)
+        0.0
     };
     let ms = |d: &DirResult| d.lat_us.mean / 1000.0;
     let (rmb, wmb) = (f.read.mibps, w.mibps);
@@ -361,7 +359,7 @@ pub fn grouped(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -390,9 +388,12 @@ pub fn run_counters(r: &RunResult) -> Option<FilesetCounts> {
 /// `Starting RD=NAME; I/O rate: ...; elapsed=...` (file-system runs:
 /// `fwdrate=`).
 pub fn starting(tod: &str, run: &RunSpec, fs: bool) -> String {
-    let rate = run
-        .rate_iops
-        .or_else(|| run.workloads.iter().filter_map(|w| w.rate_iops).reduce(|a, b| a + b));
+    let rate = run.rate_iops.or_else(|| {
+        run.workloads
+            .iter()
+            .filter_map(|w| w.rate_iops)
+            .reduce(|a, b| a + b)
+    });
     let secs = |s: f64| format!("{}", (s * 1000.0).round() / 1000.0);
     let duration = run.duration_s.or_else(|| {
         run.workloads

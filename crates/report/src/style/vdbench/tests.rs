@@ -82,23 +82,28 @@ fn a_raw_line_has_vdbench_figures() {
         + 999.0 * 0.3f64.powi(2)
         + 1000.0 * (1.0 - mean).powi(2);
     let want = [
-        2000.0,                        // i/o rate
-        bytes / 2.0 / 1048576.0,       // MB/sec
-        (bytes / 4000.0).floor(),      // bytes/io
-        75.0,                          // read pct
-        mean,                          // resp time, ms
-        0.2,                           // read resp
-        1.0,                           // write resp
-        9.0,                           // resp max
-        (ss / 3999.0).sqrt(),          // resp stddev
-        2000.0 * mean / 1000.0,        // queue depth (Little's law)
-        (30.0 + 50.0) / 4.0,           // cpu% sys+u of 4 CPUs
-        50.0 / 4.0,                    // cpu% sys
+        2000.0,                   // i/o rate
+        bytes / 2.0 / 1048576.0,  // MB/sec
+        (bytes / 4000.0).floor(), // bytes/io
+        75.0,                     // read pct
+        mean,                     // resp time, ms
+        0.2,                      // read resp
+        1.0,                      // write resp
+        9.0,                      // resp max
+        (ss / 3999.0).sqrt(),     // resp stddev
+        2000.0 * mean / 1000.0,   // queue depth (Little's law)
+        (30.0 + 50.0) / 4.0,      // cpu% sys+u of 4 CPUs
+        50.0 / 4.0,               // cpu% sys
     ];
-    let prec = [0.01, 0.01, 1.0, 0.01, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 0.1, 0.1, 0.1];
+    let prec = [
+        0.01, 0.01, 1.0, 0.01, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 0.1, 0.1, 0.1,
+    ];
     assert_eq!(v.len(), want.len(), "{line}");
     for (i, ((g, w), p)) in v.iter().zip(want).zip(prec).enumerate() {
-        assert!((g - w).abs() <= p / 2.0 + 1e-9, "column {i}: {g} vs {w}: {line}");
+        assert!(
+            (g - w).abs() <= p / 2.0 + 1e-9,
+            "column {i}: {g} vs {w}: {line}"
+        );
     }
     // Every figure ends where its header's title ends.
     let h = raw_header("Nov 25, 2026");
@@ -109,7 +114,12 @@ fn a_raw_line_has_vdbench_figures() {
 
 #[test]
 fn a_raw_line_without_a_cpu_sample_says_so() {
-    let mut iv = interval(4, false, dir(10, 512, 2.0, 100.0, 100.0, 0.0), dir(0, 0, 2.0, 0.0, 0.0, 0.0));
+    let mut iv = interval(
+        4,
+        false,
+        dir(10, 512, 2.0, 100.0, 100.0, 0.0),
+        dir(0, 0, 2.0, 0.0, 0.0, 0.0),
+    );
     iv.cpu = None;
     let line = raw_line(TOD, &label(&iv), &Figures::of_interval(&iv), 2);
     assert!(line.ends_with("  n/a   n/a"), "{line}");
@@ -179,36 +189,47 @@ fn a_file_system_line_has_vdbench_columns() {
     let ops = 100 + 40 + 10 + 6 + 20 + 26 + 4 + 8;
     let wbytes = 40.0 * 65536.0 + 10.0 * 8192.0;
     let rbytes = 100.0 * 65536.0;
-    let req_resp = (100.0 * 0.3 + 40.0 * 0.8 + 10.0 * 0.5 + 6.0 * 0.04 + 20.0 * 0.01
+    let req_resp = (100.0 * 0.3
+        + 40.0 * 0.8
+        + 10.0 * 0.5
+        + 6.0 * 0.04
+        + 20.0 * 0.01
         + 26.0 * 0.002
         + 4.0 * 0.03
         + 8.0 * 0.003)
         / ops as f64;
     let want = [
-        ops as f64 / 2.0,                           // ReqstdOps rate
-        req_resp,                                   // ReqstdOps resp, ms
-        80.0 / 8.0,                                 // cpu% total
-        50.0 / 8.0,                                 // cpu% sys
-        100.0 * 100.0 / 150.0,                      // read pct
-        50.0,                                       // read rate
-        0.3,                                        // read resp
-        25.0,                                       // write rate (writes + appends)
-        (40.0 * 0.8 + 10.0 * 0.5) / 50.0,           // write resp
-        rbytes / 2.0 / 1048576.0,                   // mb/sec read
-        wbytes / 2.0 / 1048576.0,                   // mb/sec write
-        (rbytes + wbytes) / 2.0 / 1048576.0,        // mb/sec total
-        ((rbytes + wbytes) / 150.0).floor(),        // xfer size
-        0.0, 0.0,                                   // mkdir
-        0.0, 0.0,                                   // rmdir
-        3.0, 0.04,                                  // create
-        10.0, 0.01,                                 // open
-        13.0, 0.002,                                // close
-        2.0, 0.03,                                  // delete
-        4.0, 0.003,                                 // stat
+        ops as f64 / 2.0,                    // ReqstdOps rate
+        req_resp,                            // ReqstdOps resp, ms
+        80.0 / 8.0,                          // cpu% total
+        50.0 / 8.0,                          // cpu% sys
+        100.0 * 100.0 / 150.0,               // read pct
+        50.0,                                // read rate
+        0.3,                                 // read resp
+        25.0,                                // write rate (writes + appends)
+        (40.0 * 0.8 + 10.0 * 0.5) / 50.0,    // write resp
+        rbytes / 2.0 / 1048576.0,            // mb/sec read
+        wbytes / 2.0 / 1048576.0,            // mb/sec write
+        (rbytes + wbytes) / 2.0 / 1048576.0, // mb/sec total
+        ((rbytes + wbytes) / 150.0).floor(), // xfer size
+        0.0,
+        0.0, // mkdir
+        0.0,
+        0.0, // rmdir
+        3.0,
+        0.04, // create
+        10.0,
+        0.01, // open
+        13.0,
+        0.002, // close
+        2.0,
+        0.03, // delete
+        4.0,
+        0.003, // stat
     ];
     let prec = [
-        0.1, 0.001, 0.1, 0.01, 0.1, 0.1, 0.001, 0.1, 0.001, 0.01, 0.01, 0.01, 1.0, 0.1, 0.001,
-        0.1, 0.001, 0.1, 0.001, 0.1, 0.001, 0.1, 0.001, 0.1, 0.001, 0.1, 0.001,
+        0.1, 0.001, 0.1, 0.01, 0.1, 0.1, 0.001, 0.1, 0.001, 0.01, 0.01, 0.01, 1.0, 0.1, 0.001, 0.1,
+        0.001, 0.1, 0.001, 0.1, 0.001, 0.1, 0.001, 0.1, 0.001, 0.1, 0.001,
     ];
     assert_eq!(v.len(), want.len(), "{line}");
     for (i, ((g, w), p)) in v.iter().zip(want).zip(prec).enumerate() {
@@ -219,7 +240,9 @@ fn a_file_system_line_has_vdbench_columns() {
     assert_eq!(ends(&h[2]), ends(&line)[2..].to_vec(), "\n{}\n{line}", h[2]);
     assert_eq!(h[1].len(), h[2].len(), "\n{}\n{}", h[1], h[2]);
     assert_eq!(h[1].len(), line.len());
-    assert!(h[1].starts_with("Nov 25, 2026 .Interval. .ReqstdOps... ...cpu%...  read ....read....."));
+    assert!(
+        h[1].starts_with("Nov 25, 2026 .Interval. .ReqstdOps... ...cpu%...  read ....read.....")
+    );
     assert!(h[1].ends_with(" ...delete... ....stat...."), "{}", h[1]);
 }
 
@@ -248,7 +271,9 @@ fn counters_are_vdbench_s_miscellaneous_statistics() {
     let zero = counters(TOD, &FilesetCounts::default(), 10.0);
     assert_eq!(
         zero,
-        [format!("{TOD} Miscellaneous statistics: All counters are zero")]
+        [format!(
+            "{TOD} Miscellaneous statistics: All counters are zero"
+        )]
     );
     assert_eq!(grouped(999), "999");
     assert_eq!(grouped(1000), "1,000");
@@ -256,7 +281,9 @@ fn counters_are_vdbench_s_miscellaneous_statistics() {
 
 #[test]
 fn the_printer_repeats_the_header_every_30_intervals() {
-    let mut spec = RunSpec::single(iolab_spec::WorkloadSpec::example("wd1", "/tmp/x", "randread"));
+    let mut spec = RunSpec::single(iolab_spec::WorkloadSpec::example(
+        "wd1", "/tmp/x", "randread",
+    ));
     spec.name = "rd1".into();
     spec.duration_s = Some(62.0);
     spec.warmup_s = 0.0;
