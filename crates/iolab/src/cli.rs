@@ -173,12 +173,11 @@ pub struct RunArgs {
 /// `iolab run --style`: the layout of the terminal output.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum OutputStyle {
-    /// iolab's own interval lines and summaries
+    // No doc comments here: clap would list the values one a line and
+    // turn every flag's help into the long layout.
     #[default]
     Iolab,
-    /// vdbench's
     Vdbench,
-    /// filebench's
     Filebench,
 }
 
