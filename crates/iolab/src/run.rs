@@ -42,6 +42,21 @@ impl Term {
             eprint!("\r\x1b[K");
         }
     }
+
+    /// Print `--style`'s lines for an interval; false with iolab's own
+    /// style (nothing printed).
+    fn styled_interval(&mut self, rec: &Interval) -> bool {
+        let Some(st) = self.style.as_mut() else {
+            return false;
+        };
+        let lines = st.interval(rec, &LocalTime::now());
+        self.clear_progress();
+        for line in lines {
+            outln!("{line}");
+        }
+        let _ = std::io::stdout().flush();
+        true
+    }
 }
 
 impl Observer for Term {
@@ -96,19 +111,7 @@ impl Observer for Term {
         if let Some(l) = self.live.as_mut() {
             l.interval(iv, &rec, workloads, &recs);
         }
-        if !self.quiet && self.style.is_some() {
-            self.clear_progress();
-            let now = LocalTime::now();
-            for line in self
-                .style
-                .as_mut()
-                .map(|st| st.interval(&rec, &now))
-                .unwrap_or_default()
-            {
-                outln!("{line}");
-            }
-            let _ = std::io::stdout().flush();
-        } else if !self.quiet {
+        if !self.quiet && !self.styled_interval(&rec) {
             self.clear_progress();
             let names: Vec<&str> = run.workloads.iter().map(|w| w.name.as_str()).collect();
             if !self.header_done {
