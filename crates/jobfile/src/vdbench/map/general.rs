@@ -111,6 +111,11 @@ pub fn general(file: &VdbFile, lo: &LoadOptions, notes: &mut Notes) -> Result<Ge
                 compratio(p)?;
                 g.compratio = Some(p.clone());
             }
+            "compression" => {
+                let mut c = p.clone();
+                c.values = vec![pct_to_ratio(first(p)).map_err(|m| bad(p, &m))?];
+                g.compratio = Some(c);
+            }
             "dedupratio" => ratio = Some(p),
             "dedupunit" => unit = Some(p),
             "data_errors" => {
@@ -141,6 +146,16 @@ pub fn general(file: &VdbFile, lo: &LoadOptions, notes: &mut Notes) -> Result<Ge
     g.dedupe = dedupe(ratio, unit)?;
     flags(lo, &mut g, notes)?;
     Ok(g)
+}
+
+/// vdbench's `compression=PCT` (the share of the data a compressor
+/// keeps) as a ratio: 100 / PCT, three decimals.
+pub fn pct_to_ratio(v: &str) -> Result<String, String> {
+    let p = num::pct(v)?;
+    if p <= 0.0 {
+        return Err("compression is a percentage above 0".into());
+    }
+    Ok(num::fmt_num((100.0 / p * 1000.0).round() / 1000.0))
 }
 
 /// `compratio=R`: R at least 1.

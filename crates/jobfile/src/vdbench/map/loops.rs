@@ -32,6 +32,8 @@ const RAW: &[(&str, &str)] = &[
     ("hitarea", "forhitarea"),
     ("forcompratio", "forcompratio"),
     ("compratio", "forcompratio"),
+    ("forcompression", "forcompratio"),
+    ("compression", "forcompratio"),
 ];
 
 /// The loop a run-definition keyword makes, if it makes one.
@@ -65,12 +67,22 @@ pub fn loops(rd: &VdbDef, fs: Vec<(String, Vec<String>)>) -> Result<Vec<Loop>, J
                 p.key
             )));
         }
+        let values = if p.key.ends_with("compression") {
+            let r: Result<Vec<String>, String> = p
+                .values
+                .iter()
+                .map(|v| super::general::pct_to_ratio(v))
+                .collect();
+            r.map_err(|m| JobError(format!("{}: rd={}: {}=: {m}", p.place(), rd.name, p.key)))?
+        } else {
+            p.values.clone()
+        };
         found.retain(|(_, l)| l.name != name);
         found.push((
             i,
             Loop {
                 name: name.to_string(),
-                values: p.values.clone(),
+                values,
             },
         ));
     }

@@ -61,6 +61,12 @@ const SD_UNSUPPORTED: &[(&str, &str)] = &[
     ("resetbus", "iolab does not reset devices"),
     ("resetlun", "iolab does not reset devices"),
     ("replay", "iolab does not replay I/O traces"),
+    ("streams", "iolab's sequential streams are one per worker"),
+];
+/// `sd` keys accepted and ignored, with why.
+const SD_IGNORED: &[(&str, &str)] = &[
+    ("kstat", "Solaris kstat; iolab reads /proc/diskstats"),
+    ("instance", "Solaris kstat; iolab reads /proc/diskstats"),
 ];
 const WD_KEYS: &[&str] = &[
     "sd",
@@ -109,6 +115,13 @@ fn check_keys(
 ) -> Result<(), JobError> {
     for p in &def.params {
         if known.contains(&p.key.as_str()) {
+            continue;
+        }
+        if let Some((_, why)) = SD_IGNORED
+            .iter()
+            .find(|(k, _)| *k == p.key && def.kind == DefKind::Storage)
+        {
+            notes.ignore(&p.key, why);
             continue;
         }
         let what = format!("{}= on {}={}", p.key, def.kind.keyword(), def.name);
