@@ -147,6 +147,11 @@ fn bad(p: &VdbParam, what: &str, msg: &str) -> JobError {
     JobError(format!("{}: {}={v} ({what}): {msg}", p.place(), p.key))
 }
 
+/// `wd=wd1`, for messages.
+fn id(def: &VdbDef) -> String {
+    format!("{}={}", def.kind.keyword(), def.name)
+}
+
 fn first(p: &VdbParam) -> &str {
     p.values.first().map(|s| s.trim()).unwrap_or("")
 }
@@ -163,7 +168,9 @@ impl Ctx<'_> {
             .rev()
             .find(|p| loops::raw_loop(&p.key) == Some(name));
         Some(VdbParam {
-            key: name.trim_start_matches("for").to_string(),
+            key: from
+                .map(|p| p.key.clone())
+                .unwrap_or_else(|| name.to_string()),
             values: vec![v.clone()],
             file: from.map(|p| p.file.clone()).unwrap_or_default(),
             line: from.map(|p| p.line).unwrap_or(0),
@@ -186,7 +193,7 @@ impl Ctx<'_> {
             None => Ok(8),
             Some(p) => match num::whole(first(&p)) {
                 Ok(n) if (1..=4096).contains(&n) => Ok(n),
-                _ => Err(bad(&p, &sd.name, "threads is 1 to 4096 outstanding I/Os")),
+                _ => Err(bad(&p, &id(sd), "threads is 1 to 4096 outstanding I/Os")),
             },
         }
     }
@@ -232,6 +239,10 @@ pub fn workloads(ctx: &Ctx, notes: &mut Notes) -> Result<Vec<Built>, JobError> {
             share(ctx, wd, sds.len(), skews[i], &mut b.keys)?;
             out.push(b);
         }
+    }
+    // One workload takes the whole rate: no share to write.
+    if let [one] = out.as_mut_slice() {
+        one.keys.remove("skew");
     }
     Ok(out)
 }
@@ -292,14 +303,14 @@ fn skews(
     for (wd, _) in pairs {
         let skew = wd.get("skew");
         if let (Some(s), Some(_)) = (skew, wd.get("iorate")) {
-            return Err(bad(s, &wd.name, "a wd takes iorate= or skew=, not both"));
+            return Err(bad(s, &id(wd), "a wd takes iorate= or skew=, not both"));
         }
         given.push(match skew {
             Some(p) => Some(
                 num::pct(first(p))
                     .ok()
                     .filter(|s| *s > 0.0)
-                    .ok_or_else(|| bad(p, &wd.name, "skew is a percentage above 0"))?,
+                    .ok_or_else(|| bad(p, &id(wd), "skew is a percentage above 0"))?,
             ),
             None => None,
         });
@@ -391,7 +402,7 @@ fn workload(ctx: &Ctx, wd: &VdbDef, sd: &VdbDef, notes: &mut Notes) -> Result<Bu
     hits(ctx, wd, sd, &mut k)?;
     openflags(ctx, wd, sd, &mut k, notes)?;
     if let Some(p) = sd.get("align") {
-        let a = num::size(first(p)).map_err(|m| bad(p, &sd.name, &m))?;
+        let a = num::size(first(p)).map_err(|m| bad(p, &id(sd), &m))?;
         k.insert("align".into(), Value::String(num::iolab_size(a)));
     }
     data(ctx, &sizes, &mut k)?;
@@ -449,7 +460,7 @@ fn xfersizes(
         k.insert("bs".into(), Value::String("4k".into()));
         return Ok(vec![4096]);
     };
-    let what = &wd.name;
+    let what = &id(wd);
     let size = |v: &str| -> Result<u64, JobError> {
         let b = num::size(v).map_err(|m| bad(&p, what, &m))?;
         if b == 0 || b % 512 != 0 {
@@ -536,17 +547,17 @@ fn mix(
     notes: &mut Notes,
 ) -> Result<bool, JobError> {
     let read = match ctx.looped("forrdpct") {
-        Some(p) => Some((num::pct(first(&p)).map_err(|m| bad(&p, &wd.name, &m))?, p)),
+        Some(p) => Some((num::pct(first(&p)).map_err(|m| bad(&p, &id(wd), &m))?, p)),
         None => match (
             wd.get("rdpct").or(wd.get("readpct")),
             wd.get("writepct").or(wd.get("wrpct")),
         ) {
             (Some(p), _) => Some((
-                num::pct(first(p)).map_err(|m| bad(p, &wd.name, &m))?,
+                num::pct(first(p)).map_err(|m| bad(p, &id(wd), &m))?,
                 p.clone(),
             )),
             (None, Some(p)) => Some((
-                100.0 - num::pct(first(p)).map_err(|m| bad(p, &wd.name, &m))?,
+                100.0 - num::pct(first(p)).map_err(|m| bad(p, &id(wd), &m))?,
                 p.clone(),
             )),
             (None, None) => None,
@@ -555,7 +566,7 @@ fn mix(
     let read_pct = read.as_ref().map(|(r, _)| *r).unwrap_or(100.0);
     k.insert("read_pct".into(), Value::String(num::fmt_num(read_pct)));
     let Some(p) = ctx.pick("forseekpct", wd, sd, "seekpct") else {
-        k.insert("random_pct".into(), Value::Integer(100));
+        k.insert("random_pct".into(), Value::String("100".into()));
         return Ok(false);
     };
     let v = first(&p).to_ascii_lowercase();
@@ -630,11 +641,11 @@ fn region(
     notes: &mut Notes,
 ) -> Result<Option<u64>, JobError> {
     let size = match sd.get("size") {
-        Some(p) => Some(num::size(first(p)).map_err(|m| bad(p, &sd.name, &m))?),
+        Some(p) => Some(num::size(first(p)).map_err(|m| bad(p, &id(sd), &m))?),
         None => None,
     };
     let offset = match sd.get("offset") {
-        Some(p) => num::size(first(p)).map_err(|m| bad(p, &sd.name, &m))?,
+        Some(p) => num::size(first(p)).map_err(|m| bad(p, &id(sd), &m))?,
         None => 0,
     };
     let mut base = offset;
@@ -643,8 +654,8 @@ fn region(
         let Some(p) = p else { continue };
         let (a, b) = match p.values.as_slice() {
             [a, b] => (
-                num::pct(a).map_err(|m| bad(p, &def.name, &m))?,
-                num::pct(b).map_err(|m| bad(p, &def.name, &m))?,
+                num::pct(a).map_err(|m| bad(p, &id(def), &m))?,
+                num::pct(b).map_err(|m| bad(p, &id(def), &m))?,
             ),
             _ => {
                 return Err(bad(
@@ -655,7 +666,7 @@ fn region(
             }
         };
         if a >= b {
-            return Err(bad(p, &def.name, "range=(min,max) needs min below max"));
+            return Err(bad(p, &id(def), "range=(min,max) needs min below max"));
         }
         let Some(l) = len else {
             general::unsupported(p, &format!("range= on {}={} without the sd's size=", def.kind.keyword(), def.name), "iolab places a range in bytes and reads no target while planning; give the sd a size=", ctx.lo, notes)?;
@@ -665,7 +676,7 @@ fn region(
         let from = ((l as f64 * a / 100.0) as u64).div_ceil(4096) * 4096;
         let to = ((l as f64 * b / 100.0) as u64) / 4096 * 4096;
         if to <= from {
-            return Err(bad(p, &def.name, "leaves less than 4 KiB of the sd"));
+            return Err(bad(p, &id(def), "leaves less than 4 KiB of the sd"));
         }
         base += from;
         len = Some(to - from);
@@ -693,7 +704,7 @@ fn hits(ctx: &Ctx, wd: &VdbDef, sd: &VdbDef, k: &mut toml::Table) -> Result<(), 
         let Some(p) = ctx.looped(lp).or_else(|| wd.get(key).cloned()) else {
             continue;
         };
-        let v = num::pct(first(&p)).map_err(|m| bad(&p, &wd.name, &m))?;
+        let v = num::pct(first(&p)).map_err(|m| bad(&p, &id(wd), &m))?;
         if v > 0.0 {
             any = true;
             k.insert(ours.into(), Value::String(num::fmt_num(v)));
@@ -703,7 +714,7 @@ fn hits(ctx: &Ctx, wd: &VdbDef, sd: &VdbDef, k: &mut toml::Table) -> Result<(), 
         .looped("forhitarea")
         .or_else(|| sd.get("hitarea").cloned());
     let bytes = match &area {
-        Some(p) => num::size(first(p)).map_err(|m| bad(p, &sd.name, &m))?,
+        Some(p) => num::size(first(p)).map_err(|m| bad(p, &id(sd), &m))?,
         None => 1 << 20,
     };
     if any || area.is_some() {
