@@ -69,6 +69,7 @@ pub fn units(data: &[u8]) {
         let _ = iolab_spec::prio::parse_cmdprio(Some(s), None, None, None);
         let _ = iolab_spec::prio::parse_cmdprio(None, Some("be"), Some("4"), Some(s));
         let _ = iolab_spec::pattern::parse_pattern(s);
+        let _ = iolab_spec::parse_curve(s);
         let _ = iolab_spec::numa::parse_nodes(s, "numa-cpu-nodes");
         let _ = iolab_spec::numa::parse_mem_policy(s);
         let _ = iolab_jobfile::frontend::parse_vars(&words_of(s));
