@@ -204,6 +204,41 @@ pub fn fio(data: &[u8]) {
     }
 }
 
+/// A vdbench parameter file: recognised or not, parsed with fixed
+/// `NAME=VALUE` pairs and one includable file (`inc.vdb`; never the
+/// machine's files), mapped to iolab's runs. Errors are one line.
+pub fn vdbench(data: &[u8]) {
+    use iolab_jobfile::vdbench::{looks_like_vdbench, map, parse};
+    let text = String::from_utf8_lossy(data);
+    let _ = looks_like_vdbench(&text);
+    let read = |p: &Path| {
+        if p.file_name().is_some_and(|n| n == "inc.vdb") {
+            Ok("* inc\nsd=default,threads=$t,\n  size=1m\neof\n".to_string())
+        } else {
+            Err("no files in the fuzz target".to_string())
+        }
+    };
+    let vars = [
+        ("lun".to_string(), "/dev/fuzz".to_string()),
+        ("t".to_string(), "(1,2)".to_string()),
+    ];
+    if !text.to_ascii_lowercase().contains("include") {
+        // Reads no file without it.
+        if let Err(e) = parse::parse("fuzz.vdb", &text, &vars) {
+            assert!(!e.0.contains('\n'), "a vdbench error is one line: {e}");
+        }
+    }
+    match parse::parse_with("fuzz.vdb", &text, &vars, &read) {
+        Err(e) => assert!(!e.0.contains('\n'), "a vdbench error is one line: {e}"),
+        Ok(f) => {
+            let lo = iolab_jobfile::frontend::LoadOptions::default();
+            if let Err(e) = map::map(&f, &lo) {
+                assert!(!e.0.contains('\n'), "a vdbench error is one line: {e}");
+            }
+        }
+    }
+}
+
 /// One text through every reader of fio's values; a size read must read
 /// back from its number.
 fn fio_value(s: &str) {

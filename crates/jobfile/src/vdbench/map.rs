@@ -487,9 +487,10 @@ fn run_at(
     let mut workloads = Vec::new();
     let duration = Value::String(num::fmt_secs(rk.elapsed_s));
     if is_fs {
-        for fwd in fs_workloads(file, rd)? {
-            let keys = fs::fwd_workload(file, rd, fwd, point)?;
-            workloads.push((keys, fs_origin(rd, fwd, point)));
+        let fwds = fs_workloads(file, rd)?;
+        for w in fs::workloads(file, rd, &fwds, point, lo, notes)? {
+            let origin = fs_origin(rd, &w.fwds, w.fsd, point);
+            workloads.push((w.keys, origin));
         }
         t.insert("duration".into(), duration);
     } else {
@@ -535,9 +536,9 @@ fn fs_workloads<'f>(file: &'f VdbFile, rd: &VdbDef) -> Result<Vec<&'f VdbDef>, J
     }
 }
 
-fn fs_origin(rd: &VdbDef, fwd: &VdbDef, point: &[(String, String)]) -> JobOrigin {
+fn fs_origin(rd: &VdbDef, fwds: &[&VdbDef], fsd: &VdbDef, point: &[(String, String)]) -> JobOrigin {
     let mut options: Vec<(String, String)> = Vec::new();
-    for def in [fwd, rd] {
+    for def in std::iter::once(fsd).chain(fwds.iter().copied()).chain([rd]) {
         for p in &def.params {
             let v = if p.values.len() == 1 {
                 p.values[0].clone()
@@ -551,7 +552,15 @@ fn fs_origin(rd: &VdbDef, fwd: &VdbDef, point: &[(String, String)]) -> JobOrigin
     JobOrigin {
         format: "vdbench".into(),
         file: Some(rd.file.clone()).filter(|f| !f.is_empty()),
-        section: format!("{}/{}", rd.name, fwd.name),
+        section: format!(
+            "{}/{}/{}",
+            rd.name,
+            fwds.iter()
+                .map(|f| f.name.as_str())
+                .collect::<Vec<_>>()
+                .join("+"),
+            fsd.name
+        ),
         options,
         group: 0,
         group_reporting: false,
