@@ -567,6 +567,7 @@ fn mix(
     k.insert("read_pct".into(), Value::String(num::fmt_num(read_pct)));
     let Some(p) = ctx.pick("forseekpct", wd, sd, "seekpct") else {
         k.insert("random_pct".into(), Value::String("100".into()));
+        rw(k, read_pct, 100.0);
         return Ok(false);
     };
     let v = first(&p).to_ascii_lowercase();
@@ -601,7 +602,26 @@ fn mix(
         )
     };
     k.insert("random_pct".into(), Value::String(num::fmt_num(random)));
+    rw(k, read_pct, random);
     Ok(eof)
+}
+
+/// iolab's `rw` for the mix (its label in plans and reports;
+/// `read_pct` and `random_pct` set the mix itself).
+fn rw(k: &mut toml::Table, read_pct: f64, random: f64) {
+    let dir = if read_pct >= 100.0 {
+        "read"
+    } else if read_pct <= 0.0 {
+        "write"
+    } else {
+        "rw"
+    };
+    let mode = match (random > 0.0, dir) {
+        (false, d) => d.to_string(),
+        (true, "rw") => "randrw".to_string(),
+        (true, d) => format!("rand{d}"),
+    };
+    k.insert("rw".into(), Value::String(mode));
 }
 
 /// `seekpct=eof`: once through the region, then the workload ends.
