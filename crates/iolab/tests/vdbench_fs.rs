@@ -104,7 +104,7 @@ fn sas_study_parameter_file_needs_its_anchor_and_size() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let e = stderr(&o);
     assert!(
-        e.contains("sas-fs.vdb:12: $anchor has no value; give it on the command line after the file as anchor=VALUE"),
+        e.contains("sas-fs.vdb:17: $anchor has no value; give it on the command line after the file as anchor=VALUE"),
         "{e}"
     );
     assert_eq!(e.trim().lines().count(), 1, "{e}");
