@@ -109,3 +109,35 @@ fn sas_study_parameter_file_needs_its_anchor_and_size() {
     );
     assert_eq!(e.trim().lines().count(), 1, "{e}");
 }
+
+/// `fwdrate=` is vdbench's operations per second of the run, shared by
+/// the fwds (evenly here): 100 getattrs a second and 100 reads of 16k a
+/// second (25 whole files of 64k), whatever steps iolab's flows take
+/// around them. Loose bounds: a busy machine may fall short, never far
+/// over.
+#[test]
+fn fwdrate_paces_vdbench_s_operations() {
+    let Some(fs) = mount("ext4") else { return };
+    let out = scratch();
+    let vdb = out.path().join("rate.vdb");
+    std::fs::write(
+        &vdb,
+        "fsd=f,anchor=$anchor,width=2,files=8,sizes=64k\n\
+         fwd=stats,fsd=f,operation=getattr,threads=2\n\
+         fwd=reads,fsd=f,operation=read,xfersize=16k,threads=2\n\
+         rd=r,fwd=(stats,reads),fwdrate=200,format=restart,elapsed=2,interval=1\n",
+    )
+    .unwrap();
+    let anchor_arg = format!("anchor={}", fs.path().join("rate").display());
+    let (o, doc) = run_json(&[s(&vdb), &anchor_arg], out.path());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let secs = f(&doc, "runs.0.workloads.0.measured_s");
+    let stats = op(&doc, 0, "stat", "ops") as f64 / secs;
+    let reads = op(&doc, 0, "read", "bytes") as f64 / 16384.0 / secs;
+    for (what, rate) in [("getattr", stats), ("16k reads", reads)] {
+        assert!(
+            (40.0..=130.0).contains(&rate),
+            "{what}: {rate:.1} a second, fwdrate gives each fwd 100"
+        );
+    }
+}

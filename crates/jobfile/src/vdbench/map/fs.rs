@@ -294,6 +294,23 @@ pub fn workloads<'f>(
     notes: &mut Notes,
 ) -> Result<Vec<FsWorkload<'f>>, JobError> {
     check_rd(rd, lo, notes)?;
+    // vdbench's `fwd=format` only tunes its format run.
+    let fwds: Vec<&'f VdbDef> = fwds
+        .iter()
+        .copied()
+        .filter(|f| f.name != "format")
+        .collect();
+    if fwds.is_empty() {
+        return Err(JobError(format!(
+            "{}: rd={}: fwd=format only sets how vdbench formats; name the fwds to run",
+            rd.place(),
+            rd.name
+        )));
+    }
+    if file.of(DefKind::FsWorkload).any(|f| f.name == "format") {
+        notes.once("fwd=format sets the threads and transfer size of vdbench's format run; iolab makes the files with its own threads");
+    }
+    let fwds = fwds.as_slice();
     let ops = operations(rd, point)?;
     let mut groups: Vec<FsWorkload<'f>> = Vec::new();
     let mut flows: Vec<Vec<FlowOf>> = Vec::new();

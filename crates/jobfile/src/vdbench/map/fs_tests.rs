@@ -273,3 +273,27 @@ fn the_single_fwd_entry_point_agrees() {
     let loops = fs_loops(f.of(DefKind::Run).next().unwrap());
     assert!(loops.is_empty());
 }
+
+#[test]
+fn fwd_format_only_tunes_vdbench_s_format_run() {
+    let t =
+        tr("fsd=f,anchor=/a\nfwd=format,threads=16\nfwd=w,fsd=f\nrd=r,fwd=*,format=yes\n").unwrap();
+    let w = &t.runs[0].workloads;
+    assert_eq!(w.len(), 1);
+    assert_eq!(
+        w[0].0.get("flow").unwrap().as_str(),
+        Some("w(1): open,read:whole:4k,close")
+    );
+    assert!(
+        t.notes
+            .iter()
+            .any(|n| n.starts_with("fwd=format sets the threads")),
+        "{:?}",
+        t.notes
+    );
+    let e = err("fsd=f,anchor=/a\nfwd=format,threads=16\nrd=r,fwd=format\n");
+    assert!(
+        e.starts_with("t.vdb:3: rd=r: fwd=format only sets how vdbench formats"),
+        "{e}"
+    );
+}
