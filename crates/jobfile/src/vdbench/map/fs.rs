@@ -244,6 +244,7 @@ const RD_FS_UNSUPPORTED: &[(&str, &str)] = &[
     ("mount", "iolab does not mount file systems"),
     ("replay", "iolab does not replay I/O traces"),
     ("distribution", "a file-system run's operations follow each other (fwdrate spaces them evenly)"),
+    ("fsd", "the fwds name their fsds; iolab does not narrow them on the rd: remove fsd= from the rd"),
     ("fortotalsize", "iolab's fileset has a fixed number of files: give files= instead of totalsize="),
     ("forwss", "iolab's operations use every file of the fileset: give fewer files= instead of a working set"),
 ];
