@@ -458,7 +458,8 @@ fn rate_shares(
             .ok_or_else(|| bad(format!("'{t}' is not max or operations per second above 0")))?,
     };
     let mut skews = Vec::new();
-    for f in fwds {
+    // One fwd takes the whole rate, whatever its skew says.
+    for f in fwds.iter().filter(|_| fwds.len() > 1) {
         let s = match f.get("skew") {
             Some(s) => Some(
                 num::pct(s.values.first().map_or("", String::as_str))
@@ -481,6 +482,9 @@ fn rate_shares(
     } else {
         0.0
     };
+    if skews.is_empty() {
+        return Ok(vec![Some(total / n_ops.max(1) as f64); fwds.len()]);
+    }
     Ok(skews
         .iter()
         .map(|s| Some(total * s.unwrap_or(even) / 100.0 / n_ops.max(1) as f64))
@@ -535,9 +539,8 @@ fn fsd_keys(
         "sizes".into(),
         Value::String(sizes_of(fsd, point, notes)?.0),
     );
-    if let Some(f) = fs_run_keys(rd)?.remove("format") {
-        t.insert("format".into(), f);
-    }
+    // `format` is the run's (fs_run_keys): a default of its workloads.
+    fs_run_keys(rd)?;
     if rd
         .get("format")
         .is_some_and(|p| p.values.iter().any(|v| v.eq_ignore_ascii_case("once")))
@@ -733,14 +736,15 @@ fn fwd_flows(ctx: &FwdCtx, ops: &[String], notes: &mut Notes) -> Result<Vec<Flow
     let threads = threads_of(ctx)? / ctx.n_fsds as u64 / ops.len() as u64;
     let mut out = Vec::new();
     for op in &ops {
-        let steps = steps(ctx, op, notes)?;
+        let (steps, per_op) = steps(ctx, op, notes)?;
         let mut name = flow_name(&ctx.fwd.name);
         if ops.len() > 1 {
             name = format!("{name}-{op}");
         }
         let mut head = threads.max(1).to_string();
         if let Some(r) = ctx.share {
-            head.push_str(&format!(" rate={}", num::fmt_num(r)));
+            let r = (r * per_op * 1000.0).round() / 1000.0;
+            head.push_str(&format!(" rate={}", num::fmt_num(r.max(0.001))));
         }
         out.push(FlowOf {
             text: format!("{name}({head}): {steps}"),
@@ -886,9 +890,13 @@ fn per_file(ctx: &FwdCtx, xfer: u64, notes: &mut Notes) -> Result<u64, JobError>
     Ok(n.clamp(1, MAX_REPEAT))
 }
 
-/// The steps of one operation of a fwd.
-fn steps(ctx: &FwdCtx, op: &str, notes: &mut Notes) -> Result<String, JobError> {
-    let x = num::iolab_size(xfer_of(ctx)?);
+/// The steps of one operation of a fwd, and how many of iolab's
+/// operations a pass of them is per operation vdbench counts in it (its
+/// transfers of a read or write, its creates, opens, ...): `fwdrate`
+/// paces vdbench's, a flow's rate all its steps.
+fn steps(ctx: &FwdCtx, op: &str, notes: &mut Notes) -> Result<(String, f64), JobError> {
+    let xfer = xfer_of(ctx)?;
+    let x = num::iolab_size(xfer);
     let (random, delete_first) = fileio_of(ctx, notes)?;
     let rdpct = match (at(ctx.point, "forrdpct"), ctx.fwd.get("rdpct")) {
         (Some(v), _) => Some(v.to_string()),
@@ -902,12 +910,18 @@ fn steps(ctx: &FwdCtx, op: &str, notes: &mut Notes) -> Result<String, JobError> 
             ctx.fwd.name
         ))
     };
+    // Transfers of a whole file, as vdbench counts them.
+    let whole = || -> Result<f64, JobError> {
+        let mean = sizes_of(ctx.fsd, ctx.point, &mut Notes::default())?.1;
+        Ok(mean.div_ceil(xfer).max(1) as f64)
+    };
+    let rw = |n: u64| (n as f64 + 2.0) / n as f64;
     if let (Some(pct), "read" | "write") = (&rdpct, op) {
         let pct = num::pct(pct).map_err(|m| bad(&format!("rdpct={pct}: {m}")))?;
         if !random {
             return Err(bad("rdpct= with sequential fileio: iolab's flows read or write a file whole; give fileio=random for a read/write mix within files"));
         }
-        let n = per_file(ctx, xfer_of(ctx)?, notes)?;
+        let n = per_file(ctx, xfer, notes)?;
         let reads = ((n as f64) * pct / 100.0).round() as u64;
         let mut s = vec!["open".to_string()];
         if reads > 0 {
@@ -917,23 +931,27 @@ fn steps(ctx: &FwdCtx, op: &str, notes: &mut Notes) -> Result<String, JobError> 
             s.push(format!("write:rand:{x}:x{}", n - reads));
         }
         s.push("close".into());
-        return Ok(s.join(","));
+        return Ok((s.join(","), rw(n)));
     }
     Ok(match op {
-        "read" if random => format!("open,read:rand:{x}:x{},close", per_file(ctx, xfer_of(ctx)?, notes)?),
-        "read" => format!("open,read:whole:{x},close"),
-        "write" if random => format!("open,write:rand:{x}:x{},close", per_file(ctx, xfer_of(ctx)?, notes)?),
-        "write" if delete_first => format!("delete,create,write:whole:{x},close"),
-        "write" => format!("open,write:whole:{x},close"),
-        "create" => format!("create,write:whole:{x},close"),
-        "delete" => "delete".into(),
-        "mkdir" => "mkdir".into(),
-        "rmdir" => "rmdir".into(),
-        "open" | "close" => "open,close".into(),
-        "getattr" => "stat".into(),
-        "setattr" => "open,setattr,close".into(),
-        "access" => "access".into(),
-        "move" => "rename".into(),
+        "read" | "write" if random => {
+            let n = per_file(ctx, xfer, notes)?;
+            (format!("open,{op}:rand:{x}:x{n},close"), rw(n))
+        }
+        "write" if delete_first => (
+            format!("delete,create,write:whole:{x},close"),
+            4.0 / whole()?,
+        ),
+        "read" | "write" => (format!("open,{op}:whole:{x},close"), 3.0 / whole()?),
+        "create" => (format!("create,write:whole:{x},close"), 3.0),
+        "delete" => ("delete".into(), 1.0),
+        "mkdir" => ("mkdir".into(), 1.0),
+        "rmdir" => ("rmdir".into(), 1.0),
+        "open" | "close" => ("open,close".into(), 2.0),
+        "getattr" => ("stat".into(), 1.0),
+        "setattr" => ("open,setattr,close".into(), 3.0),
+        "access" => ("access".into(), 1.0),
+        "move" => ("rename".into(), 1.0),
         "copy" => return Err(bad("iolab has no copy operation (a read of one file and a create and write of another); use a flow of read and create steps with iolab's own --flow")),
         _ => return Err(bad("vdbench's operations are read, write, create, delete, mkdir, rmdir, open, close, getattr, setattr, access, copy and move")),
     })

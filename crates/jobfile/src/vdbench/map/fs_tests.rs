@@ -45,7 +45,6 @@ fn the_sas_study_write_then_read() {
             "file_select=random",
             "files=64",
             "flow=fwdw(8): open,write:whole:512k,close",
-            "format=restart",
             "name=fwdw/fsd1",
             "sizes=5g",
             "width=4",
@@ -65,7 +64,7 @@ fn the_sas_study_write_then_read() {
         r.get("flow").unwrap().as_str(),
         Some("fwdr(8): open,read:whole:512k,close")
     );
-    assert_eq!(r.get("format").unwrap().as_str(), Some("no"));
+    assert_eq!(t.runs[1].run.get("format").unwrap().as_str(), Some("no"));
 }
 
 #[test]
@@ -93,9 +92,11 @@ rd=r1,fwd=(rd,wr),fwdrate=1000,elapsed=10
     assert_eq!(w.get("files").unwrap().as_integer(), Some(45));
     assert_eq!(w.get("sizes").unwrap().as_str(), Some("32k:50,64k:50"));
     // The mean file is 48k: 6 transfers of 8k by default; stopafter=10.
+    // fwdrate paces vdbench's transfers (300 and 700 a second), a flow's
+    // rate all its steps: the open and close of each pass too.
     assert_eq!(
         w.get("flow").unwrap().as_str(),
-        Some("rd(4 rate=300): open,read:rand:8k:x6,close | wr(2 rate=700): open,write:rand:8k:x10,close")
+        Some("rd(4 rate=400): open,read:rand:8k:x6,close | wr(2 rate=840): open,write:rand:8k:x10,close")
     );
     assert_eq!(w.get("file_select").unwrap().as_str(), Some("seq"));
     assert_eq!(ws[0].1.section, "r1/rd+wr/f");
@@ -113,7 +114,8 @@ rd=r1,fwd=w,fwdrate=100,format=yes
     assert_eq!(ws.len(), 2);
     assert_eq!(
         ws[0].0.get("flow").unwrap().as_str(),
-        Some("w(4 rate=50): create,write:whole:4k,close")
+        // 50 creates a second on each, each a pass of 3 steps.
+        Some("w(4 rate=150): create,write:whole:4k,close")
     );
     // vdbench's defaults: depth 1, width 1, 10 files of 4k.
     assert_eq!(ws[0].0.get("files").unwrap().as_integer(), Some(10));
@@ -156,7 +158,8 @@ rd=r,fwd=w,fordepth=(1,2),forsizes=(8k,16k),fwdrate=(100-300,100),forxfersize=(4
     assert_eq!(w.get("sizes").unwrap().as_str(), Some("16k"));
     assert_eq!(
         w.get("flow").unwrap().as_str(),
-        Some("w(1 rate=300): open,write:whole:8k,close")
+        // 300 writes of 8k a second are 150 files of 16k: 450 steps.
+        Some("w(1 rate=450): open,write:whole:8k,close")
     );
     let t =
         tr("fsd=f,anchor=/a\nfwd=w,fsd=f\nrd=r,fwd=w,foroperations=(create,delete),width=(1,2)\n")
@@ -244,7 +247,10 @@ fn ignored_and_approximated_keywords_are_noted() {
     );
     let w = &t.runs[0].workloads[0].0;
     assert_eq!(w.get("sync").unwrap().as_str(), Some("dsync"));
-    assert_eq!(w.get("format").unwrap().as_str(), Some("restart"));
+    assert_eq!(
+        t.runs[0].run.get("format").unwrap().as_str(),
+        Some("restart")
+    );
 }
 
 #[test]
