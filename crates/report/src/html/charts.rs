@@ -1,5 +1,6 @@
 //! The charts of a result document, as model [`Chart`]s plus
-//! [`ChartExtras`]: sweep curves from the points of a plan, and per run
+//! [`ChartExtras`]: sweep curves from the points of a plan, response-time
+//! curves (`curve`, vdbench `iorate=curve`), and per run
 //! throughput, IOPS and latency over time, the latency percentile curve and
 //! device utilisation over time.
 
@@ -174,6 +175,60 @@ pub fn sweep_charts(doc: &ResultDoc) -> Vec<(Chart, ChartExtras)> {
                 ..Default::default()
             },
         ));
+    }
+    out
+}
+
+/// One chart per response-time curve (runs with `curve`, grouped by their
+/// maximum's point): the mean response time against the IOPS achieved,
+/// a point per run of the curve (the maximum's too), in IOPS order. A
+/// curve of fewer than two runs that measured something draws nothing.
+pub fn curve_charts(doc: &ResultDoc) -> Vec<(Chart, ChartExtras)> {
+    let mut curves: Vec<(u32, Vec<&RunResult>)> = Vec::new();
+    for r in &doc.runs {
+        let Some(c) = &r.curve else { continue };
+        if r.summary.total.ops == 0 {
+            continue;
+        }
+        match curves.iter_mut().find(|(p, _)| *p == c.max_point) {
+            Some((_, v)) => v.push(r),
+            None => curves.push((c.max_point, vec![r])),
+        }
+    }
+    let mut out = Vec::new();
+    for (_, mut runs) in curves.into_iter().filter(|(_, v)| v.len() > 1) {
+        runs.sort_by(|a, b| a.summary.total.iops.total_cmp(&b.summary.total.iops));
+        let name = runs[0].curve.as_ref().map(|c| c.name.clone()).unwrap_or_default();
+        let label = |r: &RunResult| {
+            let c = r.curve.as_ref();
+            match c.and_then(|c| c.pct) {
+                Some(p) => format!("{}%", iolab_spec::curve::pct_text(p)),
+                None => "max".into(),
+            }
+        };
+        let chart = Chart {
+            kind: "line".into(),
+            title: format!("Response-time curve: {name}"),
+            x_label: "IOPS achieved".into(),
+            y_label: "mean response time, ms".into(),
+            log_x: false,
+            x: runs.iter().map(|r| label(r)).collect(),
+            x_values: runs.iter().map(|r| r.summary.total.iops).collect(),
+            series: vec![Series {
+                name: "mean response time".into(),
+                values: runs
+                    .iter()
+                    .map(|r| Some(r.summary.total.lat_us.mean / 1e3))
+                    .collect(),
+            }],
+            marks: Vec::new(),
+        };
+        // Round IOPS on the x axis: the points are wherever they landed.
+        let ex = ChartExtras {
+            nice_x: true,
+            ..Default::default()
+        };
+        out.push((chart, ex));
     }
     out
 }

@@ -1,8 +1,11 @@
 //! What `iolab report` writes for a result document: where and how it ran,
-//! a study's conclusions, tables and charts, a sweep's curves and points,
+//! a study's conclusions, tables and charts, a sweep's curves and points
+//! (and its response-time curves),
 //! the runs table, then each run in detail.
 
-use super::charts::{device_charts, percentile_chart, runs_bar_charts, sweep_charts, time_charts};
+use super::charts::{
+    curve_charts, device_charts, percentile_chart, runs_bar_charts, sweep_charts, time_charts,
+};
 use super::Page;
 use crate::model::{ResultDoc, RunResult, Table, VerifyResult};
 use crate::tables::{
@@ -50,7 +53,7 @@ pub fn document_report(doc: &ResultDoc) -> String {
     if let Some(plan) = &doc.plan {
         p.heading(2, "Sweep");
         p.paragraph(&plan_summary(doc, plan));
-        for (c, ex) in sweep_charts(doc) {
+        for (c, ex) in sweep_charts(doc).into_iter().chain(curve_charts(doc)) {
             p.chart_with(&c, &ex);
         }
         if let Some(t) = points_table(doc) {
