@@ -122,18 +122,31 @@ mod tests {
             assert_eq!(c.max_name, "db (max)");
             assert_eq!(r.spec.rate_iops, None, "the executor sets the rate");
         }
-        let pcts: Vec<Option<f64>> = p.runs.iter().map(|r| r.curve.as_ref().unwrap().pct).collect();
+        let pcts: Vec<Option<f64>> = p
+            .runs
+            .iter()
+            .map(|r| r.curve.as_ref().unwrap().pct)
+            .collect();
         assert_eq!(pcts, [None, Some(10.0), Some(50.0), Some(12.5)]);
-        assert_eq!(p.runs[2].curve.as_ref().unwrap().rate_from(1000.0), Some(500.0));
+        assert_eq!(
+            p.runs[2].curve.as_ref().unwrap().rate_from(1000.0),
+            Some(500.0)
+        );
         // Every run of the curve is counted: 4 runs of 2 s.
         assert_eq!(p.info.runs_planned, 4);
         assert!((p.info.estimated_s - 8.0).abs() < 1e-9);
         assert!(p.is_sweep());
         let text = dry_run_text(&p);
         assert!(text.contains("1 response-time curve"), "{text}");
-        assert!(text.contains("rate 50% of the IOPS db (max) measures"), "{text}");
+        assert!(
+            text.contains("rate 50% of the IOPS db (max) measures"),
+            "{text}"
+        );
         // Seeds differ from run to run.
-        assert_ne!(p.runs[0].spec.workloads[0].seed, p.runs[1].spec.workloads[0].seed);
+        assert_ne!(
+            p.runs[0].spec.workloads[0].seed,
+            p.runs[1].spec.workloads[0].seed
+        );
     }
 
     #[test]
@@ -180,7 +193,11 @@ mod tests {
         let p = build(std::slice::from_ref(&r), &PlanArgs::default()).unwrap();
         assert_eq!(names(&p), ["run-1 (max)", "run-1 (50%)"]);
         // At the maximum nothing is throttled; the point keeps its shares.
-        assert!(p.runs[0].spec.workloads.iter().all(|w| w.skew_pct.is_none()));
+        assert!(p.runs[0]
+            .spec
+            .workloads
+            .iter()
+            .all(|w| w.skew_pct.is_none()));
         assert_eq!(p.runs[1].spec.workloads[0].skew_pct, Some(75.0));
         assert_eq!(p.runs[1].curve.as_ref().unwrap().stop_ms, Some(5.0));
         let mut spec = p.runs[1].spec.clone();
@@ -214,7 +231,11 @@ mod tests {
 
     #[test]
     fn bad_curves_are_one_line() {
-        let err = |o: WorkloadOptions| build_workloads(&[o], &PlanArgs::default()).unwrap_err().message;
+        let err = |o: WorkloadOptions| {
+            build_workloads(&[o], &PlanArgs::default())
+                .unwrap_err()
+                .message
+        };
         let mut o = w(Some("10,50"));
         o.rate = Some("1000".into());
         let e = err(o);

@@ -198,7 +198,11 @@ pub fn curve_charts(doc: &ResultDoc) -> Vec<(Chart, ChartExtras)> {
     let mut out = Vec::new();
     for (_, mut runs) in curves.into_iter().filter(|(_, v)| v.len() > 1) {
         runs.sort_by(|a, b| a.summary.total.iops.total_cmp(&b.summary.total.iops));
-        let name = runs[0].curve.as_ref().map(|c| c.name.clone()).unwrap_or_default();
+        let name = runs[0]
+            .curve
+            .as_ref()
+            .map(|c| c.name.clone())
+            .unwrap_or_default();
         let label = |r: &RunResult| {
             let c = r.curve.as_ref();
             match c.and_then(|c| c.pct) {
