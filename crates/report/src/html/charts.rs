@@ -685,6 +685,45 @@ mod tests {
     use super::*;
     use crate::testraw;
 
+    /// Two curves of one document: a chart each, its points in IOPS
+    /// order, the mean response time in ms; a run of no curve is left out.
+    #[test]
+    fn a_chart_per_curve_of_response_time_against_iops() {
+        use crate::study::testing::{run, spec};
+        let mut doc = crate::model::ResultDoc::new();
+        let curve = |max_point: u32, pct: Option<f64>, iops: f64, p99: f64| {
+            let mut r = run(spec("w"), iops, 1.0, p99);
+            r.curve = Some(crate::model::CurveRecord {
+                name: format!("c{max_point}"),
+                role: if pct.is_some() { "pct" } else { "max" }.into(),
+                pct,
+                max_point,
+                ..Default::default()
+            });
+            r
+        };
+        doc.runs = vec![
+            curve(0, None, 1000.0, 400.0),
+            curve(0, Some(10.0), 100.0, 200.0),
+            curve(0, Some(50.0), 500.0, 3000.0),
+            run(spec("plain"), 7.0, 1.0, 1.0),
+            curve(3, None, 2000.0, 100.0),
+            curve(3, Some(50.0), 1000.0, 100.0),
+        ];
+        let charts = curve_charts(&doc);
+        assert_eq!(charts.len(), 2);
+        let (c, _) = &charts[0];
+        assert_eq!(c.title, "Response-time curve: c0");
+        assert_eq!(c.x_values, [100.0, 500.0, 1000.0]);
+        assert_eq!(c.x, ["10%", "50%", "max"]);
+        // The helper's mean is half its p99, in µs: 0.1, 1.5 and 0.2 ms.
+        assert_eq!(c.series[0].values, [Some(0.1), Some(1.5), Some(0.2)]);
+        assert_eq!(charts[1].0.x_values, [1000.0, 2000.0]);
+        doc.plan = Some(Default::default());
+        let html = crate::html::document_report(&doc);
+        assert!(html.contains("Response-time curve: c3"));
+    }
+
     #[test]
     fn a_run_of_two_workloads_charts_each_and_the_total_with_its_marks() {
         let r = crate::build_run(&testraw::two_workloads());
