@@ -25,7 +25,7 @@ pub struct PlanArgs {
     #[arg(long, value_name = "N", default_value_t = 1, help_heading = "Plan")]
     pub repeat: u32,
 
-    /// Pause between runs, e.g. 10s (vdbench pause=)
+    /// Pause between runs, e.g. 10s (vdbench pause=); replaces the runs' own pauses
     #[arg(long, value_name = "TIME", help_heading = "Plan")]
     pub pause: Option<String>,
 
