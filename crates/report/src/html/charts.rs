@@ -722,6 +722,7 @@ mod tests {
         doc.plan = Some(Default::default());
         let html = crate::html::document_report(&doc);
         assert!(html.contains("Response-time curve: c3"));
+        assert!(html.contains("Curve c0: the run at the maximum rate"));
     }
 
     #[test]

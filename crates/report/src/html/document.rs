@@ -186,6 +186,31 @@ fn run_summary_line(i: usize, r: &RunResult, axes: &[String]) -> String {
     )
 }
 
+/// A curve's run in words: the maximum, or its point's share and rate.
+fn curve_text(c: &crate::model::CurveRecord) -> String {
+    let mut s = match (c.pct, c.rate_iops, c.max_iops) {
+        (Some(pct), Some(rate), Some(max)) => format!(
+            "Curve {}: {} % of the {} IOPS that {} measured; the run's rate was {} IOPS.",
+            c.name,
+            fmt_num(pct),
+            fmt_num(max),
+            c.max_run,
+            fmt_num(rate)
+        ),
+        _ => format!(
+            "Curve {}: the run at the maximum rate, whose IOPS the curve's points take their percentages of.",
+            c.name
+        ),
+    };
+    if let Some(ms) = c.stop_ms {
+        s.push_str(&format!(
+            " The curve ends once a point's mean response time is above {} ms.",
+            fmt_num(ms)
+        ));
+    }
+    s
+}
+
 fn figures_table(r: &RunResult) -> Table {
     let columns = crate::tables::FIGURE_COLUMNS;
     let s = &r.summary;
@@ -237,6 +262,9 @@ fn run_section(p: &mut Page, doc: &ResultDoc, i: usize, r: &RunResult, axes: &[S
     );
     if let Some(why) = &r.incomplete_reason {
         p.warning(&format!("Incomplete: {why}"));
+    }
+    if let Some(c) = &r.curve {
+        p.paragraph(&curve_text(c));
     }
     p.table(&figures_table(r));
     if r.workloads.len() > 1 {
