@@ -36,7 +36,7 @@ fn words_of(s: &str) -> Vec<String> {
 
 /// Sizes, durations, block-size mixes, CPU lists, `--rw`, `--distribution`,
 /// `--data`, `--engine`, a fileset's `sizes` mix, `--p99-bound`, `--steady`,
-/// I/O priorities, data patterns, NUMA nodes and policies, `NAME=VALUE` arguments, iozone's command line, the list
+/// I/O priorities, data patterns, curves, NUMA nodes and policies, `NAME=VALUE` arguments, iozone's command line, the list
 /// syntax of sweepable flags,
 /// sysfs numbers and the lines of the mark protocol: the whole input, then each of its lines.
 pub fn units(data: &[u8]) {

@@ -119,3 +119,106 @@ fn record(cp: &CurvePoint, rate: Option<f64>, max_iops: Option<f64>) -> CurveRec
         stop_ms: cp.stop_ms,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(curve: &str, stop: Option<&str>) -> iolab_plan::Plan {
+        let w = iolab_jobfile::WorkloadOptions {
+            name: Some("c".into()),
+            target: vec!["/tmp/iolab-curves-test".into()],
+            duration: Some("1s".into()),
+            curve: Some(curve.into()),
+            stop_curve: stop.map(Into::into),
+            ..Default::default()
+        };
+        iolab_plan::build_workloads(&[w], &Default::default()).unwrap()
+    }
+
+    /// A finished run with these totals (no workload behind it).
+    fn result(complete: bool, iops: f64, mean_us: f64) -> RunResult {
+        let raw = iolab_engine::RunRaw {
+            name: "r".into(),
+            started_at: std::time::SystemTime::now(),
+            warmup_ns: 0,
+            interval_ns: 1_000_000_000,
+            measured_ns: 1_000_000_000,
+            workloads: Vec::new(),
+            intervals: Vec::new(),
+            ops: Default::default(),
+            fsyncs: 0,
+            cpu: Default::default(),
+            stalls: Default::default(),
+            events: Vec::new(),
+            complete,
+            incomplete_reason: None,
+            notes: Vec::new(),
+            exit_all: false,
+        };
+        let mut r = iolab_report::build_run(&raw);
+        r.summary.total.iops = iops;
+        r.summary.total.ops = iops as u64;
+        r.summary.total.lat_us.mean = mean_us;
+        r
+    }
+
+    #[test]
+    fn points_take_their_share_of_the_maximums_mean() {
+        let mut p = plan("10,50", None);
+        let mut c = Curves::default();
+        assert!(matches!(c.start(&mut p.runs[0]), Start::Run(Some(r)) if r.role == "max"));
+        assert!(c
+            .finished(&p.runs[0], &result(true, 20_000.0, 50.0))
+            .is_none());
+        let Start::Run(Some(rec)) = c.start(&mut p.runs[2]) else {
+            panic!("the 50% point runs")
+        };
+        assert_eq!(rec.rate_iops, Some(10_000.0));
+        assert_eq!(p.runs[2].spec.rate_iops, Some(10_000.0));
+        assert_eq!(rec.max_iops, Some(20_000.0));
+        let note = Curves::note(&rec).unwrap();
+        assert!(
+            note.contains("50% of 20000 IOPS measured by c (max)"),
+            "{note}"
+        );
+    }
+
+    #[test]
+    fn a_maximum_that_measured_nothing_runs_no_point_and_says_so_once() {
+        for max in [result(true, 0.0, 0.0), result(false, 500.0, 50.0)] {
+            let mut p = plan("10,50", None);
+            let mut c = Curves::default();
+            let _ = c.start(&mut p.runs[0]);
+            c.finished(&p.runs[0], &max);
+            let Start::Skip(Some(line)) = c.start(&mut p.runs[1]) else {
+                panic!("the point is skipped with a line")
+            };
+            assert!(line.contains("c (max)") && !line.contains('\n'), "{line}");
+            assert!(matches!(c.start(&mut p.runs[2]), Start::Skip(None)));
+            assert_eq!(p.runs[1].spec.rate_iops, None);
+        }
+    }
+
+    #[test]
+    fn stop_curve_compares_each_points_mean_in_ms() {
+        let mut p = plan("10,50,90", Some("2ms"));
+        let mut c = Curves::default();
+        let _ = c.start(&mut p.runs[0]);
+        c.finished(&p.runs[0], &result(true, 1000.0, 9000.0));
+        // The maximum is never compared; 1.5 ms is under 2 ms.
+        let _ = c.start(&mut p.runs[1]);
+        assert!(c
+            .finished(&p.runs[1], &result(true, 100.0, 1500.0))
+            .is_none());
+        let _ = c.start(&mut p.runs[2]);
+        let line = c
+            .finished(&p.runs[2], &result(true, 500.0, 2500.0))
+            .unwrap();
+        assert!(
+            line.contains("2.500 ms") && line.contains("c (50%)"),
+            "{line}"
+        );
+        assert!(matches!(c.start(&mut p.runs[3]), Start::Skip(None)));
+    }
+}

@@ -187,3 +187,42 @@ fn a_host_definition_is_refused_in_one_line() {
     assert_eq!(e.trim().lines().count(), 1, "{e}");
     assert!(e.contains("hd.vdb:1") && e.contains("issue 19"), "{e}");
 }
+
+/// Every parameter file of the jobfile corpus that maps (all but the
+/// `refuse-*` ones) also plans: the planner takes each key the mapper
+/// writes (`--parse-only` looks at no target).
+#[test]
+fn every_corpus_file_that_maps_also_plans() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../jobfile/tests/vdbench");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        if !name.ends_with(".vdb") || name.starts_with("refuse-") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&p).unwrap();
+        let mut cmd = iolab();
+        cmd.arg("run").arg(&p).arg("--parse-only");
+        for l in text.lines().filter_map(|l| l.strip_prefix("*% ")) {
+            let (k, v) = l.split_once(' ').unwrap_or((l, ""));
+            match k {
+                "var" => {
+                    cmd.arg(v);
+                }
+                "flags" => {
+                    cmd.arg("--vdbench-flags").arg(v);
+                }
+                "ignore-unsupported" => {
+                    cmd.arg("--ignore-unsupported");
+                }
+                other => panic!("{name}: unknown directive {other}"),
+            }
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{name}: {}", stderr(&out));
+        assert!(stdout(&out).contains("plan:"), "{name}: {}", stdout(&out));
+        n += 1;
+    }
+    assert!(n >= 15, "{n} corpus files planned");
+}

@@ -297,8 +297,13 @@ pub(crate) fn runs_of(
                 };
                 if set {
                     let at = text.and_then(|t| run_key_line(t, key, Some(ri), Some(wi)));
+                    let why = if key.contains("curve") {
+                        "its curve sets the rate its workloads share"
+                    } else {
+                        "its workloads share one clock"
+                    };
                     return Err(JobError(format!(
-                        "{}{key} is a key of the [[run]] (its workloads share one clock), not of a [[run.workload]]; move it to the [[run]]",
+                        "{}{key} is a key of the [[run]] ({why}), not of a [[run.workload]]; move it to the [[run]]",
                         line_prefix(at)
                     )));
                 }
@@ -555,6 +560,29 @@ rw = "write"
         let r = &j.runs().unwrap()[0];
         assert_eq!(r.run.start_delay, Some(Values::from("2s")));
         assert_eq!(r.run.skew, Some(Values::from("5")));
+    }
+
+    #[test]
+    fn a_runs_pause_and_curve() {
+        let j = parse_job_text(
+            "[[run]]\nname='a'\npause='250ms'\ncurve='default'\nstop_curve='5ms'\n[[run.workload]]\ntarget='/x'\n[[run]]\npause=2\n[[run.workload]]\ntarget='/x'\n[[run]]\n[[run.workload]]\ntarget='/x'\n",
+            "t",
+        )
+        .unwrap();
+        let runs = j.runs().unwrap();
+        let pauses: Vec<Option<f64>> = runs.iter().map(|r| r.pause_s).collect();
+        assert_eq!(pauses, [Some(0.25), Some(2.0), None]);
+        let c = super::resolve_curve(&runs[0].run, None).unwrap().unwrap();
+        assert_eq!(c.pcts, iolab_spec::curve::DEFAULT_CURVE);
+        assert_eq!(c.stop_ms, Some(5.0));
+        assert_eq!(super::resolve_curve(&runs[1].run, None).unwrap(), None);
+        let e = err("[[run]]\nname='a'\n\npause='soon'\n[[run.workload]]\ntarget='/x'\n");
+        assert!(e.contains("line 4") && e.contains("pause"), "{e}");
+        let e = err("[[run]]\nname='a'\n[[run.workload]]\ntarget='/x'\ncurve='10'\n");
+        assert!(
+            e.contains("line 5") && e.contains("curve is a key of the [[run]]"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -25,7 +25,7 @@ pub struct PlanArgs {
     #[arg(long, value_name = "N", default_value_t = 1, help_heading = "Plan")]
     pub repeat: u32,
 
-    /// Pause between runs, e.g. 10s (vdbench pause=)
+    /// Pause between runs, e.g. 10s (vdbench pause=); replaces the runs' own pauses
     #[arg(long, value_name = "TIME", help_heading = "Plan")]
     pub pause: Option<String>,
 
@@ -546,6 +546,80 @@ mod tests {
         };
         let e = build_workloads(&[w.clone(), w], &pa).unwrap_err().message;
         assert!(e.contains("more than iolab plans"), "{e}");
+    }
+
+    /// A run's own pause follows it; `--pause` replaces every run's; the
+    /// last run has none; the estimate counts them.
+    #[test]
+    fn pauses_after_runs() {
+        let mut a = RunOptions::single(0, opts(&[]));
+        a.pause_s = Some(5.0);
+        let b = RunOptions::single(1, opts(&[("qd", "1,2")]));
+        let mut c = RunOptions::single(2, opts(&[]));
+        c.pause_s = Some(7.0);
+        let runs = [a, b, c];
+        let p = build(&runs, &PlanArgs::default()).unwrap();
+        let pauses: Vec<f64> = p.runs.iter().map(|r| r.pause_after_s).collect();
+        assert_eq!(pauses, [5.0, 0.0, 0.0, 0.0]);
+        // 4 runs of 2 s and one pause of 5 s; no one pause for all.
+        assert!((p.info.estimated_s - 13.0).abs() < 1e-9);
+        assert_eq!(p.info.pause_s, 0.0);
+        assert!(crate::describe(&p).contains("pauses after runs (5 s in all)"));
+        assert!(crate::dry_run_text(&p).contains("then a pause of 5 s"));
+        let pa = PlanArgs {
+            pause: Some("1s".into()),
+            ..Default::default()
+        };
+        let p = build(&runs, &pa).unwrap();
+        let pauses: Vec<f64> = p.runs.iter().map(|r| r.pause_after_s).collect();
+        assert_eq!(pauses, [1.0, 1.0, 1.0, 0.0]);
+        assert_eq!(p.info.pause_s, 1.0);
+        assert!((p.info.estimated_s - 11.0).abs() < 1e-9);
+        // --pause 0s takes every run's pause away.
+        let pa = PlanArgs {
+            pause: Some("0s".into()),
+            ..Default::default()
+        };
+        let p = build(&runs, &pa).unwrap();
+        assert!(p.runs.iter().all(|r| r.pause_after_s == 0.0));
+    }
+
+    /// `--duration` and `--warmup` on the command line win over a run's
+    /// own keys (a [[run]]'s, or vdbench's elapsed= and warmup=), in a run
+    /// of several workloads and in a run of one.
+    #[test]
+    fn flags_override_a_runs_clock() {
+        let run = WorkloadOptions {
+            duration: Some("90s".into()),
+            warmup: Some("200s".into()),
+            ..Default::default()
+        };
+        let wl = |name: &str| WorkloadOptions {
+            name: Some(name.into()),
+            target: vec!["/tmp/iolab-plan-test".into()],
+            ..Default::default()
+        };
+        let flags = WorkloadOptions {
+            duration: Some("1s".into()),
+            warmup: Some("0s".into()),
+            ..Default::default()
+        };
+        let several = RunOptions {
+            run: run.clone(),
+            workloads: vec![wl("a"), wl("b")],
+            overrides: flags.clone(),
+            ..Default::default()
+        };
+        let mut one = RunOptions::single(1, wl("c"));
+        one.run = run;
+        one.overrides = flags;
+        let p = build(&[several, one], &PlanArgs::default()).unwrap();
+        let s = &p.runs[0].spec;
+        assert_eq!((s.duration_s, s.warmup_s), (Some(1.0), 0.0));
+        assert!(s.workloads.iter().all(|w| w.duration_s == Some(1.0)));
+        let s = &p.runs[1].spec;
+        assert_eq!((s.workloads[0].duration_s, s.warmup_s), (Some(1.0), 0.0));
+        assert!((p.info.estimated_s - 2.0).abs() < 1e-9);
     }
 
     #[test]

@@ -106,7 +106,7 @@ pub fn dry_run_text(plan: &Plan) -> String {
         } else {
             heading(first)
         };
-        what.push_str(&notes(r));
+        what.push_str(&notes(r, plan.info.pause_s));
         out.push_str(&format!(
             "{:>5} {:>5} {:>3}  {:<name_w$}  {:<par_w$}  {:>#18x}  {:>9}  {}\n",
             n + 1,
@@ -130,8 +130,9 @@ pub fn dry_run_text(plan: &Plan) -> String {
     out
 }
 
-/// What the run's line adds: its rate in a curve, its pause after it.
-fn notes(r: &PlannedRun) -> String {
+/// What the run's line adds: its rate in a curve, its pause after it
+/// when that is not the plan's one pause between runs.
+fn notes(r: &PlannedRun, plan_pause_s: f64) -> String {
     let mut s = String::new();
     if let Some(c) = &r.curve {
         match c.pct {
@@ -146,7 +147,7 @@ fn notes(r: &PlannedRun) -> String {
             s.push_str(&format!(" (curve ends above {ms} ms)"));
         }
     }
-    if r.pause_after_s > 0.0 {
+    if r.pause_after_s > 0.0 && r.pause_after_s != plan_pause_s {
         s.push_str(&format!(
             "; then a pause of {}",
             human_secs(r.pause_after_s)

@@ -501,6 +501,7 @@ fn run_at(
             general: g,
             lo,
             rated: rate.is_some(),
+            curve: rk.curve.is_some(),
         };
         let built = raw::workloads(&ctx, notes)?;
         // Workloads that end at the end of their LUN (seekpct=eof) end

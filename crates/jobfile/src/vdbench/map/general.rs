@@ -145,6 +145,17 @@ pub fn general(file: &VdbFile, lo: &LoadOptions, notes: &mut Notes) -> Result<Ge
     }
     g.dedupe = dedupe(ratio, unit)?;
     flags(lo, &mut g, notes)?;
+    if let Some((_, _, _)) = &g.dedupe {
+        let checks = ["verify", "verify_after", "journal"]
+            .iter()
+            .any(|k| g.keys.contains_key(*k));
+        if let (true, Some(r)) = (checks, ratio) {
+            return Err(bad(
+                r,
+                "iolab cannot validate deduplicated data (every verified sector carries a unique stamp); drop dedupratio= or the validation (validate=, journal=, -v, -j)",
+            ));
+        }
+    }
     Ok(g)
 }
 

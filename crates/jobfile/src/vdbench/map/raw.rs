@@ -22,6 +22,9 @@ pub struct Ctx<'a> {
     pub lo: &'a LoadOptions,
     /// The run has a rate (`iorate=N`): skews share it.
     pub rated: bool,
+    /// The run is a curve (`iorate=curve`): its later points have a rate,
+    /// which the skews given share.
+    pub curve: bool,
 }
 
 /// One workload built, and whether it ends by itself (`seekpct=eof`).
@@ -229,6 +232,9 @@ pub fn workloads(ctx: &Ctx, notes: &mut Notes) -> Result<Vec<Built>, JobError> {
         pairs.push((wd, sds));
     }
     let skews = skews(ctx, &pairs, notes)?;
+    // A curve's later points have a rate: the skews given share it (the
+    // planner drops them for its maximum run).
+    let emit = ctx.rated || (ctx.curve && pairs.iter().any(|(w, _)| w.get("skew").is_some()));
     let mut out = Vec::new();
     for (i, (wd, sds)) in pairs.iter().enumerate() {
         for sd in sds {
@@ -236,7 +242,7 @@ pub fn workloads(ctx: &Ctx, notes: &mut Notes) -> Result<Vec<Built>, JobError> {
             let mut b = workload(ctx, wd, sd, notes)?;
             b.keys.insert("jobs".into(), Value::Integer(1));
             b.keys.insert("qd".into(), Value::Integer(qd as i64));
-            share(ctx, wd, sds.len(), skews[i], &mut b.keys)?;
+            share(wd, sds.len(), skews[i], emit, &mut b.keys)?;
             out.push(b);
         }
     }
@@ -315,7 +321,7 @@ fn skews(
             None => None,
         });
     }
-    if !ctx.rated && given.iter().any(Option::is_some) {
+    if !ctx.rated && !ctx.curve && given.iter().any(Option::is_some) {
         notes.once("skew= shares a rate: with iorate=max (or curve's first run) iolab runs every workload as fast as it goes");
     }
     let open: Vec<usize> = (0..pairs.len())
@@ -350,10 +356,10 @@ fn skews(
 /// The workload's part of the run's rate: its skew (split over its sds)
 /// on a run with a rate, or its wd's own `iorate` (split likewise).
 fn share(
-    ctx: &Ctx,
     wd: &VdbDef,
     n_sd: usize,
     skew: Option<f64>,
+    emit: bool,
     keys: &mut toml::Table,
 ) -> Result<(), JobError> {
     let n = n_sd.max(1) as f64;
@@ -371,7 +377,7 @@ fn share(
         keys.insert("rate".into(), Value::String(num::fmt_num(r / n)));
         return Ok(());
     }
-    if let Some(s) = skew.filter(|_| ctx.rated) {
+    if let Some(s) = skew.filter(|_| emit) {
         let v = ((s / n) * 10000.0).round() / 10000.0;
         keys.insert("skew".into(), Value::Float(v));
     }
