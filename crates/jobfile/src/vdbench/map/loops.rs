@@ -67,15 +67,17 @@ pub fn loops(rd: &VdbDef, fs: Vec<(String, Vec<String>)>) -> Result<Vec<Loop>, J
                 p.key
             )));
         }
+        // vdbench's ranges, `(1-64,d)`, `(4k-64k,4k)` (Var_parms).
+        let given = super::fs::expand_ranges(&p.values)
+            .map_err(|m| JobError(format!("{}: rd={}: {}=: {m}", p.place(), rd.name, p.key)))?;
         let values = if p.key.ends_with("compression") {
-            let r: Result<Vec<String>, String> = p
-                .values
+            let r: Result<Vec<String>, String> = given
                 .iter()
                 .map(|v| super::general::pct_to_ratio(v))
                 .collect();
             r.map_err(|m| JobError(format!("{}: rd={}: {}=: {m}", p.place(), rd.name, p.key)))?
         } else {
-            p.values.clone()
+            given
         };
         found.retain(|(_, l)| l.name != name);
         found.push((
