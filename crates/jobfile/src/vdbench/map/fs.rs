@@ -739,6 +739,14 @@ fn fwd_flows(ctx: &FwdCtx, ops: &[String], notes: &mut Notes) -> Result<Vec<Flow
             )));
         }
     }
+    if let Some(p) = ctx.fwd.get("operation").filter(|p| p.values.len() > 1) {
+        return Err(JobError(format!(
+            "{}: fwd={}: operation=({}): a fwd has one operation; give the list as operations= on the rd (or foroperations=)",
+            p.place(),
+            ctx.fwd.name,
+            p.values.join(",")
+        )));
+    }
     let own = ctx
         .fwd
         .get("operation")

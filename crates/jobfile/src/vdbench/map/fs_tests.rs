@@ -223,6 +223,8 @@ fn what_iolab_cannot_do_is_refused_with_keyword_and_place() {
         ("fsd=f,anchor=/a\nfwd=a,fsd=f,fileselect=random\nfwd=b,fsd=f\nrd=r,fwd=(a,b)\n", "fwd=a and fwd=b work on fsd=f with different fileselect="),
         ("fsd=f,anchor=/a\nfwd=w,fsd=f,openflags=o_nonsense\nrd=r,fwd=w\n", "t.vdb:2: fwd=w: openflags=o_nonsense"),
         ("fsd=f,anchor=/a,depth=20,width=100,files=10\nfwd=w,fsd=f\nrd=r,fwd=w\n", "make more files than iolab lays out"),
+        ("fsd=f,anchor=/a\nfwd=w,fsd=f,operation=(read,write)\nrd=r,fwd=w\n", "t.vdb:2: fwd=w: operation=(read,write): a fwd has one operation"),
+        ("fsd=f,anchor=/a\nfwd=w,fsd=f\nrd=r,fwd=w,fsd=f\n", "t.vdb:3: iolab does not support fsd= on rd=r: the fwds name their fsds"),
     ] {
         let e = err(text);
         assert!(e.contains(want), "{text:?}:\n{e}");
