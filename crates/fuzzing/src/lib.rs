@@ -29,6 +29,7 @@ pub const FAMILIES: &[Family] = &[
     ("units", targets::units),
     ("jobfile", targets::jobfile),
     ("fio", targets::fio),
+    ("vdbench", targets::vdbench),
     ("result_doc", targets::result_doc),
     ("journal", targets::journal),
     ("stamps", targets::stamps),

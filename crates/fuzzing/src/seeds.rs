@@ -56,6 +56,10 @@ pub fn seeds(family: &str) -> &'static [(&'static str, &'static [u8])] {
             ("include.fio", include_bytes!("../seeds/fio/include.fio")),
             ("files.fio", include_bytes!("../seeds/fio/files.fio")),
         ],
+        "vdbench" => &[
+            ("raw.vdb", include_bytes!("../seeds/vdbench/raw.vdb")),
+            ("fs.vdb", include_bytes!("../seeds/vdbench/fs.vdb")),
+        ],
         "result_doc" => &[
             (
                 "single.json",

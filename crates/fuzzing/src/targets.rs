@@ -36,7 +36,7 @@ fn words_of(s: &str) -> Vec<String> {
 
 /// Sizes, durations, block-size mixes, CPU lists, `--rw`, `--distribution`,
 /// `--data`, `--engine`, a fileset's `sizes` mix, `--p99-bound`, `--steady`,
-/// I/O priorities, data patterns, NUMA nodes and policies, `NAME=VALUE` arguments, iozone's command line, the list
+/// I/O priorities, data patterns, curves, NUMA nodes and policies, `NAME=VALUE` arguments, iozone's command line, the list
 /// syntax of sweepable flags,
 /// sysfs numbers and the lines of the mark protocol: the whole input, then each of its lines.
 pub fn units(data: &[u8]) {
@@ -69,6 +69,7 @@ pub fn units(data: &[u8]) {
         let _ = iolab_spec::prio::parse_cmdprio(Some(s), None, None, None);
         let _ = iolab_spec::prio::parse_cmdprio(None, Some("be"), Some("4"), Some(s));
         let _ = iolab_spec::pattern::parse_pattern(s);
+        let _ = iolab_spec::parse_curve(s);
         let _ = iolab_spec::numa::parse_nodes(s, "numa-cpu-nodes");
         let _ = iolab_spec::numa::parse_mem_policy(s);
         let _ = iolab_jobfile::frontend::parse_vars(&words_of(s));
@@ -200,6 +201,41 @@ pub fn fio(data: &[u8]) {
     }
     for line in text.lines().take(MAX_LINES) {
         fio_value(line);
+    }
+}
+
+/// A vdbench parameter file: recognised or not, parsed with fixed
+/// `NAME=VALUE` pairs and one includable file (`inc.vdb`; never the
+/// machine's files), mapped to iolab's runs. Errors are one line.
+pub fn vdbench(data: &[u8]) {
+    use iolab_jobfile::vdbench::{looks_like_vdbench, map, parse};
+    let text = String::from_utf8_lossy(data);
+    let _ = looks_like_vdbench(&text);
+    let read = |p: &Path| {
+        if p.file_name().is_some_and(|n| n == "inc.vdb") {
+            Ok("* inc\nsd=default,threads=$t,\n  size=1m\neof\n".to_string())
+        } else {
+            Err("no files in the fuzz target".to_string())
+        }
+    };
+    let vars = [
+        ("lun".to_string(), "/dev/fuzz".to_string()),
+        ("t".to_string(), "(1,2)".to_string()),
+    ];
+    if !text.to_ascii_lowercase().contains("include") {
+        // Reads no file without it.
+        if let Err(e) = parse::parse("fuzz.vdb", &text, &vars) {
+            assert!(!e.0.contains('\n'), "a vdbench error is one line: {e}");
+        }
+    }
+    match parse::parse_with("fuzz.vdb", &text, &vars, &read) {
+        Err(e) => assert!(!e.0.contains('\n'), "a vdbench error is one line: {e}"),
+        Ok(f) => {
+            let lo = iolab_jobfile::frontend::LoadOptions::default();
+            if let Err(e) = map::map(&f, &lo) {
+                assert!(!e.0.contains('\n'), "a vdbench error is one line: {e}");
+            }
+        }
     }
 }
 

@@ -436,6 +436,38 @@ const FIO_WORDS: &[&str] = &[
     "rate=1m,,",
     "0x",
 ];
+const VDB_WORDS: &[&str] = &[
+    "\nsd=sd1,lun=$lun",
+    "\nsd=default",
+    "\nwd=wd1,sd=(sd*)",
+    "\nrd=rd1,wd=wd1",
+    "\nfsd=fsd1,anchor=/a",
+    "\nfwd=fwd1,fsd=fsd1",
+    "\nhd=h1",
+    "include=inc.vdb",
+    "\neof",
+    "\n*",
+    "\n/",
+    ",\n",
+    "$t",
+    "!lun",
+    "$",
+    "\"",
+    "(",
+    ")",
+    "=",
+    "xfersize=(4k,50,8k,50)",
+    "forthreads=(1-64,d)",
+    "iorate=curve",
+    "fwdrate=max",
+    "format=(restart,only)",
+    "sizes=(1m,0)",
+    "depth=2,width=3,files=4",
+    "operation=read",
+    "fileio=(random,shared)",
+    "elapsed=1",
+    "compratio=2",
+];
 const PROC_WORDS: &[&str] = &[
     "22",
     "1",
@@ -499,6 +531,7 @@ fn inputs(family: &'static str) -> BoxedStrategy<Input> {
         "jobfile" => prop_oneof![6 => mutated, 2 => job_text(), 1 => random].boxed(),
         "units" => prop_oneof![4 => mutated, 3 => token_soup(UNIT_WORDS), 1 => random].boxed(),
         "fio" => prop_oneof![5 => mutated, 3 => token_soup(FIO_WORDS), 1 => random].boxed(),
+        "vdbench" => prop_oneof![5 => mutated, 3 => token_soup(VDB_WORDS), 1 => random].boxed(),
         "procfs" => prop_oneof![4 => mutated, 3 => token_soup(PROC_WORDS), 1 => random].boxed(),
         "result_doc" | "journal" => {
             prop_oneof![8 => mutated, 1 => token_soup(JSON_WORDS), 1 => random].boxed()
@@ -645,6 +678,11 @@ fn fuzz_fio() {
 }
 
 #[test]
+fn fuzz_vdbench() {
+    pass("vdbench");
+}
+
+#[test]
 fn fuzz_result_doc() {
     pass("result_doc");
 }
@@ -693,6 +731,17 @@ fn every_family_has_valid_seeds() {
             read: &|_| Ok("bs=8k\n".to_string()),
         };
         parse_files_with(&[(name.to_string(), t.to_string())], &[], &host)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    for (name, b) in seeds("vdbench") {
+        let t = std::str::from_utf8(b).unwrap();
+        assert!(
+            iolab_jobfile::vdbench::looks_like_vdbench(t),
+            "{name} is not taken for vdbench"
+        );
+        let vars = [("lun".to_string(), "/dev/x".to_string())];
+        let read = |_: &std::path::Path| Ok("sd=default,threads=2\n".to_string());
+        iolab_jobfile::vdbench::parse::parse_with(name, t, &vars, &read)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
     }
     for (name, b) in seeds("result_doc") {

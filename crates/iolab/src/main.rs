@@ -22,6 +22,7 @@ macro_rules! out {
 
 mod cli;
 mod compare_cmd;
+mod curves;
 mod default_job;
 mod devstats;
 mod doctor;

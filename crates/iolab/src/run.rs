@@ -411,25 +411,45 @@ pub fn execute(
     if sweep && !silent {
         outln!("plan: {}", iolab_plan::describe(&plan));
     }
-    let pause = std::time::Duration::from_secs_f64(plan.info.pause_s);
     let repeats = plan.info.repeat;
     let mut exit: u8 = 0;
     let mut exit_all = false;
-    for (i, planned) in plan.runs.into_iter().enumerate() {
+    // Curves' rates and stops; the runs they leave out; the pause after
+    // the last run that ran (each run's own, or --pause).
+    let mut curves = crate::curves::Curves::default();
+    let mut skipped = 0usize;
+    let mut pause = std::time::Duration::ZERO;
+    for (i, mut planned) in plan.runs.into_iter().enumerate() {
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        if i > 0 && !pause.is_zero() {
+        let curve = match curves.start(&mut planned) {
+            crate::curves::Start::Run(c) => c,
+            crate::curves::Start::Skip(line) => {
+                if let Some(l) = line {
+                    term.clear_progress();
+                    eprintln!("iolab: {l}");
+                }
+                skipped += 1;
+                continue;
+            }
+        };
+        if !pause.is_zero() {
             pause_for(pause, &stop);
             if stop.load(Ordering::Relaxed) {
                 break;
             }
         }
+        pause = std::time::Duration::from_secs_f64(planned.pause_after_s);
         term.run_no = i + 1;
         term.header_done = false;
         if sweep && !silent {
             term.clear_progress();
-            outln!("{}", sweep_line(i, n, &planned, repeats));
+            let mut line = sweep_line(i, n, &planned, repeats);
+            if let Some(note) = curve.as_ref().and_then(crate::curves::Curves::note) {
+                line.push_str(&format!(" {note}"));
+            }
+            outln!("{line}");
         }
         let mut spec = planned.spec.clone();
         marks.set_name(&spec.name);
@@ -467,6 +487,7 @@ pub fn execute(
             run.repeat = Some(planned.repeat);
             run.params = planned.params_map();
         }
+        run.curve = curve;
         match term.style.as_mut().filter(|_| !silent) {
             Some(st) => st
                 .finished(&run, &LocalTime::now())
@@ -474,6 +495,11 @@ pub fn execute(
                 .for_each(|l| outln!("{l}")),
             None if !silent => outln!("{}", terminal::summary(&run)),
             None => {}
+        }
+        if let Some(line) = curves.finished(&planned, &run) {
+            if !silent {
+                outln!("{line}");
+            }
         }
         if let Some(line) = failure_line(&run) {
             eprintln!("iolab: {line}");
@@ -531,7 +557,12 @@ pub fn execute(
             .iter()
             .any(|r| r.incomplete_reason.as_deref() == Some("interrupted"));
     doc.finished_at = Some(iolab_report::model_time_now());
-    if interrupted || (doc.runs.len() < n && !exit_all) {
+    // Every run ran but those a curve left out.
+    let ran_all = doc.runs.len() + skipped >= n;
+    if skipped > 0 && ran_all && !interrupted {
+        doc.complete = doc.runs.iter().all(|r| r.complete);
+    }
+    if interrupted || (!ran_all && !exit_all) {
         doc.complete = false;
     }
     // A plan ends with its summary table, one row per point.
@@ -560,7 +591,7 @@ pub fn execute(
         eprintln!("iolab: data validation findings logged to {}", p.display());
     }
     cleanup(&temp_file);
-    if interrupted || doc.runs.len() < n && exit == 0 && !exit_all {
+    if interrupted || !ran_all && exit == 0 && !exit_all {
         return ExitCode::from(130);
     }
     ExitCode::from(exit)

@@ -46,7 +46,7 @@ fn whole_run_flag(arg: &str) -> Option<bool> {
         "--force",
         "--fio-json-plus",
     ];
-    // --warmup and --interval too: the run has one clock.
+    // --warmup and --interval too: the run has one clock; and its curve.
     const VALUES: &[&str] = &[
         "--json",
         "--fio-json",
@@ -55,6 +55,8 @@ fn whole_run_flag(arg: &str) -> Option<bool> {
         "--findings-log",
         "--warmup",
         "--interval",
+        "--curve",
+        "--stop-curve",
     ];
     if BOOLS.contains(&arg) {
         return Some(false);

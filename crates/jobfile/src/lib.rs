@@ -27,4 +27,6 @@ pub use resolve::{
     key_line, keys_of, load_job_file, parse_job_text, read_job_text, resolve, resolve_run,
     without_target_probes, JobError, JobFile,
 };
-pub use runs::{has_own_end, resolve_run_keys, run_key_line, RunKeys, RunOptions, RunTable};
+pub use runs::{
+    has_own_end, resolve_curve, resolve_run_keys, run_key_line, RunKeys, RunOptions, RunTable,
+};

@@ -1,7 +1,8 @@
 //! `[[run]]` tables: workloads that run together (issue 15).
 //!
 //! A `[[run]]` table holds the run's own keys (`name`, `duration`,
-//! `warmup`, `interval`, `rate`), any workload key as the default for its
+//! `warmup`, `interval`, `rate`, `curve`, `stop_curve`, `pause`), any
+//! workload key as the default for its
 //! workloads, and its `[[run.workload]]` tables. Precedence: `[global]` <
 //! `[[run]]` < `[[run.workload]]` < command-line flags. The tables are
 //! read straight from the TOML deserializer (not through a `toml::Value`),
@@ -18,7 +19,7 @@ use serde::Deserialize;
 
 /// Keys that are the run's own and mean nothing in a `[[run.workload]]`:
 /// the run has one clock.
-pub const RUN_ONLY_KEYS: &[&str] = &["warmup", "interval"];
+pub const RUN_ONLY_KEYS: &[&str] = &["warmup", "interval", "curve", "stop_curve"];
 
 /// One `[[run]]` table as written.
 #[derive(Debug, Clone, Default)]
@@ -27,6 +28,16 @@ pub struct RunTable {
     pub opts: WorkloadOptions,
     /// Its `[[run.workload]]` tables: each workload's own keys.
     pub workload: Vec<WorkloadOptions>,
+    /// Its `pause` key: the pause after the run (a time), as written.
+    pub pause: Option<String>,
+}
+
+/// A `pause` as written: a time (`"10s"`) or a number of seconds.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum PauseValue {
+    Text(String),
+    Secs(f64),
 }
 
 /// A map that hands `WorkloadOptions` every key of a `[[run]]` table but
@@ -35,6 +46,7 @@ pub struct RunTable {
 struct Filter<'s, A> {
     inner: A,
     workloads: &'s mut Option<Vec<WorkloadOptions>>,
+    pause: &'s mut Option<String>,
 }
 
 impl<'de, A: MapAccess<'de>> MapAccess<'de> for Filter<'_, A> {
@@ -51,6 +63,12 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Filter<'_, A> {
                 None => return Ok(None),
                 Some(Key::Forward(v)) => return Ok(Some(v)),
                 Some(Key::Workloads) => *self.workloads = Some(self.inner.next_value()?),
+                Some(Key::Pause) => {
+                    *self.pause = Some(match self.inner.next_value()? {
+                        PauseValue::Text(t) => t,
+                        PauseValue::Secs(v) => v.to_string(),
+                    })
+                }
             }
         }
     }
@@ -63,11 +81,12 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Filter<'_, A> {
 enum Key<V> {
     Forward(V),
     Workloads,
+    Pause,
 }
 
 /// Reads a key inside the TOML deserializer's own key step, so that an
-/// unknown key's error carries the key's line: `workload` is the filter's,
-/// any other key is handed to `WorkloadOptions`' seed.
+/// unknown key's error carries the key's line: `workload` and `pause` are
+/// the filter's, any other key is handed to `WorkloadOptions`' seed.
 struct KeySeed<'a, K> {
     seed: &'a mut Option<K>,
 }
@@ -78,6 +97,9 @@ impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, K> {
         let key = String::deserialize(d)?;
         if key == "workload" {
             return Ok(Key::Workloads);
+        }
+        if key == "pause" {
+            return Ok(Key::Pause);
         }
         let Some(seed) = self.seed.take() else {
             return Err(serde::de::Error::custom("a key was read twice"));
@@ -98,15 +120,17 @@ impl<'de> Visitor<'de> for TableVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        let mut workloads = None;
+        let (mut workloads, mut pause) = (None, None);
         let opts =
             WorkloadOptions::deserialize(serde::de::value::MapAccessDeserializer::new(Filter {
                 inner: map,
                 workloads: &mut workloads,
+                pause: &mut pause,
             }))?;
         Ok(RunTable {
             opts,
             workload: workloads.unwrap_or_default(),
+            pause,
         })
     }
 }
@@ -193,6 +217,46 @@ pub fn resolve_run_keys(o: &WorkloadOptions) -> Result<RunKeys, JobError> {
     })
 }
 
+/// The run's curve: its `curve` key (`default` or percentages) over the
+/// curve a front end gave (`given`, vdbench's `iorate=curve`), with its
+/// `stop_curve` key over the curve's own stop. `None`: no curve.
+pub fn resolve_curve(
+    o: &WorkloadOptions,
+    given: Option<&iolab_spec::CurveSpec>,
+) -> Result<Option<iolab_spec::CurveSpec>, JobError> {
+    let mut curve = match &o.curve {
+        Some(t) => Some(iolab_spec::CurveSpec {
+            pcts: iolab_spec::parse_curve(t).map_err(|e| JobError(format!("--curve: {e}")))?,
+            stop_ms: None,
+        }),
+        None => given.cloned(),
+    };
+    let Some(text) = crate::resolve::text(&o.stop_curve) else {
+        return Ok(curve);
+    };
+    if text.trim().parse::<f64>().is_ok() {
+        return Err(JobError(format!(
+            "--stop-curve {text}: give a unit, e.g. {text}ms (vdbench's stopcurve= is in milliseconds, iolab's times in seconds)"
+        )));
+    }
+    let s = crate::resolve::secs(&Some(text.to_string()), "stop-curve")?.unwrap_or(0.0);
+    match curve.as_mut() {
+        Some(c) if s > 0.0 => c.stop_ms = Some(s * 1e3),
+        Some(_) => {
+            return Err(JobError(
+                "--stop-curve: give a response time above 0, e.g. 5ms".into(),
+            ))
+        }
+        None => {
+            return Err(JobError(
+                "--stop-curve ends a curve; give the run a curve too, e.g. curve = \"default\""
+                    .into(),
+            ))
+        }
+    }
+    Ok(curve)
+}
+
 /// Whether options give a workload an end of its own (`duration`,
 /// `io_size` or `ops`); one without runs until its run ends.
 pub fn has_own_end(o: &WorkloadOptions) -> bool {
@@ -227,17 +291,35 @@ pub(crate) fn runs_of(
             for key in RUN_ONLY_KEYS {
                 let set = match *key {
                     "warmup" => w.warmup.is_some(),
+                    "curve" => w.curve.is_some(),
+                    "stop_curve" => w.stop_curve.is_some(),
                     _ => w.interval.is_some(),
                 };
                 if set {
                     let at = text.and_then(|t| run_key_line(t, key, Some(ri), Some(wi)));
+                    let why = if key.contains("curve") {
+                        "its curve sets the rate its workloads share"
+                    } else {
+                        "its workloads share one clock"
+                    };
                     return Err(JobError(format!(
-                        "{}{key} is a key of the [[run]] (its workloads share one clock), not of a [[run.workload]]; move it to the [[run]]",
+                        "{}{key} is a key of the [[run]] ({why}), not of a [[run.workload]]; move it to the [[run]]",
                         line_prefix(at)
                     )));
                 }
             }
         }
+        let pause_s = match &r.pause {
+            Some(p) => Some(
+                iolab_spec::parse_duration(p)
+                    .map_err(|e| {
+                        let at = text.and_then(|t| run_key_line(t, "pause", Some(ri), None));
+                        JobError(format!("{}pause: {e}", line_prefix(at)))
+                    })?
+                    .as_secs_f64(),
+            ),
+            None => None,
+        };
         out.push(RunOptions {
             index: ri,
             single: false,
@@ -245,6 +327,7 @@ pub(crate) fn runs_of(
             workloads: r.workload.clone(),
             overrides: WorkloadOptions::default(),
             origins: Vec::new(),
+            pause_s,
             ..Default::default()
         });
     }
@@ -477,6 +560,29 @@ rw = "write"
         let r = &j.runs().unwrap()[0];
         assert_eq!(r.run.start_delay, Some(Values::from("2s")));
         assert_eq!(r.run.skew, Some(Values::from("5")));
+    }
+
+    #[test]
+    fn a_runs_pause_and_curve() {
+        let j = parse_job_text(
+            "[[run]]\nname='a'\npause='250ms'\ncurve='default'\nstop_curve='5ms'\n[[run.workload]]\ntarget='/x'\n[[run]]\npause=2\n[[run.workload]]\ntarget='/x'\n[[run]]\n[[run.workload]]\ntarget='/x'\n",
+            "t",
+        )
+        .unwrap();
+        let runs = j.runs().unwrap();
+        let pauses: Vec<Option<f64>> = runs.iter().map(|r| r.pause_s).collect();
+        assert_eq!(pauses, [Some(0.25), Some(2.0), None]);
+        let c = super::resolve_curve(&runs[0].run, None).unwrap().unwrap();
+        assert_eq!(c.pcts, iolab_spec::curve::DEFAULT_CURVE);
+        assert_eq!(c.stop_ms, Some(5.0));
+        assert_eq!(super::resolve_curve(&runs[1].run, None).unwrap(), None);
+        let e = err("[[run]]\nname='a'\n\npause='soon'\n[[run.workload]]\ntarget='/x'\n");
+        assert!(e.contains("line 4") && e.contains("pause"), "{e}");
+        let e = err("[[run]]\nname='a'\n[[run.workload]]\ntarget='/x'\ncurve='10'\n");
+        assert!(
+            e.contains("line 5") && e.contains("curve is a key of the [[run]]"),
+            "{e}"
+        );
     }
 
     #[test]

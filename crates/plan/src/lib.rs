@@ -13,6 +13,7 @@
 //! - [`describe`], [`dry_run_text`] and [`human_secs`] say a plan in words.
 //! - [`locate_in_job_file`] adds the job file's line to a planning error.
 
+mod curve;
 mod locate;
 mod plan;
 mod runs;
@@ -20,6 +21,7 @@ mod space;
 pub mod study;
 mod text;
 
+pub use curve::CurvePoint;
 pub use locate::locate_in_job_file;
 pub use plan::{
     build, build_workloads, Location, Plan, PlanArgs, PlanError, PlannedRun, CONFIRM_RUNS,

@@ -7,7 +7,7 @@
 //! point runs `--repeat` times in a row. Every workload of every run gets
 //! its own seed: the base seed plus its position in the plan.
 
-use crate::runs;
+use crate::{curve, runs};
 use iolab_jobfile::{RunOptions, WorkloadOptions};
 use iolab_report::{Axis, PlanInfo};
 use iolab_spec::RunSpec;
@@ -25,7 +25,7 @@ pub struct PlanArgs {
     #[arg(long, value_name = "N", default_value_t = 1, help_heading = "Plan")]
     pub repeat: u32,
 
-    /// Pause between runs, e.g. 10s (vdbench pause=)
+    /// Pause between runs, e.g. 10s (vdbench pause=); replaces the runs' own pauses
     #[arg(long, value_name = "TIME", help_heading = "Plan")]
     pub pause: Option<String>,
 
@@ -62,6 +62,13 @@ pub struct PlannedRun {
     /// The swept parameters' values, in expansion order. A list given for
     /// one workload of a run of several is named `WORKLOAD.PARAM`.
     pub params: Vec<(String, String)>,
+    /// Its place in a curve (vdbench `iorate=curve`): the maximum run or a
+    /// percentage of it, whose rate the executor sets.
+    pub curve: Option<crate::curve::CurvePoint>,
+    /// The pause after this run before the next one starts, seconds: the
+    /// plan's `--pause`, else the run's own (vdbench `pause=`, a
+    /// `[[run]]`'s `pause`), else 0. None after the plan's last run.
+    pub pause_after_s: f64,
 }
 
 impl PlannedRun {
@@ -115,9 +122,12 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// A plan worth describing in the document: lists or repetitions.
+    /// A plan worth describing in the document: lists, repetitions or a
+    /// curve.
     pub fn is_sweep(&self) -> bool {
-        !self.info.axes.is_empty() || self.info.repeat > 1
+        !self.info.axes.is_empty()
+            || self.info.repeat > 1
+            || self.runs.iter().any(|r| r.curve.is_some())
     }
 }
 
@@ -170,13 +180,23 @@ pub fn build(runs: &[RunOptions], pa: &PlanArgs) -> Result<Plan, PlanError> {
     if pa.repeat == 0 {
         return Err(String::from("--repeat 0 runs nothing; give --repeat 1 or more").into());
     }
-    let pause_s = match &pa.pause {
-        Some(p) => iolab_spec::parse_duration(p)
-            .map_err(|e| format!("--pause: {e}"))?
-            .as_secs_f64(),
-        None => 0.0,
+    let flag_pause = match &pa.pause {
+        Some(p) => Some(
+            iolab_spec::parse_duration(p)
+                .map_err(|e| format!("--pause: {e}"))?
+                .as_secs_f64(),
+        ),
+        None => None,
     };
-    let points: u128 = runs.iter().fold(0, |n, r| n.saturating_add(runs::count(r)));
+    let several = runs.len() > 1;
+    let mut curves = Vec::with_capacity(runs.len());
+    for r in runs {
+        runs::check(r).map_err(|(e, workload)| located(r, several, &[], e, workload))?;
+        curves.push(curve::curve_of(r).map_err(|e| located(r, several, &[], e, None))?);
+    }
+    let points: u128 = runs.iter().zip(&curves).fold(0, |n, (r, c)| {
+        n.saturating_add(runs::count(r).saturating_mul(curve::runs_per_point(c.as_ref())))
+    });
     let total = points.saturating_mul(pa.repeat as u128);
     if total > MAX_RUNS {
         return Err(format!(
@@ -184,64 +204,107 @@ pub fn build(runs: &[RunOptions], pa: &PlanArgs) -> Result<Plan, PlanError> {
         )
         .into());
     }
-    let several = runs.len() > 1;
     let mut planned = Vec::with_capacity(total as usize);
     let mut axes: Vec<Axis> = Vec::new();
     let mut point = 0u32;
     let mut seed_index = 0usize;
-    for r in runs {
-        runs::check(r).map_err(|(e, workload)| located(r, several, &[], e, workload))?;
-    }
-    for r in runs {
-        for (name, values) in runs::axes(r) {
-            match axes.iter_mut().find(|a| a.name == name) {
-                Some(a) => {
-                    for v in values {
-                        if !a.values.contains(&v) {
-                            a.values.push(v);
+    for (r, c) in runs.iter().zip(&curves) {
+        add_axes(&mut axes, r);
+        let pause_after_s = flag_pause.or(r.pause_s).unwrap_or(0.0);
+        for p in runs::points(r) {
+            let mut max: Option<(u32, String)> = None;
+            for role in curve::roles(c.as_ref()) {
+                for rep in 1..=pa.repeat {
+                    let mut spec = runs::resolve(r, &p, &mut seed_index, role.is_some())
+                        .map_err(|(e, workload)| located(r, several, &p.params, e, workload))?;
+                    let cp = role.map(|pct| {
+                        let base = curve::apply(&mut spec, pct);
+                        let (max_point, max_name) = max
+                            .get_or_insert_with(|| (point, spec.name.clone()))
+                            .clone();
+                        curve::CurvePoint {
+                            base,
+                            pct,
+                            max_point,
+                            max_name,
+                            stop_ms: c.as_ref().and_then(|c| c.stop_ms),
                         }
+                    });
+                    planned.push(PlannedRun {
+                        spec,
+                        point,
+                        repeat: rep,
+                        params: p.params.clone(),
+                        curve: cp,
+                        pause_after_s,
+                    });
+                }
+                point += 1;
+            }
+        }
+    }
+    if let Some(last) = planned.last_mut() {
+        last.pause_after_s = 0.0;
+    }
+    let plan = finish(planned, axes, point, pa, flag_pause);
+    if !pa.yes && !pa.dry_run && (total > CONFIRM_RUNS || plan.info.estimated_s > CONFIRM_SECS) {
+        return Err(format!(
+            "the plan has {total} runs and would take about {}; check it with --dry-run, then add --yes to run it",
+            crate::text::human_secs(plan.info.estimated_s)
+        )
+        .into());
+    }
+    Ok(plan)
+}
+
+/// Add the run's swept parameters to the plan's, each value once.
+fn add_axes(axes: &mut Vec<Axis>, r: &RunOptions) {
+    for (name, values) in runs::axes(r) {
+        match axes.iter_mut().find(|a| a.name == name) {
+            Some(a) => {
+                for v in values {
+                    if !a.values.contains(&v) {
+                        a.values.push(v);
                     }
                 }
-                None => axes.push(Axis { name, values }),
             }
-        }
-        for p in runs::points(r) {
-            for rep in 1..=pa.repeat {
-                let spec = runs::resolve(r, &p, &mut seed_index)
-                    .map_err(|(e, workload)| located(r, several, &p.params, e, workload))?;
-                planned.push(PlannedRun {
-                    spec,
-                    point,
-                    repeat: rep,
-                    params: p.params.clone(),
-                });
-            }
-            point += 1;
+            None => axes.push(Axis { name, values }),
         }
     }
+}
+
+/// The plan of the planned runs, with its estimate: every run's time and
+/// every pause. Its `pause_s` is `--pause`, else the one pause every run
+/// has, else 0 (the runs' own differ).
+fn finish(
+    planned: Vec<PlannedRun>,
+    axes: Vec<Axis>,
+    points: u32,
+    pa: &PlanArgs,
+    flag_pause: Option<f64>,
+) -> Plan {
     let estimate_partial = planned.iter().any(|r| r.planned_s().is_none());
-    let estimated_s = planned.iter().map(PlannedRun::estimated_s).sum::<f64>()
-        + pause_s * planned.len().saturating_sub(1) as f64;
-    let plan = Plan {
+    let estimated_s = planned
+        .iter()
+        .map(|r| r.estimated_s() + r.pause_after_s)
+        .sum::<f64>();
+    let between = &planned[..planned.len().saturating_sub(1)];
+    let same = between
+        .first()
+        .map(|f| f.pause_after_s)
+        .filter(|p| between.iter().all(|r| r.pause_after_s == *p));
+    Plan {
         info: PlanInfo {
             axes,
-            points: point,
+            points,
             repeat: pa.repeat,
-            pause_s,
+            pause_s: flag_pause.or(same).unwrap_or(0.0),
             runs_planned: planned.len() as u32,
             estimated_s,
         },
         runs: planned,
         estimate_partial,
-    };
-    if !pa.yes && !pa.dry_run && (total > CONFIRM_RUNS || estimated_s > CONFIRM_SECS) {
-        return Err(format!(
-            "the plan has {total} runs and would take about {}; check it with --dry-run, then add --yes to run it",
-            crate::text::human_secs(estimated_s)
-        )
-        .into());
     }
-    Ok(plan)
 }
 
 /// An error of one point with where it is: `workload N:` for a plain
@@ -483,6 +546,80 @@ mod tests {
         };
         let e = build_workloads(&[w.clone(), w], &pa).unwrap_err().message;
         assert!(e.contains("more than iolab plans"), "{e}");
+    }
+
+    /// A run's own pause follows it; `--pause` replaces every run's; the
+    /// last run has none; the estimate counts them.
+    #[test]
+    fn pauses_after_runs() {
+        let mut a = RunOptions::single(0, opts(&[]));
+        a.pause_s = Some(5.0);
+        let b = RunOptions::single(1, opts(&[("qd", "1,2")]));
+        let mut c = RunOptions::single(2, opts(&[]));
+        c.pause_s = Some(7.0);
+        let runs = [a, b, c];
+        let p = build(&runs, &PlanArgs::default()).unwrap();
+        let pauses: Vec<f64> = p.runs.iter().map(|r| r.pause_after_s).collect();
+        assert_eq!(pauses, [5.0, 0.0, 0.0, 0.0]);
+        // 4 runs of 2 s and one pause of 5 s; no one pause for all.
+        assert!((p.info.estimated_s - 13.0).abs() < 1e-9);
+        assert_eq!(p.info.pause_s, 0.0);
+        assert!(crate::describe(&p).contains("pauses after runs (5 s in all)"));
+        assert!(crate::dry_run_text(&p).contains("then a pause of 5 s"));
+        let pa = PlanArgs {
+            pause: Some("1s".into()),
+            ..Default::default()
+        };
+        let p = build(&runs, &pa).unwrap();
+        let pauses: Vec<f64> = p.runs.iter().map(|r| r.pause_after_s).collect();
+        assert_eq!(pauses, [1.0, 1.0, 1.0, 0.0]);
+        assert_eq!(p.info.pause_s, 1.0);
+        assert!((p.info.estimated_s - 11.0).abs() < 1e-9);
+        // --pause 0s takes every run's pause away.
+        let pa = PlanArgs {
+            pause: Some("0s".into()),
+            ..Default::default()
+        };
+        let p = build(&runs, &pa).unwrap();
+        assert!(p.runs.iter().all(|r| r.pause_after_s == 0.0));
+    }
+
+    /// `--duration` and `--warmup` on the command line win over a run's
+    /// own keys (a [[run]]'s, or vdbench's elapsed= and warmup=), in a run
+    /// of several workloads and in a run of one.
+    #[test]
+    fn flags_override_a_runs_clock() {
+        let run = WorkloadOptions {
+            duration: Some("90s".into()),
+            warmup: Some("200s".into()),
+            ..Default::default()
+        };
+        let wl = |name: &str| WorkloadOptions {
+            name: Some(name.into()),
+            target: vec!["/tmp/iolab-plan-test".into()],
+            ..Default::default()
+        };
+        let flags = WorkloadOptions {
+            duration: Some("1s".into()),
+            warmup: Some("0s".into()),
+            ..Default::default()
+        };
+        let several = RunOptions {
+            run: run.clone(),
+            workloads: vec![wl("a"), wl("b")],
+            overrides: flags.clone(),
+            ..Default::default()
+        };
+        let mut one = RunOptions::single(1, wl("c"));
+        one.run = run;
+        one.overrides = flags;
+        let p = build(&[several, one], &PlanArgs::default()).unwrap();
+        let s = &p.runs[0].spec;
+        assert_eq!((s.duration_s, s.warmup_s), (Some(1.0), 0.0));
+        assert!(s.workloads.iter().all(|w| w.duration_s == Some(1.0)));
+        let s = &p.runs[1].spec;
+        assert_eq!((s.workloads[0].duration_s, s.warmup_s), (Some(1.0), 0.0));
+        assert!((p.info.estimated_s - 2.0).abs() < 1e-9);
     }
 
     #[test]

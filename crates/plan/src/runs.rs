@@ -73,21 +73,28 @@ fn own_axes(r: &RunOptions, j: usize) -> Vec<(String, Vec<String>)> {
 }
 
 /// A run of several workloads has one clock: `warmup` and `interval`
-/// are the run's, never a workload's own.
+/// are the run's, never a workload's own; so are `curve` and `stop_curve`
+/// (the curve's rates are the run's).
 pub(crate) fn check(r: &RunOptions) -> Result<(), (String, Option<usize>)> {
     if r.single {
         return Ok(());
     }
     for (j, w) in r.workloads.iter().enumerate() {
-        let key = if w.warmup.is_some() {
-            "warmup"
+        let clock = "its workloads share one clock";
+        let rates = "a curve sets the rate its workloads share";
+        let (key, why) = if w.warmup.is_some() {
+            ("warmup", clock)
         } else if w.interval.is_some() {
-            "interval"
+            ("interval", clock)
+        } else if w.curve.is_some() {
+            ("curve", rates)
+        } else if w.stop_curve.is_some() {
+            ("stop-curve", rates)
         } else {
             continue;
         };
         return Err((
-            format!("--{key} is the run's (its workloads share one clock), not a workload's; give it to the run"),
+            format!("--{key} is the run's ({why}), not a workload's; give it to the run"),
             Some(j),
         ));
     }
@@ -183,19 +190,27 @@ pub(crate) fn points(r: &RunOptions) -> Vec<Point> {
     out
 }
 
+/// A curve sets its runs' rates itself.
+const CURVE_AND_RATE: &str = "a curve runs at the maximum rate, then at percentages of what it measured; drop the rate (or the curve)";
+
 /// Resolve a point into a validated run; `seed_index` counts every
 /// workload resolved in the plan so far. An error names the workload it
-/// is about (its position in the run), if any.
+/// is about (its position in the run), if any. A point of a `curve` has
+/// no rate of its own: the executor sets it.
 pub(crate) fn resolve(
     r: &RunOptions,
     p: &Point,
     seed_index: &mut usize,
+    curve: bool,
 ) -> Result<RunSpec, (String, Option<usize>)> {
     let Some(rp) = &p.run else {
         let mut spec =
             resolve_run(&p.workloads[0], r.index, *seed_index).map_err(|e| (e.0, None))?;
         spec.origin = r.origin(0);
         *seed_index += 1;
+        if curve && spec.rate_iops.is_some() {
+            return Err((format!("--rate: {CURVE_AND_RATE}"), None));
+        }
         // Alone, the workload's rate is its own: there is no run's rate
         // to take a share of (RunSpec::validate's message would ask for a
         // [[run]] rate the command line may already give as --rate).
@@ -242,14 +257,28 @@ pub(crate) fn resolve(
         }
         workloads.push(spec);
     }
-    let run = RunSpec {
+    if curve && keys.rate_iops.is_some() {
+        return Err((format!("the run's rate: {CURVE_AND_RATE}"), None));
+    }
+    if let Some(j) = workloads
+        .iter()
+        .position(|w| curve && w.rate_iops.is_some())
+    {
+        return Err((format!("--rate: {CURVE_AND_RATE}"), Some(j)));
+    }
+    let mut run = RunSpec {
         name,
         duration_s,
         warmup_s: keys.warmup_s,
         interval_s: keys.interval_s,
-        rate_iops: keys.rate_iops,
+        // A curve's point is checked as a run with a rate (its workloads'
+        // skew shares need one); the executor sets the real one.
+        rate_iops: if curve { Some(1.0) } else { keys.rate_iops },
         workloads,
     };
     run.validate().map_err(|e| (e.0, None))?;
+    if curve {
+        run.rate_iops = None;
+    }
     Ok(run)
 }

@@ -41,8 +41,25 @@ pub fn describe(plan: &Plan) -> String {
             s.push_str(&format!(" ({} varies fastest)", names[names.len() - 1]));
         }
     }
+    let curves = plan
+        .runs
+        .iter()
+        .filter(|r| r.curve.as_ref().is_some_and(|c| c.pct.is_none()) && r.repeat == 1)
+        .count();
+    if curves > 0 {
+        s.push_str(&format!(
+            ", {curves} response-time curve{} (a run at the maximum rate, then at percentages of it)",
+            if curves == 1 { "" } else { "s" }
+        ));
+    }
+    let pauses: f64 = plan.runs.iter().map(|r| r.pause_after_s).sum();
     if i.pause_s > 0.0 {
         s.push_str(&format!(", {} pause between runs", human_secs(i.pause_s)));
+    } else if pauses > 0.0 {
+        s.push_str(&format!(
+            ", pauses after runs ({} in all)",
+            human_secs(pauses)
+        ));
     }
     s.push_str(&format!(
         "; estimated {}{}",
@@ -84,11 +101,12 @@ pub fn dry_run_text(plan: &Plan) -> String {
             None => "by size".into(),
         };
         let first = &r.spec.workloads[0];
-        let what = if r.is_concurrent() {
+        let mut what = if r.is_concurrent() {
             run_line(r)
         } else {
             heading(first)
         };
+        what.push_str(&notes(r, plan.info.pause_s));
         out.push_str(&format!(
             "{:>5} {:>5} {:>3}  {:<name_w$}  {:<par_w$}  {:>#18x}  {:>9}  {}\n",
             n + 1,
@@ -110,6 +128,32 @@ pub fn dry_run_text(plan: &Plan) -> String {
         }
     }
     out
+}
+
+/// What the run's line adds: its rate in a curve, its pause after it
+/// when that is not the plan's one pause between runs.
+fn notes(r: &PlannedRun, plan_pause_s: f64) -> String {
+    let mut s = String::new();
+    if let Some(c) = &r.curve {
+        match c.pct {
+            None => s.push_str("; at the maximum rate"),
+            Some(_) => s.push_str(&format!(
+                "; rate {} of the IOPS {} measures",
+                c.label(),
+                c.max_name
+            )),
+        }
+        if let Some(ms) = c.stop_ms.filter(|_| c.pct.is_some()) {
+            s.push_str(&format!(" (curve ends above {ms} ms)"));
+        }
+    }
+    if r.pause_after_s > 0.0 && r.pause_after_s != plan_pause_s {
+        s.push_str(&format!(
+            "; then a pause of {}",
+            human_secs(r.pause_after_s)
+        ));
+    }
+    s
 }
 
 /// The heading of a workload: a block workload's, or a file-system one's.

@@ -378,6 +378,7 @@ pub fn build_run(raw: &RunRaw) -> RunResult {
         point: None,
         repeat: None,
         params: Default::default(),
+        curve: None,
         workloads,
         events: raw.events.iter().map(event_record).collect(),
     }

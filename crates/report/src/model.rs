@@ -161,6 +161,35 @@ pub struct Mark {
     pub label: String,
 }
 
+/// A run's place in a response-time curve: the run at the maximum rate,
+/// or a run at a percentage of the total IOPS that run measured.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CurveRecord {
+    /// The curve's name: its run's name without the `(max)`/`(N%)` suffix.
+    pub name: String,
+    /// `"max"` (the maximum run) or `"pct"` (a point of the curve).
+    pub role: String,
+    /// The point's percentage of the maximum; absent for the maximum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pct: Option<f64>,
+    /// The rate the point ran at (the run's, shared by its workloads),
+    /// I/Os per second; absent for the maximum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_iops: Option<f64>,
+    /// The name of the curve's maximum run.
+    pub max_run: String,
+    /// The plan point of the curve's maximum run (`runs[].point`): the
+    /// same for every run of one curve.
+    pub max_point: u32,
+    /// The total IOPS the maximum measured (the mean over its repeats),
+    /// which `pct` is a percentage of; absent for the maximum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_iops: Option<f64>,
+    /// `stop_curve`, milliseconds of mean response time; absent without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_ms: Option<f64>,
+}
+
 /// Data validation results (docs/validation.md).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct VerifyResult {
@@ -287,6 +316,10 @@ pub struct RunResult {
     /// The swept parameters' values for this run.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub params: std::collections::BTreeMap<String, String>,
+    /// Its place in a response-time curve (`curve`, vdbench
+    /// `iorate=curve`); absent for a run of no curve.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curve: Option<CurveRecord>,
     /// Each workload of the run, in the run's (the job file's) order; the
     /// run's `summary`, `intervals`, `latency_histograms`, `stalls`,
     /// errors and `verify` are the whole (every workload together). Empty

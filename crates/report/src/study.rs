@@ -429,6 +429,7 @@ pub(crate) mod testing {
             point: None,
             repeat: None,
             params: Default::default(),
+            curve: None,
             workloads: vec![],
             events: vec![],
         }

@@ -23,7 +23,7 @@ pub mod units;
 pub mod workload;
 
 pub use coupling::{ExitWhat, FlowSpec};
-pub use curve::CurveSpec;
+pub use curve::{parse_curve, CurveSpec};
 pub use numa::{MemMode, MemPolicy, NumaSpec};
 pub use op::Op;
 pub use origin::JobOrigin;

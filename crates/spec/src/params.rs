@@ -605,6 +605,22 @@ macro_rules! workload_params {
                 doc_type: "number, above 0 to 100",
                 doc: "The share of its run's `rate`, in percent, that this workload issues (vdbench `skew`): with a run rate of 10000 IOPS, `skew = 25` runs the workload at 2500 IOPS. The shares of a run's workloads add up to at most 100; what they leave is split evenly over the workloads without one. A share needs a rate on the run. Not a sweep parameter.",
             },
+            curve: Text {
+                flag: "curve", aliases: [], short: None, value_name: "PCTS", heading: "Concurrency",
+                help: "Run a response-time curve (vdbench iorate=curve): at the maximum rate, then at each of these percentages of the IOPS it measured, e.g. 10,50,90 or default (10,50,70,80,90,100)",
+                default: Unset,
+                sweep: None, compare: None, negates: None,
+                doc_type: "string",
+                doc: "A key of the run (vdbench `iorate=curve` with `curve=`): the run runs first at the maximum rate (no `rate`), then once per percentage, in the order given, at that percentage of the total IOPS the maximum run measured, each later run's rate shared by its workloads as a `rate` is (`skew`). Percentages are comma-separated numbers above 0 (above 100 is allowed); `default` is vdbench's 10,50,70,80,90,100. The runs are named `NAME (max)` and `NAME (10%)`, .... The curve needs no `rate`, and refuses one. See \"Curves\" below.",
+            },
+            stop_curve: Values {
+                flag: "stop-curve", aliases: [], short: None, value_name: "TIME", heading: "Concurrency",
+                help: "End a --curve once a point's mean response time is above this, e.g. 5ms (vdbench stopcurve)",
+                default: Unset,
+                sweep: None, compare: None, negates: None,
+                doc_type: "duration",
+                doc: "A key of the run (vdbench `stopcurve=`, which gives milliseconds): once a curve point's mean response time (every operation of the run) is above this, the curve's remaining points are not run; the point that crossed it is kept. Give a unit (`5ms`): a bare number is refused, since vdbench's is milliseconds and iolab's durations are seconds. Needs `curve`.",
+            },
             duration: Values {
                 flag: "duration", aliases: [], short: None, value_name: "TIME", heading: "Duration",
                 help: "Measured run time after warm-up, e.g. 30s",

@@ -1,17 +1,572 @@
 //! A [`VdbFile`] into iolab's runs (docs/vdbench.md): one run per run
-//! definition and point of its `for*` loops, in vdbench's order; raw
-//! workloads from `sd`/`wd`, file-system workloads from `fsd`/`fwd`
-//! ([`fs`]).
+//! definition and point of its `for*` loops, in vdbench's order
+//! ([`loops`]); raw workloads from `sd`/`wd` ([`raw`]), file-system
+//! workloads from `fsd`/`fwd` ([`fs`]); the general parameters and
+//! `--vdbench-flags` ([`general`]); values ([`num`]).
+//!
+//! [`translate`] builds, per run, a TOML table of iolab's run keys and
+//! one per workload (what an iolab job file would say) with its
+//! [`JobOrigin`]; [`map`] deserialises them into [`RunOptions`], as the
+//! fio front end does.
 
 pub mod fs;
+mod general;
+mod loops;
+mod num;
+mod raw;
 
-use super::VdbFile;
-use crate::frontend::{LoadOptions, Loaded};
+use super::{DefKind, VdbDef, VdbFile, VdbParam};
+use crate::frontend::{InputFormat, LoadOptions, Loaded};
+use crate::options::WorkloadOptions;
 use crate::resolve::JobError;
+use crate::runs::RunOptions;
+use iolab_spec::{CurveSpec, JobOrigin};
+use std::collections::{BTreeMap, BTreeSet};
+use toml::Value;
+
+pub use loops::MAX_RUNS;
 
 /// The runs of a parameter file and the notes to print before them.
-pub fn map(_file: &VdbFile, _lo: &LoadOptions) -> Result<Loaded, JobError> {
-    Err(JobError(
-        "vdbench parameter files are not mapped by this build yet".into(),
-    ))
+pub fn map(file: &VdbFile, lo: &LoadOptions) -> Result<Loaded, JobError> {
+    let t = translate(file, lo)?;
+    let mut runs = Vec::with_capacity(t.runs.len());
+    for (index, r) in t.runs.iter().enumerate() {
+        let run = options_of(&r.run, &format!("run {}", r.name))?;
+        let mut workloads = Vec::new();
+        let mut origins = Vec::new();
+        for (table, origin) in &r.workloads {
+            workloads.push(options_of(table, &origin.section)?);
+            origins.push(Some(origin.clone()));
+        }
+        runs.push(RunOptions {
+            index,
+            single: false,
+            run,
+            workloads,
+            overrides: WorkloadOptions::default(),
+            origins,
+            pause_s: r.pause_s,
+            curve: r.curve.clone(),
+        });
+    }
+    Ok(Loaded {
+        format: InputFormat::Vdbench,
+        runs,
+        notes: t.notes,
+    })
 }
+
+fn options_of(table: &toml::Table, what: &str) -> Result<WorkloadOptions, JobError> {
+    toml::Value::Table(table.clone())
+        .try_into()
+        .map_err(|e: toml::de::Error| {
+            JobError(format!(
+                "vdbench {what} maps onto an iolab key this build does not have: {}",
+                e.message().trim()
+            ))
+        })
+}
+
+/// A parameter file translated into iolab's keys.
+#[derive(Debug, Clone, Default)]
+pub struct Translation {
+    pub runs: Vec<RunTables>,
+    pub notes: Vec<String>,
+}
+
+/// One run: its name, own keys, pause and curve, and its workloads.
+#[derive(Debug, Clone, Default)]
+pub struct RunTables {
+    pub name: String,
+    pub run: toml::Table,
+    pub pause_s: Option<f64>,
+    pub curve: Option<CurveSpec>,
+    pub workloads: Vec<(toml::Table, JobOrigin)>,
+}
+
+impl Translation {
+    /// The translation as an iolab job file, with each run's pause and
+    /// curve, each workload's vdbench section and the notes as comments
+    /// (the golden text of the corpus tests).
+    pub fn to_toml(&self) -> String {
+        let mut out = String::new();
+        for n in &self.notes {
+            out.push_str(&format!("# note: {n}\n"));
+        }
+        for r in &self.runs {
+            out.push_str("\n[[run]]\n");
+            if let Some(p) = r.pause_s {
+                out.push_str(&format!("# pause {}\n", num::fmt_secs(p)));
+            }
+            if let Some(c) = &r.curve {
+                let pcts: Vec<String> = c.pcts.iter().map(|p| num::fmt_num(*p)).collect();
+                out.push_str(&format!("# curve {}", pcts.join(",")));
+                if let Some(s) = c.stop_ms {
+                    out.push_str(&format!(" stop {}ms", num::fmt_num(s)));
+                }
+                out.push('\n');
+            }
+            out.push_str(&toml::to_string(&r.run).unwrap_or_default());
+            for (w, o) in &r.workloads {
+                out.push_str(&format!("\n[[run.workload]]\n# vdbench {}\n", o.section));
+                out.push_str(&toml::to_string(w).unwrap_or_default());
+            }
+        }
+        out
+    }
+}
+
+/// Notes printed once before the runs.
+#[derive(Debug, Default)]
+pub struct Notes {
+    lines: Vec<String>,
+    /// Keywords accepted and ignored, with why.
+    ignored: BTreeMap<String, String>,
+}
+
+impl Notes {
+    pub fn once(&mut self, s: impl Into<String>) {
+        let s = s.into();
+        if !self.lines.contains(&s) {
+            self.lines.push(s);
+        }
+    }
+
+    pub fn ignore(&mut self, key: &str, why: &str) {
+        self.ignored.insert(key.to_string(), why.to_string());
+    }
+
+    fn finish(mut self) -> Vec<String> {
+        if !self.ignored.is_empty() {
+            let list: Vec<String> = self
+                .ignored
+                .iter()
+                .map(|(k, why)| format!("{k} ({why})"))
+                .collect();
+            self.lines
+                .push(format!("accepted and ignored: {}", list.join(", ")));
+        }
+        self.lines
+    }
+}
+
+/// Whether `name` matches vdbench's wildcard `pat` (`*` is any text).
+fn wildcard(pat: &str, name: &str) -> bool {
+    match pat.split_once('*') {
+        None => pat == name,
+        Some((head, tail)) => {
+            let Some(rest) = name.strip_prefix(head) else {
+                return false;
+            };
+            (0..=rest.len())
+                .filter(|&i| rest.is_char_boundary(i))
+                .any(|i| wildcard(tail, &rest[i..]))
+        }
+    }
+}
+
+/// The definitions of `kind` a list such as `wd=(wd1,wd*)` names, in the
+/// list's order, each once; a name that matches none is refused.
+pub(crate) fn select<'f>(
+    file: &'f VdbFile,
+    kind: DefKind,
+    list: &VdbParam,
+    user: &str,
+) -> Result<Vec<&'f VdbDef>, JobError> {
+    let mut out: Vec<&VdbDef> = Vec::new();
+    for pat in &list.values {
+        let pat = pat.trim();
+        let found: Vec<&VdbDef> = file
+            .of(kind)
+            .filter(|d| d.name != "default" && wildcard(pat, &d.name))
+            .collect();
+        if found.is_empty() {
+            let names: Vec<&str> = file.of(kind).map(|d| d.name.as_str()).collect();
+            return Err(JobError(format!(
+                "{}: {user}: {}={pat} names no {} definition (there are: {})",
+                list.place(),
+                list.key,
+                kind.keyword(),
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            )));
+        }
+        for d in found {
+            if !out.iter().any(|o| std::ptr::eq(*o, d)) {
+                out.push(d);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Translate a parsed parameter file into iolab's keys, run by run.
+pub fn translate(file: &VdbFile, lo: &LoadOptions) -> Result<Translation, JobError> {
+    if let Some(hd) = file.of(DefKind::Host).next() {
+        return Err(JobError(format!(
+            "{}: hd={}: multi-host runs are not built yet (issue 19); drop the hd= lines to run on this host",
+            hd.place(),
+            hd.name
+        )));
+    }
+    if let Some(rg) = file.of(DefKind::Replication).next() {
+        return Err(JobError(format!(
+            "{}: rg={}: iolab does not replicate storage definitions; drop rg= and write the sds out",
+            rg.place(),
+            rg.name
+        )));
+    }
+    let mut notes = Notes::default();
+    let g = general::general(file, lo, &mut notes)?;
+    let mut out = Translation::default();
+    let mut names = BTreeSet::new();
+    let rds: Vec<&VdbDef> = file
+        .of(DefKind::Run)
+        .filter(|d| d.name != "default")
+        .collect();
+    if rds.is_empty() {
+        return Err(JobError(
+            "the parameter file has no run definition; add one, e.g. rd=rd1,wd=wd1,iorate=max,elapsed=30"
+                .into(),
+        ));
+    }
+    for rd in rds {
+        let is_fs = rd.get("fwd").is_some() || rd.get("fsd").is_some();
+        let fs_loops = if is_fs { fs::fs_loops(rd) } else { Vec::new() };
+        let l = loops::loops(rd, fs_loops)?;
+        loops::check_count(rd, &l, out.runs.len())?;
+        let rk = run_keys(rd, &g, is_fs, lo, &mut notes)?;
+        for point in loops::points(&l) {
+            let mut r = run_at(file, rd, &point, &g, &rk, is_fs, lo, &mut notes)?;
+            r.name = unique(loops::run_name(&rd.name, &point), &mut names);
+            r.run.insert("name".into(), Value::String(r.name.clone()));
+            out.runs.push(r);
+        }
+    }
+    for v in &file.unused_vars {
+        notes.once(format!("{v} was given but the parameter file uses no ${v}"));
+    }
+    out.notes = notes.finish();
+    Ok(out)
+}
+
+/// `name`, else `name (2)`, `name (3)`, ...
+fn unique(name: String, used: &mut BTreeSet<String>) -> String {
+    let mut n = 1;
+    loop {
+        let c = if n == 1 {
+            name.clone()
+        } else {
+            format!("{name} ({n})")
+        };
+        if used.insert(c.clone()) {
+            return c;
+        }
+        n += 1;
+    }
+}
+
+/// A run definition's own keys, the same at every point of its loops.
+struct RunKeys {
+    table: toml::Table,
+    elapsed_s: f64,
+    /// `iorate=N` (a list is the `foriorate` loop).
+    rate: Option<f64>,
+    curve: Option<CurveSpec>,
+    pause_s: Option<f64>,
+    /// vdbench's `distribution=`: exponential (poisson) unless told.
+    poisson: bool,
+}
+
+/// `rd` keywords the mapper reads (besides the loops).
+const RD_KEYS: &[&str] = &[
+    "wd",
+    "sd",
+    "iorate",
+    "curve",
+    "stopcurve",
+    "elapsed",
+    "interval",
+    "warmup",
+    "pause",
+    "openflags",
+    "distribution",
+];
+const RD_UNSUPPORTED: &[(&str, &str)] = &[
+    (
+        "maxdata",
+        "iolab ends a run by time; give io_size with --io-size instead",
+    ),
+    ("startcmd", "iolab runs no commands around a run"),
+    ("endcmd", "iolab runs no commands around a run"),
+    ("replay", "iolab does not replay I/O traces"),
+    ("mount", "iolab does not mount file systems"),
+];
+
+fn secs_of(p: &VdbParam, rd: &VdbDef) -> Result<f64, JobError> {
+    num::secs(p.values.first().map(String::as_str).unwrap_or(""))
+        .map_err(|m| JobError(format!("{}: rd={}: {}=: {m}", p.place(), rd.name, p.key)))
+}
+
+fn run_keys(
+    rd: &VdbDef,
+    g: &general::General,
+    is_fs: bool,
+    lo: &LoadOptions,
+    notes: &mut Notes,
+) -> Result<RunKeys, JobError> {
+    if !is_fs {
+        for p in &rd.params {
+            if RD_KEYS.contains(&p.key.as_str()) || loops::raw_loop(&p.key).is_some() {
+                continue;
+            }
+            let what = format!("{}= on rd={}", p.key, rd.name);
+            match RD_UNSUPPORTED.iter().find(|(k, _)| *k == p.key) {
+                Some((_, why)) => general::unsupported(p, &what, why, lo, notes)?,
+                None => {
+                    return Err(JobError(format!(
+                        "{}: {what} is not a keyword iolab's vdbench front end maps",
+                        p.place()
+                    )))
+                }
+            }
+        }
+    }
+    let mut t = g.keys.clone();
+    let elapsed_s = match rd.get("elapsed") {
+        Some(p) => secs_of(p, rd)?,
+        None => 30.0,
+    };
+    if elapsed_s <= 0.0 {
+        return Err(JobError(format!(
+            "{}: rd={}: elapsed= must be above 0",
+            rd.place(),
+            rd.name
+        )));
+    }
+    let interval = match rd.get("interval") {
+        Some(p) => secs_of(p, rd)?,
+        None => (elapsed_s / 2.0).floor().clamp(1.0, 60.0),
+    };
+    t.insert(
+        "interval".into(),
+        Value::String(num::fmt_secs(interval.max(0.001))),
+    );
+    if let Some(p) = rd.get("warmup") {
+        t.insert(
+            "warmup".into(),
+            Value::String(num::fmt_secs(secs_of(p, rd)?)),
+        );
+    } else {
+        notes.once("vdbench leaves the first interval out of its averages when a run has no warmup=; iolab's figures cover the whole elapsed time");
+    }
+    let pause_s = rd.get("pause").map(|p| secs_of(p, rd)).transpose()?;
+    let (rate, curve) = iorate(rd, notes)?;
+    let poisson = distribution(rd, lo, notes)?;
+    if is_fs {
+        for (k, v) in fs::fs_run_keys(rd)? {
+            t.insert(k, v);
+        }
+    }
+    Ok(RunKeys {
+        table: t,
+        elapsed_s,
+        rate,
+        curve,
+        pause_s,
+        poisson,
+    })
+}
+
+/// `iorate=max|curve|N` (a list is a loop), `curve=`, `stopcurve=`.
+fn iorate(rd: &VdbDef, notes: &mut Notes) -> Result<(Option<f64>, Option<CurveSpec>), JobError> {
+    let bad = |p: &VdbParam, m: &str| {
+        JobError(format!(
+            "{}: rd={}: {}=({}): {m}",
+            p.place(),
+            rd.name,
+            p.key,
+            p.values.join(",")
+        ))
+    };
+    let mut curve = None;
+    let mut rate = None;
+    if let Some(p) = rd.get("iorate") {
+        let first = p.values.first().map(|v| v.trim().to_ascii_lowercase());
+        match (first.as_deref(), p.values.len()) {
+            (Some("max"), 1) => {}
+            (Some("curve"), 1) => curve = Some(CurveSpec::default()),
+            (Some(v), 1) => {
+                rate = Some(num::number(v).ok().filter(|r| *r > 0.0).ok_or_else(|| {
+                    bad(
+                        p,
+                        "iorate is max, curve, a number of I/Os per second or a list of them",
+                    )
+                })?)
+            }
+            _ => {
+                for v in &p.values {
+                    if !num::number(v).is_ok_and(|r| r > 0.0) {
+                        return Err(bad(p, "a list of rates holds numbers of I/Os per second (max and curve stand alone)"));
+                    }
+                }
+            }
+        }
+    }
+    if let Some(c) = curve.as_mut() {
+        if let Some(p) = rd.get("curve") {
+            let pcts: Result<Vec<f64>, _> = p.values.iter().map(|v| num::number(v)).collect();
+            c.pcts = pcts
+                .ok()
+                .filter(|v| !v.is_empty() && v.iter().all(|x| *x > 0.0))
+                .ok_or_else(|| bad(p, "curve= lists percentages of the maximum above 0"))?;
+        }
+        if let Some(p) = rd.get("stopcurve") {
+            let v = num::number(p.values.first().map(String::as_str).unwrap_or(""))
+                .map_err(|m| bad(p, &m))?;
+            c.stop_ms = Some(v);
+        }
+    } else if rd.get("curve").is_some() || rd.get("stopcurve").is_some() {
+        notes.once(format!(
+            "rd={}: curve= and stopcurve= act only with iorate=curve",
+            rd.name
+        ));
+    }
+    Ok((rate, curve))
+}
+
+/// vdbench's `distribution=` of arrivals: exponential (its default) is
+/// iolab's `arrival = "poisson"`, deterministic its `fixed`.
+fn distribution(rd: &VdbDef, lo: &LoadOptions, notes: &mut Notes) -> Result<bool, JobError> {
+    let Some(p) = rd.get("distribution") else {
+        return Ok(true);
+    };
+    let mut poisson = true;
+    for v in &p.values {
+        match v.trim().to_ascii_lowercase().as_str() {
+            "exponential" | "e" => poisson = true,
+            "deterministic" | "d" => poisson = false,
+            other => general::unsupported(
+                p,
+                &format!("distribution={other} on rd={}", rd.name),
+                "iolab's arrivals are exponential (poisson) or deterministic (fixed)",
+                lo,
+                notes,
+            )?,
+        }
+    }
+    Ok(poisson)
+}
+
+/// One run: the run definition at one point of its loops.
+#[allow(clippy::too_many_arguments)]
+fn run_at(
+    file: &VdbFile,
+    rd: &VdbDef,
+    point: &[(String, String)],
+    g: &general::General,
+    rk: &RunKeys,
+    is_fs: bool,
+    lo: &LoadOptions,
+    notes: &mut Notes,
+) -> Result<RunTables, JobError> {
+    let mut t = rk.table.clone();
+    let rate = match point.iter().find(|(n, _)| n == "foriorate") {
+        Some((_, v)) => num::number(v).ok(),
+        None => rk.rate,
+    };
+    if let Some(r) = rate {
+        t.insert("rate".into(), Value::String(num::fmt_num(r)));
+        if rk.poisson {
+            t.insert("arrival".into(), Value::String("poisson".into()));
+        }
+    }
+    let mut workloads = Vec::new();
+    let duration = Value::String(num::fmt_secs(rk.elapsed_s));
+    if is_fs {
+        let fwds = fs_workloads(file, rd)?;
+        for w in fs::workloads(file, rd, &fwds, point, lo, notes)? {
+            let origin = fs_origin(rd, &w.fwds, w.fsd, point);
+            workloads.push((w.keys, origin));
+        }
+        t.insert("duration".into(), duration);
+    } else {
+        let ctx = raw::Ctx {
+            file,
+            rd,
+            point,
+            general: g,
+            lo,
+            rated: rate.is_some(),
+            curve: rk.curve.is_some(),
+        };
+        let built = raw::workloads(&ctx, notes)?;
+        // Workloads that end at the end of their LUN (seekpct=eof) end
+        // their run; elapsed= still bounds each.
+        let all_eof = built.iter().all(|b| b.eof);
+        if !all_eof {
+            t.insert("duration".into(), duration.clone());
+        }
+        for mut b in built {
+            if all_eof {
+                b.keys.insert("duration".into(), duration.clone());
+            }
+            workloads.push((b.keys, b.origin));
+        }
+    }
+    Ok(RunTables {
+        name: String::new(),
+        run: t,
+        pause_s: rk.pause_s,
+        curve: rk.curve.clone(),
+        workloads,
+    })
+}
+
+fn fs_workloads<'f>(file: &'f VdbFile, rd: &VdbDef) -> Result<Vec<&'f VdbDef>, JobError> {
+    match rd.get("fwd") {
+        Some(list) => select(file, DefKind::FsWorkload, list, &format!("rd={}", rd.name)),
+        None => Err(JobError(format!(
+            "{}: rd={} names no fwd=; add fwd=(...)",
+            rd.place(),
+            rd.name
+        ))),
+    }
+}
+
+fn fs_origin(rd: &VdbDef, fwds: &[&VdbDef], fsd: &VdbDef, point: &[(String, String)]) -> JobOrigin {
+    let mut options: Vec<(String, String)> = Vec::new();
+    for def in std::iter::once(fsd).chain(fwds.iter().copied()).chain([rd]) {
+        for p in &def.params {
+            let v = if p.values.len() == 1 {
+                p.values[0].clone()
+            } else {
+                format!("({})", p.values.join(","))
+            };
+            options.push((p.key.clone(), v));
+        }
+    }
+    options.extend(point.iter().cloned());
+    JobOrigin {
+        format: "vdbench".into(),
+        file: Some(rd.file.clone()).filter(|f| !f.is_empty()),
+        section: format!(
+            "{}/{}/{}",
+            rd.name,
+            fwds.iter()
+                .map(|f| f.name.as_str())
+                .collect::<Vec<_>>()
+                .join("+"),
+            fsd.name
+        ),
+        options,
+        group: 0,
+        group_reporting: false,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -12,6 +12,7 @@
 //! workloads from `sd`/`wd` and file-system workloads from `fsd`/`fwd`,
 //! and refuses what iolab cannot honour with the keyword, file and line.
 
+pub mod keywords;
 pub mod map;
 pub mod parse;
 

@@ -1,5 +1,6 @@
 //! The charts of a result document, as model [`Chart`]s plus
-//! [`ChartExtras`]: sweep curves from the points of a plan, and per run
+//! [`ChartExtras`]: sweep curves from the points of a plan, response-time
+//! curves (`curve`, vdbench `iorate=curve`), and per run
 //! throughput, IOPS and latency over time, the latency percentile curve and
 //! device utilisation over time.
 
@@ -174,6 +175,64 @@ pub fn sweep_charts(doc: &ResultDoc) -> Vec<(Chart, ChartExtras)> {
                 ..Default::default()
             },
         ));
+    }
+    out
+}
+
+/// One chart per response-time curve (runs with `curve`, grouped by their
+/// maximum's point): the mean response time against the IOPS achieved,
+/// a point per run of the curve (the maximum's too), in IOPS order. A
+/// curve of fewer than two runs that measured something draws nothing.
+pub fn curve_charts(doc: &ResultDoc) -> Vec<(Chart, ChartExtras)> {
+    let mut curves: Vec<(u32, Vec<&RunResult>)> = Vec::new();
+    for r in &doc.runs {
+        let Some(c) = &r.curve else { continue };
+        if r.summary.total.ops == 0 {
+            continue;
+        }
+        match curves.iter_mut().find(|(p, _)| *p == c.max_point) {
+            Some((_, v)) => v.push(r),
+            None => curves.push((c.max_point, vec![r])),
+        }
+    }
+    let mut out = Vec::new();
+    for (_, mut runs) in curves.into_iter().filter(|(_, v)| v.len() > 1) {
+        runs.sort_by(|a, b| a.summary.total.iops.total_cmp(&b.summary.total.iops));
+        let name = runs[0]
+            .curve
+            .as_ref()
+            .map(|c| c.name.clone())
+            .unwrap_or_default();
+        let label = |r: &RunResult| {
+            let c = r.curve.as_ref();
+            match c.and_then(|c| c.pct) {
+                Some(p) => format!("{}%", iolab_spec::curve::pct_text(p)),
+                None => "max".into(),
+            }
+        };
+        let chart = Chart {
+            kind: "line".into(),
+            title: format!("Response-time curve: {name}"),
+            x_label: "IOPS achieved".into(),
+            y_label: "mean response time, ms".into(),
+            log_x: false,
+            x: runs.iter().map(|r| label(r)).collect(),
+            x_values: runs.iter().map(|r| r.summary.total.iops).collect(),
+            series: vec![Series {
+                name: "mean response time".into(),
+                values: runs
+                    .iter()
+                    .map(|r| Some(r.summary.total.lat_us.mean / 1e3))
+                    .collect(),
+            }],
+            marks: Vec::new(),
+        };
+        // Round IOPS on the x axis: the points are wherever they landed.
+        let ex = ChartExtras {
+            nice_x: true,
+            ..Default::default()
+        };
+        out.push((chart, ex));
     }
     out
 }
@@ -625,6 +684,46 @@ pub fn device_charts(run: &RunResult) -> Vec<(Chart, ChartExtras)> {
 mod tests {
     use super::*;
     use crate::testraw;
+
+    /// Two curves of one document: a chart each, its points in IOPS
+    /// order, the mean response time in ms; a run of no curve is left out.
+    #[test]
+    fn a_chart_per_curve_of_response_time_against_iops() {
+        use crate::study::testing::{run, spec};
+        let mut doc = crate::model::ResultDoc::new();
+        let curve = |max_point: u32, pct: Option<f64>, iops: f64, p99: f64| {
+            let mut r = run(spec("w"), iops, 1.0, p99);
+            r.curve = Some(crate::model::CurveRecord {
+                name: format!("c{max_point}"),
+                role: if pct.is_some() { "pct" } else { "max" }.into(),
+                pct,
+                max_point,
+                ..Default::default()
+            });
+            r
+        };
+        doc.runs = vec![
+            curve(0, None, 1000.0, 400.0),
+            curve(0, Some(10.0), 100.0, 200.0),
+            curve(0, Some(50.0), 500.0, 3000.0),
+            run(spec("plain"), 7.0, 1.0, 1.0),
+            curve(3, None, 2000.0, 100.0),
+            curve(3, Some(50.0), 1000.0, 100.0),
+        ];
+        let charts = curve_charts(&doc);
+        assert_eq!(charts.len(), 2);
+        let (c, _) = &charts[0];
+        assert_eq!(c.title, "Response-time curve: c0");
+        assert_eq!(c.x_values, [100.0, 500.0, 1000.0]);
+        assert_eq!(c.x, ["10%", "50%", "max"]);
+        // The helper's mean is half its p99, in µs: 0.1, 1.5 and 0.2 ms.
+        assert_eq!(c.series[0].values, [Some(0.1), Some(1.5), Some(0.2)]);
+        assert_eq!(charts[1].0.x_values, [1000.0, 2000.0]);
+        doc.plan = Some(Default::default());
+        let html = crate::html::document_report(&doc);
+        assert!(html.contains("Response-time curve: c3"));
+        assert!(html.contains("Curve c0: the run at the maximum rate"));
+    }
 
     #[test]
     fn a_run_of_two_workloads_charts_each_and_the_total_with_its_marks() {

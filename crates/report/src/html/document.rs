@@ -1,8 +1,11 @@
 //! What `iolab report` writes for a result document: where and how it ran,
-//! a study's conclusions, tables and charts, a sweep's curves and points,
+//! a study's conclusions, tables and charts, a sweep's curves and points
+//! (and its response-time curves),
 //! the runs table, then each run in detail.
 
-use super::charts::{device_charts, percentile_chart, runs_bar_charts, sweep_charts, time_charts};
+use super::charts::{
+    curve_charts, device_charts, percentile_chart, runs_bar_charts, sweep_charts, time_charts,
+};
 use super::Page;
 use crate::model::{ResultDoc, RunResult, Table, VerifyResult};
 use crate::tables::{
@@ -50,7 +53,7 @@ pub fn document_report(doc: &ResultDoc) -> String {
     if let Some(plan) = &doc.plan {
         p.heading(2, "Sweep");
         p.paragraph(&plan_summary(doc, plan));
-        for (c, ex) in sweep_charts(doc) {
+        for (c, ex) in sweep_charts(doc).into_iter().chain(curve_charts(doc)) {
             p.chart_with(&c, &ex);
         }
         if let Some(t) = points_table(doc) {
@@ -183,6 +186,31 @@ fn run_summary_line(i: usize, r: &RunResult, axes: &[String]) -> String {
     )
 }
 
+/// A curve's run in words: the maximum, or its point's share and rate.
+fn curve_text(c: &crate::model::CurveRecord) -> String {
+    let mut s = match (c.pct, c.rate_iops, c.max_iops) {
+        (Some(pct), Some(rate), Some(max)) => format!(
+            "Curve {}: {} % of the {} IOPS that {} measured; the run's rate was {} IOPS.",
+            c.name,
+            fmt_num(pct),
+            fmt_num(max),
+            c.max_run,
+            fmt_num(rate)
+        ),
+        _ => format!(
+            "Curve {}: the run at the maximum rate, whose IOPS the curve's points take their percentages of.",
+            c.name
+        ),
+    };
+    if let Some(ms) = c.stop_ms {
+        s.push_str(&format!(
+            " The curve ends once a point's mean response time is above {} ms.",
+            fmt_num(ms)
+        ));
+    }
+    s
+}
+
 fn figures_table(r: &RunResult) -> Table {
     let columns = crate::tables::FIGURE_COLUMNS;
     let s = &r.summary;
@@ -234,6 +262,9 @@ fn run_section(p: &mut Page, doc: &ResultDoc, i: usize, r: &RunResult, axes: &[S
     );
     if let Some(why) = &r.incomplete_reason {
         p.warning(&format!("Incomplete: {why}"));
+    }
+    if let Some(c) = &r.curve {
+        p.paragraph(&curve_text(c));
     }
     p.table(&figures_table(r));
     if r.workloads.len() > 1 {

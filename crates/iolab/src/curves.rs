@@ -1,0 +1,224 @@
+//! The executor's side of response-time curves (vdbench `iorate=curve`):
+//! what each curve's maximum run measured, the rate each later point of
+//! the curve runs at, and which points do not run (the maximum measured
+//! nothing, or `stop_curve` was passed). It decides and returns the lines
+//! to say; `run::execute` prints them.
+
+use iolab_plan::{CurvePoint, PlannedRun};
+use iolab_report::{CurveRecord, RunResult};
+use std::collections::HashMap;
+
+/// One curve, by its maximum run's plan point.
+#[derive(Default)]
+struct Curve {
+    /// Total IOPS of each maximum run (repeat) that ran to its end.
+    measured: Vec<f64>,
+    /// The point whose mean response time passed `stop_curve`: the points
+    /// after it do not run.
+    stopped_at: Option<u32>,
+    /// Its remaining points were said not to run.
+    said: bool,
+}
+
+impl Curve {
+    /// The maximum: the mean of its complete runs' IOPS, if any measured.
+    fn max_iops(&self) -> Option<f64> {
+        let n = self.measured.len();
+        (n > 0).then(|| self.measured.iter().sum::<f64>() / n as f64)
+    }
+}
+
+/// Every curve of a plan as it runs.
+#[derive(Default)]
+pub struct Curves {
+    curves: HashMap<u32, Curve>,
+}
+
+/// What to do with a planned run.
+pub enum Start {
+    /// Run it (its rate set, if it is a curve's point); its record.
+    Run(Option<CurveRecord>),
+    /// Do not run it; the line to say, once per curve.
+    Skip(Option<String>),
+}
+
+impl Curves {
+    /// Before `planned` runs: a point's rate from its maximum, or why it
+    /// does not run.
+    pub fn start(&mut self, planned: &mut PlannedRun) -> Start {
+        let Some(cp) = planned.curve.clone() else {
+            return Start::Run(None);
+        };
+        let c = self.curves.entry(cp.max_point).or_default();
+        if cp.pct.is_none() {
+            return Start::Run(Some(record(&cp, None, None)));
+        }
+        if c.stopped_at.is_some_and(|p| planned.point > p) {
+            return Start::Skip(None);
+        }
+        let Some(max) = c.max_iops() else {
+            let line = (!c.said).then(|| {
+                format!(
+                    "curve {}: the maximum run ({}) failed or measured no I/O, so the curve's points at a percentage of it do not run",
+                    cp.base, cp.max_name
+                )
+            });
+            c.said = true;
+            return Start::Skip(line);
+        };
+        let rate = cp.rate_from(max);
+        planned.spec.rate_iops = rate;
+        Start::Run(Some(record(&cp, rate, Some(max))))
+    }
+
+    /// After `planned` ran as `run`: a maximum's measurement kept; a
+    /// point past `stop_curve` ends the curve, and the line saying so.
+    pub fn finished(&mut self, planned: &PlannedRun, run: &RunResult) -> Option<String> {
+        let cp = planned.curve.as_ref()?;
+        let c = self.curves.entry(cp.max_point).or_default();
+        let iops = run.summary.total.iops;
+        if cp.pct.is_none() {
+            if run.complete && iops > 0.0 {
+                c.measured.push(iops);
+            }
+            return None;
+        }
+        let stop = cp.stop_ms?;
+        let mean_ms = run.summary.total.lat_us.mean / 1e3;
+        if mean_ms <= stop || c.stopped_at.is_some() || run.summary.total.ops == 0 {
+            return None;
+        }
+        c.stopped_at = Some(planned.point);
+        Some(format!(
+            "curve {}: {}'s mean response time {mean_ms:.3} ms is above stop_curve {stop} ms; the curve's remaining points do not run",
+            cp.base, planned.spec.name
+        ))
+    }
+
+    /// The sweep line's note for a point: `rate 1234/s (10% of 12340 IOPS
+    /// measured by NAME (max))`.
+    pub fn note(rec: &CurveRecord) -> Option<String> {
+        let (rate, pct, max) = (rec.rate_iops?, rec.pct?, rec.max_iops?);
+        Some(format!(
+            "rate {rate:.0}/s ({}% of {max:.0} IOPS measured by {})",
+            iolab_spec::curve::pct_text(pct),
+            rec.max_run
+        ))
+    }
+}
+
+fn record(cp: &CurvePoint, rate: Option<f64>, max_iops: Option<f64>) -> CurveRecord {
+    CurveRecord {
+        name: cp.base.clone(),
+        role: if cp.pct.is_some() { "pct" } else { "max" }.into(),
+        pct: cp.pct,
+        rate_iops: rate,
+        max_run: cp.max_name.clone(),
+        max_point: cp.max_point,
+        max_iops,
+        stop_ms: cp.stop_ms,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(curve: &str, stop: Option<&str>) -> iolab_plan::Plan {
+        let w = iolab_jobfile::WorkloadOptions {
+            name: Some("c".into()),
+            target: vec!["/tmp/iolab-curves-test".into()],
+            duration: Some("1s".into()),
+            curve: Some(curve.into()),
+            stop_curve: stop.map(Into::into),
+            ..Default::default()
+        };
+        iolab_plan::build_workloads(&[w], &Default::default()).unwrap()
+    }
+
+    /// A finished run with these totals (no workload behind it).
+    fn result(complete: bool, iops: f64, mean_us: f64) -> RunResult {
+        let raw = iolab_engine::RunRaw {
+            name: "r".into(),
+            started_at: std::time::SystemTime::now(),
+            warmup_ns: 0,
+            interval_ns: 1_000_000_000,
+            measured_ns: 1_000_000_000,
+            workloads: Vec::new(),
+            intervals: Vec::new(),
+            ops: Default::default(),
+            fsyncs: 0,
+            cpu: Default::default(),
+            stalls: Default::default(),
+            events: Vec::new(),
+            complete,
+            incomplete_reason: None,
+            notes: Vec::new(),
+            exit_all: false,
+        };
+        let mut r = iolab_report::build_run(&raw);
+        r.summary.total.iops = iops;
+        r.summary.total.ops = iops as u64;
+        r.summary.total.lat_us.mean = mean_us;
+        r
+    }
+
+    #[test]
+    fn points_take_their_share_of_the_maximums_mean() {
+        let mut p = plan("10,50", None);
+        let mut c = Curves::default();
+        assert!(matches!(c.start(&mut p.runs[0]), Start::Run(Some(r)) if r.role == "max"));
+        assert!(c
+            .finished(&p.runs[0], &result(true, 20_000.0, 50.0))
+            .is_none());
+        let Start::Run(Some(rec)) = c.start(&mut p.runs[2]) else {
+            panic!("the 50% point runs")
+        };
+        assert_eq!(rec.rate_iops, Some(10_000.0));
+        assert_eq!(p.runs[2].spec.rate_iops, Some(10_000.0));
+        assert_eq!(rec.max_iops, Some(20_000.0));
+        let note = Curves::note(&rec).unwrap();
+        assert!(
+            note.contains("50% of 20000 IOPS measured by c (max)"),
+            "{note}"
+        );
+    }
+
+    #[test]
+    fn a_maximum_that_measured_nothing_runs_no_point_and_says_so_once() {
+        for max in [result(true, 0.0, 0.0), result(false, 500.0, 50.0)] {
+            let mut p = plan("10,50", None);
+            let mut c = Curves::default();
+            let _ = c.start(&mut p.runs[0]);
+            c.finished(&p.runs[0], &max);
+            let Start::Skip(Some(line)) = c.start(&mut p.runs[1]) else {
+                panic!("the point is skipped with a line")
+            };
+            assert!(line.contains("c (max)") && !line.contains('\n'), "{line}");
+            assert!(matches!(c.start(&mut p.runs[2]), Start::Skip(None)));
+            assert_eq!(p.runs[1].spec.rate_iops, None);
+        }
+    }
+
+    #[test]
+    fn stop_curve_compares_each_points_mean_in_ms() {
+        let mut p = plan("10,50,90", Some("2ms"));
+        let mut c = Curves::default();
+        let _ = c.start(&mut p.runs[0]);
+        c.finished(&p.runs[0], &result(true, 1000.0, 9000.0));
+        // The maximum is never compared; 1.5 ms is under 2 ms.
+        let _ = c.start(&mut p.runs[1]);
+        assert!(c
+            .finished(&p.runs[1], &result(true, 100.0, 1500.0))
+            .is_none());
+        let _ = c.start(&mut p.runs[2]);
+        let line = c
+            .finished(&p.runs[2], &result(true, 500.0, 2500.0))
+            .unwrap();
+        assert!(
+            line.contains("2.500 ms") && line.contains("c (50%)"),
+            "{line}"
+        );
+        assert!(matches!(c.start(&mut p.runs[3]), Start::Skip(None)));
+    }
+}
