@@ -485,10 +485,11 @@ fn xfersizes(
             if lo >= hi {
                 return Err(bad(&p, what, "(min,max,align) needs min below max"));
             }
-            let sizes: Vec<u64> = (lo.div_ceil(al)..=hi / al).map(|m| m * al).collect();
-            if sizes.is_empty() || sizes.len() > 64 {
+            let (first, last) = (lo.div_ceil(al), hi / al);
+            if last < first || last - first >= 64 {
                 return Err(bad(&p, what, "(min,max,align) gives 1 to 64 sizes in iolab's block-size mix; choose a larger align"));
             }
+            let sizes: Vec<u64> = (first..=last).map(|m| m * al).collect();
             let mix: Vec<String> = sizes
                 .iter()
                 .map(|b| format!("{}:1", num::iolab_size(*b)))

@@ -248,3 +248,51 @@ fn wildcards_match_as_vdbench_does() {
     assert!(!wildcard("sd*", "wd1"));
     assert!(!wildcard("sd1", "sd12"));
 }
+
+#[test]
+fn extreme_values_are_refused_in_one_line_never_a_panic() {
+    let odd: &[(&str, &[&str])] = &[
+        ("xfersize", &["512", "16383t", "512"]),
+        ("xfersize", &["1", "2", "3", "4", "5"]),
+        ("xfersize", &["99999999999999999999t"]),
+        ("rdpct", &["-5"]),
+        ("seekpct", &["é"]),
+        ("seekpct", &[""]),
+        ("range", &["0", "1e300"]),
+        ("range", &["100", "0"]),
+        ("skew", &["0"]),
+        ("iorate", &["nan"]),
+        ("rhpct", &["1e400"]),
+    ];
+    for (k, v) in odd {
+        let f = file(vec![
+            sd("sd1", 1, &[("threads", &["99999999999999999999"])]),
+            def(DefKind::Workload, "wd1", 2, &[("sd", &["sd1"]), (k, v)]),
+            def(
+                DefKind::Run,
+                "rd1",
+                3,
+                &[("wd", &["wd1"]), ("elapsed", &["1e300"])],
+            ),
+        ]);
+        if let Err(e) = translate(&f, &LoadOptions::default()) {
+            assert!(!e.0.contains('\n') && e.0.starts_with("t.vdb:"), "{k}: {e}");
+        }
+        let f = file(vec![
+            sd(
+                "sd1",
+                1,
+                &[
+                    ("size", &["16383t"]),
+                    ("offset", &["16383t"]),
+                    ("range", &["1", "99"]),
+                ],
+            ),
+            def(DefKind::Workload, "wd1", 2, &[("sd", &["sd1"]), (k, v)]),
+            def(DefKind::Run, "rd1", 3, &[("wd", &["wd1"])]),
+        ]);
+        if let Err(e) = translate(&f, &LoadOptions::default()) {
+            assert!(!e.0.contains('\n'), "{k}: {e}");
+        }
+    }
+}
