@@ -244,3 +244,46 @@ fn points_of_several_workloads_share_as_the_maximum_did() {
     let got = f(&point["workloads"][1], "summary.total.iops");
     assert!(got > 0.5 * rate * skew / 100.0, "{got} of {rate} x {skew}%");
 }
+
+/// While a point of a curve runs, the document's provisional record of
+/// it already says its place in the curve.
+#[test]
+fn a_point_in_progress_carries_its_curve() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"))
+        .arg("run")
+        .args(BASE)
+        .args(["db", "--curve", "50", "--duration", "400ms", "-q", "--json"])
+        .arg(&json)
+        .args(["--think", "200us"])
+        .env("IOLAB_SAVE_EVERY", "0.05")
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    let mut seen = None;
+    while t0.elapsed() < Duration::from_secs(30) && seen.is_none() {
+        if let Ok(d) = std::fs::read_to_string(&json)
+            .map_err(|_| ())
+            .and_then(|t| serde_json::from_str::<Value>(&t).map_err(|_| ()))
+        {
+            seen = runs(&d)
+                .iter()
+                .find(|r| {
+                    r["curve"]["role"] == "pct"
+                        && r["incomplete_reason"]
+                            .as_str()
+                            .is_some_and(|w| w.starts_with("in progress"))
+                })
+                .cloned();
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let _ = child.kill();
+    child.wait().unwrap();
+    let r = seen.expect("no provisional record of the 50% point");
+    assert!(f(&r, "curve.rate_iops") > 0.0);
+}
