@@ -1,7 +1,9 @@
 //! The executor's side of response-time curves (vdbench `iorate=curve`):
 //! what each curve's maximum run measured, the rate each later point of
-//! the curve runs at, and which points do not run (the maximum measured
-//! nothing, or `stop_curve` was passed). It decides and returns the lines
+//! the curve runs at (shared, in a run of several workloads without
+//! `skew`, as the maximum's I/Os were: vdbench keeps the skew an
+//! uncontrolled maximum observed), and which points do not run (the
+//! maximum measured nothing, or `stop_curve` was passed). It decides and returns the lines
 //! to say; `run::execute` prints them.
 
 use iolab_plan::{CurvePoint, PlannedRun};
@@ -13,6 +15,9 @@ use std::collections::HashMap;
 struct Curve {
     /// Total IOPS of each maximum run (repeat) that ran to its end.
     measured: Vec<f64>,
+    /// Of those runs, each workload's share of the I/Os, in percent (a
+    /// run of several workloads).
+    shares: Vec<Vec<f64>>,
     /// The point whose mean response time passed `stop_curve`: the points
     /// after it do not run.
     stopped_at: Option<u32>,
@@ -26,6 +31,28 @@ impl Curve {
         let n = self.measured.len();
         (n > 0).then(|| self.measured.iter().sum::<f64>() / n as f64)
     }
+
+    /// Each workload's mean share of the maximum's I/Os, if every
+    /// workload of `workloads` had some.
+    fn shares(&self, workloads: usize) -> Option<Vec<f64>> {
+        let n = self.shares.len();
+        if n == 0 || self.shares.iter().any(|s| s.len() != workloads) {
+            return None;
+        }
+        let mean: Vec<f64> = (0..workloads)
+            .map(|j| self.shares.iter().map(|s| s[j]).sum::<f64>() / n as f64)
+            .collect();
+        mean.iter().all(|s| *s > 0.0).then_some(mean)
+    }
+}
+
+/// Each workload's share of the run's I/Os, in percent.
+fn shares_of(run: &RunResult) -> Vec<f64> {
+    let total: u64 = run.workloads.iter().map(|w| w.summary.total.ops).sum();
+    run.workloads
+        .iter()
+        .map(|w| w.summary.total.ops as f64 * 100.0 / total.max(1) as f64)
+        .collect()
 }
 
 /// Every curve of a plan as it runs.
@@ -68,6 +95,14 @@ impl Curves {
         };
         let rate = cp.rate_from(max);
         planned.spec.rate_iops = rate;
+        let ws = &mut planned.spec.workloads;
+        if ws.len() > 1 && ws.iter().all(|w| w.skew_pct.is_none()) {
+            if let Some(shares) = c.shares(ws.len()) {
+                for (w, share) in ws.iter_mut().zip(shares) {
+                    w.skew_pct = Some(share);
+                }
+            }
+        }
         Start::Run(Some(record(&cp, rate, Some(max))))
     }
 
@@ -80,6 +115,9 @@ impl Curves {
         if cp.pct.is_none() {
             if run.complete && iops > 0.0 {
                 c.measured.push(iops);
+                if run.workloads.len() > 1 {
+                    c.shares.push(shares_of(run));
+                }
             }
             return None;
         }
@@ -182,6 +220,21 @@ mod tests {
             note.contains("50% of 20000 IOPS measured by c (max)"),
             "{note}"
         );
+    }
+
+    #[test]
+    fn shares_are_the_maximums_when_no_workload_has_a_skew() {
+        let c = Curve {
+            shares: vec![vec![80.0, 20.0], vec![90.0, 10.0]],
+            ..Default::default()
+        };
+        assert_eq!(c.shares(2), Some(vec![85.0, 15.0]));
+        assert_eq!(c.shares(3), None, "another run's shape");
+        let c = Curve {
+            shares: vec![vec![100.0, 0.0]],
+            ..Default::default()
+        };
+        assert_eq!(c.shares(2), None, "a workload that did nothing");
     }
 
     #[test]

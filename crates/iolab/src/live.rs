@@ -50,6 +50,8 @@ pub struct LiveDoc {
     every_ns: u64,
     writer: Writer,
     tags: Option<SweepTags>,
+    /// The run's place in a response-time curve, if any.
+    curve: Option<iolab_report::CurveRecord>,
     /// The run as known at clock start; None between runs.
     skeleton: Option<RunRaw>,
     interval_ns: u64,
@@ -84,6 +86,7 @@ impl LiveDoc {
             every_ns: (every_s * 1e9) as u64,
             writer: Writer::start(path.clone()),
             tags: None,
+            curve: None,
             skeleton: None,
             interval_ns: 0,
             whole: Tally::default(),
@@ -95,9 +98,15 @@ impl LiveDoc {
     }
 
     /// A run is about to start: `doc` holds the runs before it.
-    pub fn begin(&mut self, doc: &ResultDoc, tags: Option<SweepTags>) {
+    pub fn begin(
+        &mut self,
+        doc: &ResultDoc,
+        tags: Option<SweepTags>,
+        curve: Option<iolab_report::CurveRecord>,
+    ) {
         self.skeleton = None;
         self.tags = tags;
+        self.curve = curve;
         let mut base = doc.clone();
         base.complete = false;
         self.writer.begin(base);
@@ -220,6 +229,7 @@ impl LiveDoc {
             run.repeat = Some(*repeat);
             run.params = params.clone();
         }
+        run.curve = self.curve.clone();
         self.writer.update(run);
     }
 }

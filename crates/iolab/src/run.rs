@@ -456,7 +456,7 @@ pub fn execute(
         term.planned_s = planned.planned_s();
         if let Some(l) = term.live.as_mut() {
             let tags = sweep.then(|| (planned.point, planned.repeat, planned.params_map()));
-            l.begin(&doc, tags);
+            l.begin(&doc, tags, curve.clone());
         }
         let mut dev = crate::devstats::DevSampler::default();
         let default_job = temp_file.is_some();

@@ -190,3 +190,100 @@ fn bad_curves_are_one_line_and_exit_2() {
         assert_bad_input(&o, needle);
     }
 }
+
+/// A run of several workloads without `skew`: at the maximum each goes as
+/// fast as it can; each point shares its rate as the maximum's I/Os were
+/// shared (vdbench's observed skew), so a slow workload is not asked for
+/// more than it did at the maximum.
+#[test]
+fn points_of_several_workloads_share_as_the_maximum_did() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, doc) = run_json(
+        &[
+            "--engine",
+            "null",
+            "--target",
+            "nt",
+            "--no-prefill",
+            "--size",
+            "8m",
+            "--duration",
+            "500ms",
+            "--curve",
+            "50",
+            "--workload",
+            "fast",
+            "--rw",
+            "randread",
+            "--think",
+            "200us",
+            "--workload",
+            "slow",
+            "--rw",
+            "randread",
+            "--think",
+            "2ms",
+        ],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let runs = runs(&doc);
+    assert_eq!(runs.len(), 2);
+    let ops = |r: &Value, j: usize| f(&r["workloads"][j], "summary.total.ops");
+    let max = &runs[0];
+    assert!(max["workloads"][0]["spec"]["skew_pct"].is_null());
+    let slow_share = ops(max, 1) * 100.0 / (ops(max, 0) + ops(max, 1));
+    let point = &runs[1];
+    let skew = f(&point["workloads"][1], "spec.skew_pct");
+    assert!((skew - slow_share).abs() < 1e-6, "{skew} vs {slow_share}");
+    assert!(skew < 40.0, "the slow workload did less: {skew}");
+    let rate = f(point, "curve.rate_iops");
+    let fast = f(&point["workloads"][0], "spec.skew_pct");
+    assert!((fast + skew - 100.0).abs() < 1e-6);
+    // Each achieves its share, loosely.
+    let got = f(&point["workloads"][1], "summary.total.iops");
+    assert!(got > 0.5 * rate * skew / 100.0, "{got} of {rate} x {skew}%");
+}
+
+/// While a point of a curve runs, the document's provisional record of
+/// it already says its place in the curve.
+#[test]
+fn a_point_in_progress_carries_its_curve() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"))
+        .arg("run")
+        .args(BASE)
+        .args(["db", "--curve", "50", "--duration", "400ms", "-q", "--json"])
+        .arg(&json)
+        .args(["--think", "200us"])
+        .env("IOLAB_SAVE_EVERY", "0.05")
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    let mut seen = None;
+    while t0.elapsed() < Duration::from_secs(30) && seen.is_none() {
+        if let Ok(d) = std::fs::read_to_string(&json)
+            .map_err(|_| ())
+            .and_then(|t| serde_json::from_str::<Value>(&t).map_err(|_| ()))
+        {
+            seen = runs(&d)
+                .iter()
+                .find(|r| {
+                    r["curve"]["role"] == "pct"
+                        && r["incomplete_reason"]
+                            .as_str()
+                            .is_some_and(|w| w.starts_with("in progress"))
+                })
+                .cloned();
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let _ = child.kill();
+    child.wait().unwrap();
+    let r = seen.expect("no provisional record of the 50% point");
+    assert!(f(&r, "curve.rate_iops") > 0.0);
+}
