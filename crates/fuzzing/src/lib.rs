@@ -29,6 +29,7 @@ pub const FAMILIES: &[Family] = &[
     ("units", targets::units),
     ("jobfile", targets::jobfile),
     ("fio", targets::fio),
+    ("filebench", targets::filebench),
     ("result_doc", targets::result_doc),
     ("journal", targets::journal),
     ("stamps", targets::stamps),

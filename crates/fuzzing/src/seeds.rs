@@ -56,6 +56,20 @@ pub fn seeds(family: &str) -> &'static [(&'static str, &'static [u8])] {
             ("include.fio", include_bytes!("../seeds/fio/include.fio")),
             ("files.fio", include_bytes!("../seeds/fio/files.fio")),
         ],
+        "filebench" => &[
+            (
+                "fb-oltp.f",
+                include_bytes!("../../jobfile/tests/filebench/fb-oltp.f"),
+            ),
+            (
+                "composite.f",
+                include_bytes!("../../jobfile/tests/filebench/composite.f"),
+            ),
+            (
+                "randvars.f",
+                include_bytes!("../../jobfile/tests/filebench/randvars.f"),
+            ),
+        ],
         "result_doc" => &[
             (
                 "single.json",

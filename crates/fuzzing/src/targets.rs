@@ -203,6 +203,41 @@ pub fn fio(data: &[u8]) {
     }
 }
 
+/// A filebench WML file: recognised or not, parsed, mapped onto iolab's
+/// keys with fixed `NAME=VALUE` pairs, and the keys read into iolab's
+/// options. Errors are one line naming the file.
+pub fn filebench(data: &[u8]) {
+    use iolab_jobfile::filebench::{looks_like_filebench, map, parse::parse};
+    let text = String::from_utf8_lossy(data);
+    let _ = looks_like_filebench(&text);
+    let one_line = |e: &iolab_jobfile::JobError| {
+        assert!(!e.0.contains('\n'), "a filebench error is one line: {e}");
+        assert!(
+            e.0.starts_with("fuzz.f"),
+            "a filebench error names the file: {e}"
+        );
+    };
+    match parse("fuzz.f", &text) {
+        Err(e) => one_line(&e),
+        Ok(w) => {
+            let lo = iolab_jobfile::frontend::LoadOptions {
+                vars: vec![
+                    ("dir".to_string(), "/fuzz".to_string()),
+                    ("nthreads".to_string(), "2".to_string()),
+                ],
+                ..Default::default()
+            };
+            if let Err(e) = map::translate(&w, &lo) {
+                one_line(&e);
+            }
+            // A build without a key the mapping uses refuses in one line too.
+            if let Err(e) = map::map(&w, &lo) {
+                one_line(&e);
+            }
+        }
+    }
+}
+
 /// One text through every reader of fio's values; a size read must read
 /// back from its number.
 fn fio_value(s: &str) {

@@ -374,8 +374,10 @@ struct Build<'s> {
     file: &'s str,
     steps: Vec<(Step, String, Option<bool>, Option<bool>)>,
     current: Option<Key>,
-    /// The fileset of the open file.
+    /// The fileset of the open file, and the flowop that opened it
+    /// (whose name a close the flow adds takes).
     cur_set: u32,
+    cur_name: String,
     pending: BTreeMap<u64, (Op, u32, String)>,
     fd_set: BTreeMap<u64, u32>,
     closed_early: BTreeSet<u64>,
@@ -402,7 +404,8 @@ impl Build<'_> {
                     "flowop {} ({}) {what} while another file is still in use; iolab's flows keep one file open per thread: reorder the flowops so each file is closed before the next is opened", f.name, f.ty
                 )));
             }
-            self.close(&fops[i].name);
+            let name = self.cur_name.clone();
+            self.close(&name);
             if let Key::Fd(fd) = k {
                 self.closed_early.insert(fd);
             }
@@ -410,7 +413,9 @@ impl Build<'_> {
         Ok(())
     }
     fn open(&mut self, fops: &[Fop], i: usize, fd: u64) -> Result<(), JobError> {
-        let (op, set, name) = self.pending.remove(&fd).expect("pending");
+        let Some((op, set, name)) = self.pending.remove(&fd) else {
+            return Err(at(self.file, fops[i].line, format!("fd {fd} is not open")));
+        };
         self.free(fops, i, &format!("needs fd {fd}"))?;
         self.push(
             Step {
@@ -423,6 +428,7 @@ impl Build<'_> {
         );
         self.current = Some(Key::Fd(fd));
         self.cur_set = set;
+        self.cur_name = name;
         Ok(())
     }
 }
@@ -434,6 +440,7 @@ fn steps<'s>(scope: &'s Scope, fops: &[Fop], ctx: &Ctx) -> Result<Build<'s>, Job
         steps: Vec::new(),
         current: None,
         cur_set: 0,
+        cur_name: String::new(),
         pending: BTreeMap::new(),
         fd_set: BTreeMap::new(),
         closed_early: BTreeSet::new(),
@@ -492,7 +499,7 @@ fn steps<'s>(scope: &'s Scope, fops: &[Fop], ctx: &Ctx) -> Result<Build<'s>, Job
         }
     }
     if b.current.is_some() {
-        let name = b.steps.last().map(|s| s.1.clone()).unwrap_or_default();
+        let name = b.cur_name.clone();
         b.close(&name);
     }
     if let Some((fd, _)) = b.pending.iter().next() {
@@ -547,6 +554,7 @@ fn data(
         );
         b.current = Some(Key::Implicit);
         b.cur_set = set;
+        b.cur_name = f.name.clone();
     } else if let Some(fd) = f.fd {
         if b.pending.contains_key(&fd) {
             b.open(fops, i, fd)?;
@@ -722,14 +730,25 @@ fn min_end(a: End, b: End) -> End {
     }
 }
 
-/// The steps a `target=` names (all when none).
+/// The steps a `target=` names (all when none): the flowop's own
+/// operations, not the open and close the flow added around it.
 fn targeted<'a>(f: &Fop, names: &'a [String], steps: &'a [Step]) -> Vec<&'a Step> {
-    steps
+    let named: Vec<&Step> = steps
         .iter()
         .zip(names)
         .filter(|(_, n)| f.target.as_ref().is_none_or(|t| t == *n))
         .map(|(s, _)| s)
-        .collect()
+        .collect();
+    let own: Vec<&Step> = named
+        .iter()
+        .copied()
+        .filter(|s| !matches!(s.op, Op::Open | Op::Close))
+        .collect();
+    if own.is_empty() || f.target.is_none() {
+        named
+    } else {
+        own
+    }
 }
 
 /// `finishoncount value=N`: N operations of all threads, or with

@@ -424,7 +424,7 @@ fn run_keys(
 }
 
 fn notes(w: &WmlFile, scope: &Scope) -> Vec<String> {
-    let mut n: Vec<String> = w.echoes.iter().map(|e| format!("echo: {e}")).collect();
+    let mut n: Vec<String> = w.echoes.clone();
     n.extend(w.accepted.iter().map(|a| format!("accepted: {a}")));
     n.extend(scope.notes.borrow().0.iter().cloned());
     for v in scope.unused_cli() {

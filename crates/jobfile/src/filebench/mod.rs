@@ -131,7 +131,7 @@ pub struct WmlFile {
     pub runs: Vec<RunCmd>,
     /// `set mode quit timeout|alldone|firstdone`.
     pub quit_mode: Option<(String, usize)>,
-    /// `echo` and `usage` texts, in order.
+    /// `echo: TEXT` and `usage: TEXT`, in order.
     pub echoes: Vec<String>,
     /// Commands accepted with nothing to do, for the notes (`enable
     /// lathist`, `create files`, `debug 1`, ...), once each.
@@ -187,8 +187,24 @@ pub fn load(origin: &str, text: &str, lo: &LoadOptions) -> Result<Loaded, JobErr
 }
 
 /// `file:line: what` (one line).
+/// `file:line: what` (one line: control characters the file's own text
+/// brought in are escaped).
 pub(crate) fn at(file: &str, line: usize, what: impl std::fmt::Display) -> JobError {
-    JobError(format!("{file}:{line}: {what}"))
+    JobError(one_line(&format!("{file}:{line}: {what}")))
+}
+
+/// `s` with control characters escaped (`\n`), so it prints on one line.
+pub(crate) fn one_line(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| {
+            let esc: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            esc
+        })
+        .collect()
 }
 
 #[cfg(test)]

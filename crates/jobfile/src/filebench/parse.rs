@@ -290,7 +290,7 @@ fn statement(p: &mut Parser, w: &mut WmlFile) -> Result<(), JobError> {
                     format!("system \"{text}\": iolab runs no shell commands from a workload file; run it yourself before iolab"),
                 ));
             }
-            w.echoes.push(text);
+            w.echoes.push(super::one_line(&format!("{cmd}: {text}")));
             Ok(())
         }
         "enable" => {
@@ -575,7 +575,7 @@ mod tests {
         assert_eq!(w.runs[0].period, Some(-10));
         assert_eq!(w.runs[0].duration, Some(Value::Word("30".into())));
         assert_eq!(w.runs[1].duration, None);
-        assert_eq!(w.echoes, ["hi"]);
+        assert_eq!(w.echoes, ["echo: hi"]);
     }
 
     #[test]

@@ -19,7 +19,7 @@ pub struct Notes(pub Vec<String>);
 
 impl Notes {
     pub fn once(&mut self, s: impl Into<String>) {
-        let s = s.into();
+        let s = super::one_line(&s.into());
         if !self.0.contains(&s) {
             self.0.push(s);
         }
