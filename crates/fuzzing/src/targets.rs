@@ -91,7 +91,7 @@ pub fn units(data: &[u8]) {
 }
 
 /// The text forms of a file-system workload (`--mix`, `--flow`,
-/// `--file-select`, `--file-size`, `--format`, `--personality`): a mix or
+/// `--filesets`, `--file-select`, `--file-size`, `--format`, `--personality`): a mix or
 /// flow parsed must render to text that parses back to itself.
 fn file_system_text(s: &str) {
     use iolab_spec::fs_parse as fp;
@@ -109,6 +109,13 @@ fn file_system_text(s: &str) {
             fp::parse_flows(&t.join(" | "), &sets, 2),
             Ok(f),
             "flow {s:?}"
+        );
+    }
+    if let Ok(f) = fp::parse_filesets(s) {
+        assert_eq!(
+            fp::parse_filesets(&fp::filesets_text(&f)),
+            Ok(f),
+            "filesets {s:?}"
         );
     }
     let _ = fp::parse_file_select(s);

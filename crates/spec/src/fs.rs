@@ -49,6 +49,11 @@ pub struct FsFileset {
     /// next run, like vdbench's anchors and filebench's `reuse`).
     #[serde(default)]
     pub cleanup: bool,
+    /// The anchor is `DIR/NAME` (a personality's or a `filesets` entry's)
+    /// and `DIR` is made before the run when it is missing and its parent
+    /// exists (removed again when the run leaves it empty).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub make_parent: bool,
 }
 
 /// A weighted mix or flows.
@@ -230,6 +235,19 @@ impl FsSpec {
                     o.name,
                     f.name,
                     f.spec.anchor.display()
+                ));
+            }
+            let (a, b) = (&f.spec.anchor, &self.filesets[..i]);
+            if let Some(o) = b
+                .iter()
+                .find(|o| a.starts_with(&o.spec.anchor) || o.spec.anchor.starts_with(a))
+            {
+                return bad(format!(
+                    "the anchor of fileset {} ({}) and that of {} ({}) lie one inside the other; give each its own directory",
+                    f.name,
+                    a.display(),
+                    o.name,
+                    o.spec.anchor.display()
                 ));
             }
         }
@@ -522,6 +540,7 @@ mod tests {
             },
             format: Format::No,
             cleanup: false,
+            make_parent: false,
         };
         FsSpec {
             filesets: vec![set("a"), set("b")],
