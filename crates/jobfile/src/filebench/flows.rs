@@ -689,9 +689,13 @@ fn extras(scope: &Scope, ctx: &Ctx, fops: &[Fop], out: &mut FlowOut) -> Result<(
                 }
             }
             Kind::FinishCount | Kind::FinishBytes => {
-                let v = f
-                    .value
-                    .ok_or_else(|| at(scope.file, f.line, format!("{} needs value=N", f.ty)))?;
+                let v = f.value.filter(|v| *v > 0).ok_or_else(|| {
+                    at(
+                        scope.file,
+                        f.line,
+                        format!("{} needs value=N, N of 1 or more", f.ty),
+                    )
+                })?;
                 let end = if f.kind == Kind::FinishBytes {
                     End::Bytes(v)
                 } else {

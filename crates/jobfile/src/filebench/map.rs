@@ -447,12 +447,12 @@ fn fileset(scope: &Scope, f: &FilesetDef) -> Result<(SetOut, SetInfo), JobError>
             "name" => name = Some(scope.text(a)?),
             "path" => path = Some(scope.text(a)?),
             "size" | "filesize" => size = file_size(scope, a)?,
-            "entries" if !f.single_file => entries = Some(scope.int(a)?),
+            "entries" if !f.single_file => entries = Some(positive(scope, a)?),
             "leafdirs" if !f.single_file => {
-                entries = Some(scope.int(a)?);
+                entries = Some(positive(scope, a)?);
                 scope.note("leafdirs: iolab's fileset has that many entries; makedir and removedir work on them");
             }
-            "dirwidth" if !f.single_file => width = Some(scope.int(a)?),
+            "dirwidth" if !f.single_file => width = Some(positive(scope, a)?),
             "prealloc" => {
                 prealloc = match scope.attr_val(a)? {
                     None => 100,
@@ -532,6 +532,14 @@ fn fileset(scope: &Scope, f: &FilesetDef) -> Result<(SetOut, SetInfo), JobError>
         size: size.1,
     };
     Ok((SetOut { name, path, text }, info))
+}
+
+/// A count of 1 or more.
+fn positive(scope: &Scope, a: &Attr) -> Result<u64, JobError> {
+    match scope.int(a)? {
+        0 => Err(scope.bad(a, "must be 1 or more")),
+        n => Ok(n),
+    }
 }
 
 /// A fileset's size as the `filesets` key writes it, and its mean.
