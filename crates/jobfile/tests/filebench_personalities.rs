@@ -168,11 +168,14 @@ fn our_wml_personalities_plan_as_the_builtin_ones() {
     assert!(errs.is_empty(), "\n{}", errs.join("\n\n"));
 }
 
+/// A personality, `NAME=VALUE`s for its WML file, the same as job keys.
+type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str);
+
 /// filebench's variables on the command line land where the
 /// personality's overrides do.
 #[test]
 fn name_value_overrides_match_the_personalitys_flags() {
-    let cases: [(&str, &[(&str, &str)], &str); 4] = [
+    let cases: [Case; 4] = [
         (
             "fileserver",
             &[
