@@ -104,7 +104,11 @@ fn differences(wml: &WorkloadSpec, own: &WorkloadSpec) -> Vec<String> {
     for (what, x, y) in [
         ("sync", format!("{:?}", wml.sync), format!("{:?}", own.sync)),
         ("direct", wml.direct.to_string(), own.direct.to_string()),
-        ("jobs", wml.jobs.to_string(), own.jobs.to_string()),
+        (
+            "threads",
+            threads(wml).to_string(),
+            threads(own).to_string(),
+        ),
         (
             "duration",
             format!("{:?}", wml.duration_s),
@@ -118,6 +122,16 @@ fn differences(wml: &WorkloadSpec, own: &WorkloadSpec) -> Vec<String> {
         }
     }
     d
+}
+
+/// The workload's threads: its flows' together (a personality's `jobs`
+/// is its main flow's threads, which the flows already hold), or a mix's
+/// `jobs`.
+fn threads(w: &WorkloadSpec) -> u64 {
+    match w.fs.as_ref().map(|f| &f.work) {
+        Some(iolab_spec::fs::FsWork::Flows(f)) => f.iter().map(|f| u64::from(f.threads)).sum(),
+        _ => u64::from(w.jobs),
+    }
 }
 
 /// The flows or mix in iolab's step syntax (readable differences).
@@ -154,11 +168,14 @@ fn our_wml_personalities_plan_as_the_builtin_ones() {
     assert!(errs.is_empty(), "\n{}", errs.join("\n\n"));
 }
 
+/// A personality, `NAME=VALUE`s for its WML file, the same as job keys.
+type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str);
+
 /// filebench's variables on the command line land where the
 /// personality's overrides do.
 #[test]
 fn name_value_overrides_match_the_personalitys_flags() {
-    let cases: [(&str, &[(&str, &str)], &str); 4] = [
+    let cases: [Case; 4] = [
         (
             "fileserver",
             &[
