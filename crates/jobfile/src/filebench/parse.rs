@@ -284,11 +284,10 @@ fn statement(p: &mut Parser, w: &mut WmlFile) -> Result<(), JobError> {
                 _ => return Err(at(p.file, line, format!("{cmd} takes a quoted string"))),
             };
             if cmd == "system" {
-                return Err(at(
-                    p.file,
-                    line,
-                    format!("system \"{text}\": iolab runs no shell commands from a workload file; run it yourself before iolab"),
-                ));
+                accept(w, &super::one_line(&format!(
+                    "system \"{text}\" is not run (iolab runs no shell commands from a workload file; run it yourself before iolab if it matters)"
+                )));
+                return Ok(());
             }
             w.echoes.push(super::one_line(&format!("{cmd}: {text}")));
             Ok(())
@@ -325,7 +324,15 @@ fn statement(p: &mut Parser, w: &mut WmlFile) -> Result<(), JobError> {
             accept(w, "list (ignored)");
             Ok(())
         }
-        "version" | "quit" => {
+        "quit" => {
+            // filebench stops reading the file here.
+            if p.peek().is_some() {
+                accept(w, "quit: the rest of the file is not read, as filebench stops there");
+            }
+            p.pos = p.toks.len();
+            Ok(())
+        }
+        "version" => {
             accept(w, &format!("{cmd} (ignored)"));
             Ok(())
         }
@@ -579,6 +586,26 @@ mod tests {
     }
 
     #[test]
+    fn system_is_not_run_and_quit_ends_the_file() {
+        let w = parse(
+            "t.f",
+            "system \"echo 3 > /proc/sys/vm/drop_caches\"\nrun 5\nquit\nnot wml at all {\n",
+        )
+        .unwrap();
+        assert_eq!(w.runs.len(), 1);
+        assert!(
+            w.accepted[0].starts_with("system \"echo 3"),
+            "{:?}",
+            w.accepted
+        );
+        assert!(
+            w.accepted[1].starts_with("quit: the rest"),
+            "{:?}",
+            w.accepted
+        );
+    }
+
+    #[test]
     fn refusals_are_one_line_with_file_and_line() {
         for (text, want) in [
             (
@@ -596,7 +623,6 @@ mod tests {
             ("echo \"open\n", "t.f:1: a quoted string has no closing"),
             ("define widget name=x\n", "t.f:1: define widget"),
             ("set mode quit never\n", "t.f:1: set mode quit never"),
-            ("system \"rm -rf /\"\n", "t.f:1: system"),
             (
                 "define randvar type=gamma\n",
                 "t.f:1: define randvar needs name=$NAME",
