@@ -442,6 +442,7 @@ fn fileset(scope: &Scope, f: &FilesetDef) -> Result<(SetOut, SetInfo), JobError>
     let (mut name, mut path, mut size) = (None, None, ("0".to_string(), 0u64));
     let mut entries = if f.single_file { Some(1) } else { None };
     let (mut width, mut prealloc, mut words) = (None, 0u64, Vec::new());
+    let mut leafdirs = None;
     for a in &f.attrs {
         match a.name.as_str() {
             "name" => name = Some(scope.text(a)?),
@@ -450,7 +451,8 @@ fn fileset(scope: &Scope, f: &FilesetDef) -> Result<(SetOut, SetInfo), JobError>
             "entries" if !f.single_file => entries = Some(positive(scope, a)?),
             "leafdirs" if !f.single_file => {
                 entries = Some(positive(scope, a)?);
-                scope.note("leafdirs: iolab's fileset has that many entries; makedir and removedir work on them");
+                leafdirs = Some(a.line);
+                scope.note("leafdirs: iolab's fileset has that many entries; makedir makes them directories and removedir removes those");
             }
             "dirwidth" if !f.single_file => width = Some(positive(scope, a)?),
             "prealloc" => {
@@ -510,6 +512,11 @@ fn fileset(scope: &Scope, f: &FilesetDef) -> Result<(SetOut, SetInfo), JobError>
             format!("fileset {name} needs path= (where its directory goes)"),
         )
     })?;
+    if let (Some(line), true) = (leafdirs, prealloc > 0) {
+        return Err(at(scope.file, line, format!(
+            "fileset {name}: leafdirs with prealloc asks for directories made before the run, which iolab does not make (it makes files); drop prealloc and let makedir make them"
+        )));
+    }
     let entries = entries.ok_or_else(|| {
         at(
             scope.file,
