@@ -101,35 +101,7 @@ struct SetOut {
 /// Translate a parsed WML file.
 pub fn translate(w: &WmlFile, lo: &LoadOptions) -> Result<Translation, JobError> {
     let mut scope = Scope::new(w, lo);
-    if w.filesets.is_empty() {
-        return Err(JobError(format!(
-            "{}: defines no fileset or file; iolab's file workloads need one (define fileset name=...,path=$dir,entries=N)",
-            w.file
-        )));
-    }
-    if w.filesets.len() > MAX_FILESETS {
-        return Err(at(
-            &w.file,
-            w.filesets[MAX_FILESETS].line,
-            format!("more than {MAX_FILESETS} filesets"),
-        ));
-    }
-    let sets = w
-        .filesets
-        .iter()
-        .map(|f| fileset(&scope, f))
-        .collect::<Result<Vec<_>, _>>()?;
-    let infos: Vec<SetInfo> = sets.iter().map(|s| s.1.clone_info()).collect();
-    let sets: Vec<SetOut> = sets.into_iter().map(|s| s.0).collect();
-    for (i, s) in sets.iter().enumerate() {
-        if sets[..i].iter().any(|o| o.name == s.name) {
-            return Err(at(
-                &w.file,
-                w.filesets[i].line,
-                format!("a second fileset named '{}'", s.name),
-            ));
-        }
-    }
+    let (sets, infos) = filesets_of(&scope, w)?;
     let composites = composites(&scope, &w.composites)?;
     let events = match &w.eventgen {
         Some((v, line)) => {
@@ -169,28 +141,59 @@ pub fn translate(w: &WmlFile, lo: &LoadOptions) -> Result<Translation, JobError>
     wl.insert("flow".into(), flow_texts.join(" | ").into());
     flags(&scope, &flows, wl);
     run_keys(&scope, w, &flows, &mut t.run, wl)?;
-    let mut options = Vec::new();
-    for (i, n) in flows.iter().flat_map(|f| f.names.iter()).enumerate() {
-        options.push((format!("flowop.{i}"), n.clone()));
+    t.origin = origin_of(w, &flows, &sections);
+    t.notes = notes(w, &scope);
+    Ok(t)
+}
+
+/// The file's filesets, each named once.
+fn filesets_of(scope: &Scope, w: &WmlFile) -> Result<(Vec<SetOut>, Vec<SetInfo>), JobError> {
+    if w.filesets.is_empty() {
+        return Err(JobError(format!(
+            "{}: defines no fileset or file; iolab's file workloads need one (define fileset name=...,path=$dir,entries=N)",
+            w.file
+        )));
     }
-    t.origin = JobOrigin {
+    if w.filesets.len() > MAX_FILESETS {
+        return Err(at(
+            &w.file,
+            w.filesets[MAX_FILESETS].line,
+            format!("more than {MAX_FILESETS} filesets"),
+        ));
+    }
+    let (mut sets, mut infos) = (Vec::new(), Vec::new());
+    for f in &w.filesets {
+        let (s, i) = fileset(scope, f)?;
+        if sets.iter().any(|o: &SetOut| o.name == s.name) {
+            return Err(at(
+                &w.file,
+                f.line,
+                format!("a second fileset named '{}'", s.name),
+            ));
+        }
+        sets.push(s);
+        infos.push(i);
+    }
+    Ok((sets, infos))
+}
+
+/// Where the workload came from: the file, its processes, and the
+/// flowop of each step (`flowop.N`, steps counted over the flows in
+/// order) for filebench's per-flowop report.
+fn origin_of(w: &WmlFile, flows: &[FlowOut], sections: &[String]) -> JobOrigin {
+    let options = flows
+        .iter()
+        .flat_map(|f| f.names.iter())
+        .enumerate()
+        .map(|(i, n)| (format!("flowop.{i}"), n.clone()))
+        .collect();
+    JobOrigin {
         format: "filebench".into(),
         file: Some(w.file.clone()),
         section: sections.join(","),
         options,
         group: 0,
         group_reporting: false,
-    };
-    t.notes = notes(w, &scope);
-    Ok(t)
-}
-
-impl SetInfo {
-    fn clone_info(&self) -> SetInfo {
-        SetInfo {
-            name: self.name.clone(),
-            size: self.size,
-        }
     }
 }
 
@@ -436,68 +439,34 @@ fn notes(w: &WmlFile, scope: &Scope) -> Vec<String> {
 /// filebench's fileset attributes.
 const FILESET_ATTRS: &str = "name, path, size, filesize, entries, dirwidth, dirgamma, dirdepthrv, prealloc, paralloc, reuse, readonly, writeonly, trusttree, leafdirs, cached";
 
+/// A fileset's attributes as read.
+#[derive(Default)]
+struct Fset {
+    name: Option<String>,
+    path: Option<String>,
+    size: (String, u64),
+    entries: Option<u64>,
+    width: Option<u64>,
+    prealloc: u64,
+    words: Vec<String>,
+    /// The line of `leafdirs`.
+    leafdirs: Option<usize>,
+}
+
 /// One `define fileset`/`define file` as a `filesets` entry (with
 /// `path=@` where the path goes unless it is the workload's `dir`).
 fn fileset(scope: &Scope, f: &FilesetDef) -> Result<(SetOut, SetInfo), JobError> {
-    let (mut name, mut path, mut size) = (None, None, ("0".to_string(), 0u64));
-    let mut entries = if f.single_file { Some(1) } else { None };
-    let (mut width, mut prealloc, mut words) = (None, 0u64, Vec::new());
-    let mut leafdirs = None;
+    let mut o = Fset {
+        size: ("0".into(), 0),
+        entries: f.single_file.then_some(1),
+        ..Default::default()
+    };
     for a in &f.attrs {
-        match a.name.as_str() {
-            "name" => name = Some(scope.text(a)?),
-            "path" => path = Some(scope.text(a)?),
-            "size" | "filesize" => size = file_size(scope, a)?,
-            "entries" if !f.single_file => entries = Some(positive(scope, a)?),
-            "leafdirs" if !f.single_file => {
-                entries = Some(positive(scope, a)?);
-                leafdirs = Some(a.line);
-                scope.note("leafdirs: iolab's fileset has that many entries; makedir makes them directories and removedir removes those");
-            }
-            "dirwidth" if !f.single_file => width = Some(positive(scope, a)?),
-            "prealloc" => {
-                prealloc = match scope.attr_val(a)? {
-                    None => 100,
-                    Some(Val::Text(t)) if t == "true" => 100,
-                    Some(Val::Text(t)) if t == "false" => 0,
-                    _ => scope.int(a)?,
-                };
-                if prealloc > 100 {
-                    return Err(scope.bad(a, &format!("{prealloc} is not a percentage")));
-                }
-            }
-            "reuse" | "readonly" => {
-                if scope.boolean(a)? {
-                    words.push(a.name.clone());
-                }
-            }
-            "dirgamma" | "dirdepthrv" if !f.single_file => {
-                scope.attr_val(a)?;
-                scope.note(format!(
-                    "{}: iolab uses dirwidth as the exact width of every directory",
-                    a.name
-                ));
-            }
-            "cached" | "writeonly" | "trusttree" | "paralloc" => {
-                scope.attr_val(a)?;
-            }
-            other => {
-                let what = if f.single_file {
-                    "define file"
-                } else {
-                    "define fileset"
-                };
-                return Err(at(
-                    scope.file,
-                    a.line,
-                    format!(
-                        "'{other}' is not an attribute of {what} (filebench's: {FILESET_ATTRS})"
-                    ),
-                ));
-            }
-        }
+        fileset_attr(scope, f, a, &mut o)?;
     }
-    let name = name.ok_or_else(|| at(scope.file, f.line, "define fileset needs name="))?;
+    let name = o
+        .name
+        .ok_or_else(|| at(scope.file, f.line, "define fileset needs name="))?;
     if name.is_empty()
         || !name
             .chars()
@@ -505,19 +474,19 @@ fn fileset(scope: &Scope, f: &FilesetDef) -> Result<(SetOut, SetInfo), JobError>
     {
         return Err(at(scope.file, f.line, format!("fileset name '{name}': iolab's fileset names are letters, digits, '_', '.' and '-'")));
     }
-    let path = path.ok_or_else(|| {
+    let path = o.path.ok_or_else(|| {
         at(
             scope.file,
             f.line,
             format!("fileset {name} needs path= (where its directory goes)"),
         )
     })?;
-    if let (Some(line), true) = (leafdirs, prealloc > 0) {
+    if let (Some(line), true) = (o.leafdirs, o.prealloc > 0) {
         return Err(at(scope.file, line, format!(
             "fileset {name}: leafdirs with prealloc asks for directories made before the run, which iolab does not make (it makes files); drop prealloc and let makedir make them"
         )));
     }
-    let entries = entries.ok_or_else(|| {
+    let entries = o.entries.ok_or_else(|| {
         at(
             scope.file,
             f.line,
@@ -525,20 +494,78 @@ fn fileset(scope: &Scope, f: &FilesetDef) -> Result<(SetOut, SetInfo), JobError>
         )
     })?;
     let mut text = format!("{name}(files={entries}");
-    if let Some(w) = width {
+    if let Some(w) = o.width {
         text.push_str(&format!(" dir_width={w}"));
     }
-    text.push_str(&format!(" size={} prealloc={prealloc} path=@", size.0));
-    for w in words {
+    text.push_str(&format!(
+        " size={} prealloc={} path=@",
+        o.size.0, o.prealloc
+    ));
+    for w in o.words {
         text.push(' ');
         text.push_str(&w);
     }
     text.push(')');
     let info = SetInfo {
         name: name.clone(),
-        size: size.1,
+        size: o.size.1,
     };
     Ok((SetOut { name, path, text }, info))
+}
+
+/// One attribute of a `define fileset`/`define file`.
+fn fileset_attr(scope: &Scope, f: &FilesetDef, a: &Attr, o: &mut Fset) -> Result<(), JobError> {
+    match a.name.as_str() {
+        "name" => o.name = Some(scope.text(a)?),
+        "path" => o.path = Some(scope.text(a)?),
+        "size" | "filesize" => o.size = file_size(scope, a)?,
+        "entries" if !f.single_file => o.entries = Some(positive(scope, a)?),
+        "leafdirs" if !f.single_file => {
+            o.entries = Some(positive(scope, a)?);
+            o.leafdirs = Some(a.line);
+            scope.note("leafdirs: iolab's fileset has that many entries; makedir makes them directories and removedir removes those");
+        }
+        "dirwidth" if !f.single_file => o.width = Some(positive(scope, a)?),
+        "prealloc" => {
+            o.prealloc = match scope.attr_val(a)? {
+                None => 100,
+                Some(Val::Text(t)) if t == "true" => 100,
+                Some(Val::Text(t)) if t == "false" => 0,
+                _ => scope.int(a)?,
+            };
+            if o.prealloc > 100 {
+                return Err(scope.bad(a, &format!("{} is not a percentage", o.prealloc)));
+            }
+        }
+        "reuse" | "readonly" => {
+            if scope.boolean(a)? {
+                o.words.push(a.name.clone());
+            }
+        }
+        "dirgamma" | "dirdepthrv" if !f.single_file => {
+            scope.attr_val(a)?;
+            scope.note(format!(
+                "{}: iolab uses dirwidth as the exact width of every directory",
+                a.name
+            ));
+        }
+        "cached" | "writeonly" | "trusttree" | "paralloc" => {
+            scope.attr_val(a)?;
+        }
+        other => {
+            let what = if f.single_file {
+                "define file"
+            } else {
+                "define fileset"
+            };
+            return Err(at(
+                scope.file,
+                a.line,
+                format!("'{other}' is not an attribute of {what} (filebench's: {FILESET_ATTRS})"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A count of 1 or more.

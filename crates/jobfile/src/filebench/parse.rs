@@ -278,24 +278,47 @@ fn statement(p: &mut Parser, w: &mut WmlFile) -> Result<(), JobError> {
             }
         }
         "run" | "psrun" => run(p, w, line, cmd == "psrun"),
-        "echo" | "usage" | "system" => {
-            let text = match p.next() {
-                Some(Tok::Quoted(q)) => q,
-                _ => return Err(at(p.file, line, format!("{cmd} takes a quoted string"))),
-            };
-            if cmd == "system" {
-                accept(w, &super::one_line(&format!(
-                    "system \"{text}\" is not run (iolab runs no shell commands from a workload file; run it yourself before iolab if it matters)"
-                )));
-                return Ok(());
-            }
-            w.echoes.push(super::one_line(&format!("{cmd}: {text}")));
-            Ok(())
+        "echo" | "usage" | "system" => text_cmd(p, w, &cmd, line),
+        "enable" | "create" | "debug" | "sleep" | "list" | "quit" | "version" => {
+            minor(p, w, &cmd, line)
         }
+        other => Err(at(
+            p.file,
+            line,
+            format!("'{other}' is not a WML command iolab knows (set, define, eventgen, run, psrun, echo, usage, enable, create, debug, sleep, list, version, quit)"),
+        )),
+    }
+}
+
+/// `echo "..."`, `usage "..."` (notes) and `system "..."` (not run).
+fn text_cmd(p: &mut Parser, w: &mut WmlFile, cmd: &str, line: usize) -> Result<(), JobError> {
+    let text = match p.next() {
+        Some(Tok::Quoted(q)) => q,
+        _ => return Err(at(p.file, line, format!("{cmd} takes a quoted string"))),
+    };
+    if cmd == "system" {
+        accept(w, &super::one_line(&format!(
+            "system \"{text}\" is not run (iolab runs no shell commands from a workload file; run it yourself before iolab if it matters)"
+        )));
+        return Ok(());
+    }
+    w.echoes.push(super::one_line(&format!("{cmd}: {text}")));
+    Ok(())
+}
+
+/// The commands accepted with nothing to map: `enable lathist`, `create
+/// files`, `debug N`, `sleep N`, `list`, `quit` (the rest of the file is
+/// not read), `version`.
+fn minor(p: &mut Parser, w: &mut WmlFile, cmd: &str, line: usize) -> Result<(), JobError> {
+    match cmd {
         "enable" => {
             let what = p.word("lathist after enable")?;
             if what != "lathist" {
-                return Err(at(p.file, line, format!("enable {what}: iolab runs on one host; only enable lathist is taken")));
+                return Err(at(
+                    p.file,
+                    line,
+                    format!("enable {what}: iolab runs on one host; only enable lathist is taken"),
+                ));
             }
             accept(w, "enable lathist (iolab always keeps latency histograms)");
             Ok(())
@@ -303,7 +326,11 @@ fn statement(p: &mut Parser, w: &mut WmlFile) -> Result<(), JobError> {
         "create" => {
             let what = p.word("files after create")?;
             if what != "files" && what != "fileset" && what != "filesets" {
-                return Err(at(p.file, line, format!("create {what}: only create files is WML")));
+                return Err(at(
+                    p.file,
+                    line,
+                    format!("create {what}: only create files is WML"),
+                ));
             }
             accept(w, "create files (iolab makes the filesets before the run)");
             Ok(())
@@ -327,20 +354,18 @@ fn statement(p: &mut Parser, w: &mut WmlFile) -> Result<(), JobError> {
         "quit" => {
             // filebench stops reading the file here.
             if p.peek().is_some() {
-                accept(w, "quit: the rest of the file is not read, as filebench stops there");
+                accept(
+                    w,
+                    "quit: the rest of the file is not read, as filebench stops there",
+                );
             }
             p.pos = p.toks.len();
             Ok(())
         }
-        "version" => {
+        _ => {
             accept(w, &format!("{cmd} (ignored)"));
             Ok(())
         }
-        other => Err(at(
-            p.file,
-            line,
-            format!("'{other}' is not a WML command iolab knows (set, define, eventgen, run, psrun, echo, usage, enable, create, debug, sleep, list, version, quit)"),
-        )),
     }
 }
 
