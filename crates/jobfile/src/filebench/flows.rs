@@ -685,7 +685,7 @@ fn extras(scope: &Scope, ctx: &Ctx, fops: &[Fop], out: &mut FlowOut) -> Result<(
                         "flow {}: a second limit ({}) is ignored",
                         flow.name, f.name
                     )),
-                    Some(r) => flow.rate_ops = rate(l, r, f, &out.names, &flow.steps),
+                    Some(r) => flow.rate_ops = rate(l, r, f, &out.names, &flow.steps, ctx.sets),
                 }
             }
             Kind::FinishCount | Kind::FinishBytes => {
@@ -697,6 +697,12 @@ fn extras(scope: &Scope, ctx: &Ctx, fops: &[Fop], out: &mut FlowOut) -> Result<(
                     )
                 })?;
                 let end = if f.kind == Kind::FinishBytes {
+                    if let Some(t) = &f.target {
+                        scope.note(format!(
+                            "{} target={t}: iolab counts the bytes of every flowop",
+                            f.name
+                        ));
+                    }
                     End::Bytes(v)
                 } else {
                     finish_count(scope, f, v, &out.names, &flow.steps)?
@@ -795,7 +801,14 @@ fn finish_count(
 /// A flow's rate for a limit at `events` per second: `eventlimit` one
 /// pass per event, `opslimit` one operation, `iopslimit` one transfer,
 /// `bwlimit` one MiB (videoserver's readers).
-fn rate(l: Limit, events: f64, f: &Fop, names: &[String], steps: &[Step]) -> Option<f64> {
+fn rate(
+    l: Limit,
+    events: f64,
+    f: &Fop,
+    names: &[String],
+    steps: &[Step],
+    sets: &[SetInfo],
+) -> Option<f64> {
     let ops: u32 = steps.iter().map(|s| s.iters).sum();
     let ops = f64::from(ops);
     let io: Vec<&Step> = targeted(f, names, steps)
@@ -803,17 +816,27 @@ fn rate(l: Limit, events: f64, f: &Fop, names: &[String], steps: &[Step]) -> Opt
         .filter(|s| matches!(s.op, Op::Read | Op::Write | Op::Append | Op::Rewrite))
         .collect();
     let transfers = f64::from(io.iter().map(|s| s.iters).sum::<u32>());
+    // Bytes a step moves: a whole file (its mean size), a random append
+    // half its largest size, else its transfer.
+    let moved = |s: &Step| match (s.whole, s.op == Op::Append && s.random) {
+        (true, _) => sets.get(s.fileset as usize).map_or(s.xfer, |x| x.size) as f64,
+        (_, true) => (s.xfer as f64 + 1.0) / 2.0,
+        _ => s.xfer as f64,
+    };
     let r = match l {
         Limit::Events => events * ops,
         Limit::Ops => events,
         Limit::Iops if transfers > 0.0 => events * ops / transfers,
         Limit::Bytes if transfers > 0.0 => {
             let xfer = io[0].xfer;
-            if io.iter().all(|s| s.xfer == xfer) {
+            let plain = |s: &&Step| !s.whole && !(s.op == Op::Append && s.random);
+            if io.iter().all(|s| s.xfer == xfer && plain(s)) {
+                // videoserver's readers: transfers per second, then the
+                // pass's other operations in proportion.
                 let per_s = events * MIB / xfer as f64;
                 per_s * ops / transfers
             } else {
-                let bytes: f64 = io.iter().map(|s| s.xfer as f64 * f64::from(s.iters)).sum();
+                let bytes: f64 = io.iter().map(|s| moved(s) * f64::from(s.iters)).sum();
                 events * MIB / bytes * ops
             }
         }

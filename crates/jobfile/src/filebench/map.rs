@@ -120,6 +120,9 @@ pub fn translate(w: &WmlFile, lo: &LoadOptions) -> Result<Translation, JobError>
         events,
     };
     let (flows, sections) = flows(&mut scope, &ctx, w)?;
+    if events.is_some_and(|e| e > 0.0) && flows.iter().all(|f| f.flow.rate_ops.is_none()) {
+        scope.note("eventgen: no flowop waits on its events (eventlimit, opslimit, iopslimit, bwlimit), so nothing is limited");
+    }
     let mut t = Translation::default();
     let dir = sets[0].path.clone();
     let texts: Vec<String> = sets
