@@ -829,7 +829,7 @@ fn rate(
         Limit::Iops if transfers > 0.0 => events * ops / transfers,
         Limit::Bytes if transfers > 0.0 => {
             let xfer = io[0].xfer;
-            let plain = |s: &&Step| !s.whole && !(s.op == Op::Append && s.random);
+            let plain = |s: &&Step| !(s.whole || (s.op == Op::Append && s.random));
             if io.iter().all(|s| s.xfer == xfer && plain(s)) {
                 // videoserver's readers: transfers per second, then the
                 // pass's other operations in proportion.
