@@ -181,14 +181,14 @@ fn filesets_of(scope: &Scope, w: &WmlFile) -> Result<(Vec<SetOut>, Vec<SetInfo>)
 }
 
 /// Where the workload came from: the file, its processes, and the
-/// flowop of each step (`flowop.N`, steps counted over the flows in
+/// flowop of each step (`flowop.N`, steps counted from 1 over the flows in
 /// order) for filebench's per-flowop report.
 fn origin_of(w: &WmlFile, flows: &[FlowOut], sections: &[String]) -> JobOrigin {
     let options = flows
         .iter()
         .flat_map(|f| f.names.iter())
         .enumerate()
-        .map(|(i, n)| (format!("flowop.{i}"), n.clone()))
+        .map(|(i, n)| (format!("flowop.{}", i + 1), n.clone()))
         .collect();
     JobOrigin {
         format: "filebench".into(),
