@@ -207,3 +207,63 @@ fn filesets_keep_the_anchor_rules() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(!fresh.exists(), "--dry-run made {fresh:?}");
 }
+
+/// `iolab run fileserver.f --style filebench`: filebench's Per-Operation
+/// Breakdown, a line per operation named by the file's own flowops
+/// (`opena+openr`: iolab counts per operation, not per step), every
+/// flowop named once, the counts adding up to the result document's
+/// operations; and the IO Summary line with the document's total.
+#[test]
+fn a_wml_file_prints_filebench_style() {
+    let Some(fs) = mount("ext4") else { return };
+    let out_dir = scratch();
+    let json = out_dir.path().join("r.json");
+    let dir_var = format!("dir={}", fs.path().join("fb").display());
+    let o = iolab()
+        .arg("run")
+        .arg(wml("fileserver"))
+        .arg(&dir_var)
+        .args(SMALL)
+        .args(["--duration", "1s", "--style", "filebench", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.ends_with(": Per-Operation Breakdown"))
+        .unwrap_or_else(|| panic!("no breakdown in {out}"));
+    let summary = lines
+        .iter()
+        .position(|l| l.contains(": IO Summary: "))
+        .unwrap_or_else(|| panic!("no IO Summary in {out}"));
+    // fileserver.f's flowops, by the names our file gives them.
+    let mut names = [
+        "mk", "fill", "mkdone", "opena", "grow", "adone", "openr", "readall", "rdone", "rm", "look",
+    ];
+    names.sort();
+    let mut seen: Vec<&str> = Vec::new();
+    let mut sum = 0;
+    for l in &lines[start + 1..summary] {
+        let t: Vec<&str> = l.split_whitespace().collect();
+        let n: u64 = t[1].strip_suffix("ops").unwrap().parse().unwrap();
+        assert!(n > 0, "{l}");
+        // One line per operation: the flowops of one operation joined.
+        seen.extend(t[0].split('+'));
+        sum += n;
+    }
+    seen.sort();
+    assert_eq!(seen, names, "{out}");
+    let total: u64 = all_ops(&doc).iter().map(|(_, n)| n).sum();
+    assert_eq!(sum, total, "{out}");
+    let io: u64 = lines[summary]
+        .split(": IO Summary: ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{}", lines[summary]));
+    assert_eq!(io, u(wl(&doc), "io_summary.ops"), "{}", lines[summary]);
+}
