@@ -147,6 +147,16 @@ pub struct RunArgs {
     #[arg(long, requires = "fio_json", help_heading = "Output")]
     pub fio_json_plus: bool,
 
+    /// Print the run as another tool does: vdbench's interval and average lines, or filebench's Per-Operation Breakdown and IO Summary (docs/report.md)
+    #[arg(
+        long,
+        value_enum,
+        value_name = "STYLE",
+        default_value = "iolab",
+        help_heading = "Output"
+    )]
+    pub style: OutputStyle,
+
     /// No interval lines, only the summary
     #[arg(long, short = 'q', help_heading = "Output")]
     pub quiet: bool,
@@ -158,6 +168,28 @@ pub struct RunArgs {
     /// Let --json, --fio-json, fio's log files or --findings-log replace an existing file that iolab did not write (never a block device or a target of the run; see docs/results.md)
     #[arg(long, help_heading = "Output")]
     pub force: bool,
+}
+
+/// `iolab run --style`: the layout of the terminal output.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OutputStyle {
+    // No doc comments here: clap would list the values one a line and
+    // turn every flag's help into the long layout.
+    #[default]
+    Iolab,
+    Vdbench,
+    Filebench,
+}
+
+impl From<OutputStyle> for iolab_report::style::Style {
+    fn from(s: OutputStyle) -> Self {
+        use iolab_report::style::Style;
+        match s {
+            OutputStyle::Iolab => Style::Iolab,
+            OutputStyle::Vdbench => Style::Vdbench,
+            OutputStyle::Filebench => Style::Filebench,
+        }
+    }
 }
 
 /// One line from a clap error: its first line plus its tip, if any.

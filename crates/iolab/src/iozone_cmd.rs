@@ -90,6 +90,7 @@ pub fn run(args: Args) -> ExitCode {
         force: cmd.force,
         silent: true,
         fio: None,
+        style: Default::default(),
     };
     let cells = cmd.matrix.cells();
     let mut next = 0;

@@ -12,6 +12,7 @@ use iolab_jobfile::frontend::Loaded;
 use iolab_jobfile::RunOptions;
 use iolab_raw::EventRaw;
 use iolab_report::model::Interval;
+use iolab_report::style::{self, LocalTime, Style, Styled};
 use iolab_report::{build_run, interval_record, save_document, terminal, ResultDoc};
 use iolab_spec::RunSpec;
 use std::io::{IsTerminal, Write};
@@ -31,6 +32,8 @@ struct Term {
     planned_s: Option<f64>,
     /// The document kept up to date while a run is in progress.
     live: Option<crate::live::LiveDoc>,
+    /// Another tool's layout (`--style`) instead of iolab's lines.
+    style: Option<Box<dyn Styled>>,
 }
 
 impl Term {
@@ -39,12 +42,33 @@ impl Term {
             eprint!("\r\x1b[K");
         }
     }
+
+    /// Print `--style`'s lines for an interval; false with iolab's own
+    /// style (nothing printed).
+    fn styled_interval(&mut self, rec: &Interval) -> bool {
+        let Some(st) = self.style.as_mut() else {
+            return false;
+        };
+        let lines = st.interval(rec, &LocalTime::now());
+        self.clear_progress();
+        for line in lines {
+            outln!("{line}");
+        }
+        let _ = std::io::stdout().flush();
+        true
+    }
 }
 
 impl Observer for Term {
     fn started(&mut self, run: &RunSpec) {
         self.clear_progress();
         if self.silent {
+            return;
+        }
+        if let Some(st) = self.style.as_mut() {
+            for line in st.started(run, &LocalTime::now()) {
+                outln!("{line}");
+            }
             return;
         }
         if run.workloads.len() > 1 {
@@ -87,7 +111,7 @@ impl Observer for Term {
         if let Some(l) = self.live.as_mut() {
             l.interval(iv, &rec, workloads, &recs);
         }
-        if !self.quiet {
+        if !self.quiet && !self.styled_interval(&rec) {
             self.clear_progress();
             let names: Vec<&str> = run.workloads.iter().map(|w| w.name.as_str()).collect();
             if !self.header_done {
@@ -250,6 +274,7 @@ pub fn run_loaded(
         force: args.force,
         silent: false,
         fio,
+        style: args.style.into(),
     };
     if args.plan.dry_run {
         // The same checks as the real run, targets and outputs, so a dry
@@ -308,6 +333,8 @@ pub struct Output {
     pub silent: bool,
     /// fio's JSON of the runs (`--fio-json`, `iolab fio`), if asked for.
     pub fio: Option<crate::fio_out::FioOut>,
+    /// The terminal output's layout (`--style`).
+    pub style: Style,
 }
 
 /// Everything a run checks before its first I/O, the dry run too: every
@@ -379,6 +406,7 @@ pub fn execute(
         runs: n,
         planned_s: None,
         live,
+        style: style::printer(out.style, iolab_report::host_info().cpus),
     };
     if sweep && !silent {
         outln!("plan: {}", iolab_plan::describe(&plan));
@@ -439,8 +467,13 @@ pub fn execute(
             run.repeat = Some(planned.repeat);
             run.params = planned.params_map();
         }
-        if !silent {
-            outln!("{}", terminal::summary(&run));
+        match term.style.as_mut().filter(|_| !silent) {
+            Some(st) => st
+                .finished(&run, &LocalTime::now())
+                .iter()
+                .for_each(|l| outln!("{l}")),
+            None if !silent => outln!("{}", terminal::summary(&run)),
+            None => {}
         }
         if let Some(line) = failure_line(&run) {
             eprintln!("iolab: {line}");

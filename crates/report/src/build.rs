@@ -82,7 +82,16 @@ pub fn interval_record(iv: &IntervalRaw) -> Interval {
         cpu: iv.cpu.map(|c| cpu(c, secs, total.ops)),
         workers_late: iv.workers_late,
         all: crate::fs::all_ops(&iv.ops).map(|a| dir(&a, secs)),
+        ops: other_ops(&iv.ops, secs),
     }
+}
+
+/// The operations of `ops` other than read, write and trim, by name.
+fn other_ops(ops: &OpStats, secs: f64) -> std::collections::BTreeMap<String, DirResult> {
+    ops.iter()
+        .filter(|(o, _)| !matches!(o, Op::Read | Op::Write | Op::Trim))
+        .map(|(o, d)| (o.name().to_string(), dir(d, secs)))
+        .collect()
 }
 
 /// Rates and latencies of `ops` over `secs` seconds: read, write, their
@@ -104,11 +113,7 @@ fn summary(ops: &OpStats, fsyncs: u64, c: CpuTime, secs: f64, rate: Option<f64>)
                 0.0
             },
         }),
-        ops: ops
-            .iter()
-            .filter(|(o, _)| !matches!(o, Op::Read | Op::Write | Op::Trim))
-            .map(|(o, d)| (o.name().to_string(), dir(d, secs)))
-            .collect(),
+        ops: other_ops(ops, secs),
         trim: ops.get(Op::Trim).map(|d| dir(d, secs)),
     }
 }

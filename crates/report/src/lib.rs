@@ -12,6 +12,7 @@ mod json;
 pub mod model;
 mod points;
 pub mod study;
+pub mod style;
 pub mod tables;
 pub mod terminal;
 #[cfg(test)]

@@ -665,6 +665,12 @@ pub struct Interval {
     /// holds operations other than read and write.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub all: Option<DirResult>,
+    /// File-system workloads: each operation of the interval other than
+    /// read, write and trim (`open`, `create`, `fsync`, ...), by name, as
+    /// `summary.ops` has them over the measured time; absent when there
+    /// are none (every block workload).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub ops: BTreeMap<String, DirResult>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -107,6 +107,10 @@ pub struct LatSummary {
     pub p99: f64,
     pub p99_9: f64,
     pub p99_99: f64,
+    /// Sample standard deviation (n - 1), within the histogram's error
+    /// bound (0 in documents written before it was kept).
+    #[serde(default)]
+    pub stddev: f64,
 }
 
 impl LatHist {
@@ -206,7 +210,29 @@ impl LatHist {
             p99: us(self.quantile(0.99)),
             p99_9: us(self.quantile(0.999)),
             p99_99: us(self.quantile(0.9999)),
+            stddev: self.stddev() / 1000.0,
         }
+    }
+
+    /// Sample standard deviation (n - 1) in nanoseconds around the exact
+    /// mean, each bucket counted at the middle of its range: within the
+    /// histogram's error bound. 0 with fewer than two values.
+    pub fn stddev(&self) -> f64 {
+        let n = self.count();
+        if n < 2 {
+            return 0.0;
+        }
+        let mean = self.mean();
+        let ss: f64 = self
+            .h
+            .iter_recorded()
+            .map(|v| {
+                let mid = self.h.median_equivalent(v.value_iterated_to()) as f64;
+                let d = mid.clamp(self.min as f64, self.max as f64) - mean;
+                d * d * v.count_at_value() as f64
+            })
+            .sum();
+        (ss / (n - 1) as f64).sqrt()
     }
 
     /// The non-empty buckets as (highest equivalent value in ns, count),
@@ -282,6 +308,34 @@ mod tests {
         assert_eq!(h.min(), 1000);
         assert_eq!(h.max(), 123_456_789);
         assert_eq!(h.mean(), (1000.0 + 2000.0 + 3000.0 + 123_456_789.0) / 4.0);
+    }
+
+    #[test]
+    fn stddev_within_the_error_bound() {
+        let mut h = LatHist::new();
+        let vals: Vec<u64> = (0..5000).map(|i| 10_000 + (i * 37) % 90_000).collect();
+        for &v in &vals {
+            h.record(v);
+        }
+        let n = vals.len() as f64;
+        let mean = vals.iter().sum::<u64>() as f64 / n;
+        let ss: f64 = vals.iter().map(|&v| (v as f64 - mean).powi(2)).sum();
+        let exact = (ss / (n - 1.0)).sqrt();
+        assert!(
+            (h.stddev() - exact).abs() < exact * 0.01,
+            "{} vs {exact}",
+            h.stddev()
+        );
+        assert!((h.summary_us().stddev - exact / 1000.0).abs() < exact / 1000.0 * 0.01);
+        let mut one = LatHist::new();
+        one.record(5000);
+        assert_eq!(one.stddev(), 0.0);
+        // Equal values: no spread, whatever bucket they share.
+        let mut same = LatHist::new();
+        for _ in 0..10 {
+            same.record(123_456);
+        }
+        assert_eq!(same.stddev(), 0.0);
     }
 
     #[test]

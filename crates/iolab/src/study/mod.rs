@@ -38,6 +38,7 @@ pub fn run(args: Args) -> ExitCode {
         force: args.force,
         silent: false,
         fio: None,
+        style: Default::default(),
     };
     let (code, last) = execute(planned, plan, out, &mut |_| {});
     if let Some(s) = last {
