@@ -657,6 +657,9 @@ pub fn thread_flow(
         ));
     }
     if out.flow.steps.len() > MAX_STEPS {
+        fold(scope, &mut out);
+    }
+    if out.flow.steps.len() > MAX_STEPS {
         let line = list.first().map_or(0, |f| f.line);
         return Err(at(scope.file, line, format!(
             "thread {name} makes {} steps once composite flowops are expanded; iolab's flows take at most {MAX_STEPS} (lower the iters of a composite flowop)",
@@ -665,6 +668,32 @@ pub fn thread_flow(
     }
     extras(scope, ctx, &fops, &mut out)?;
     Ok(out)
+}
+
+/// A pass that is one block of steps repeated (a composite flowop with
+/// `iters`, createdelete-swing's `createandclose iters=$nfiles`) becomes
+/// that block: the flow repeats its pass anyway, so the operations and
+/// their order stay the same.
+fn fold(scope: &Scope, out: &mut FlowOut) {
+    let n = out.flow.steps.len();
+    let same = |i: usize, j: usize| {
+        out.flow.steps[i] == out.flow.steps[j]
+            && out.names[i] == out.names[j]
+            && out.dsync[i] == out.dsync[j]
+            && out.direct[i] == out.direct[j]
+    };
+    let Some(p) = (1..=MAX_STEPS).find(|&p| n % p == 0 && (p..n).all(|i| same(i, i % p))) else {
+        return;
+    };
+    scope.note(format!(
+        "flow {}: its pass repeats {p} steps {} times; the flow runs those {p} steps a pass (the same operations in the same order)",
+        out.flow.name,
+        n / p
+    ));
+    out.flow.steps.truncate(p);
+    out.names.truncate(p);
+    out.dsync.truncate(p);
+    out.direct.truncate(p);
 }
 
 /// Think time, rate limits, ends and the notes for dropped flowops.
