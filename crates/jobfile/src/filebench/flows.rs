@@ -682,7 +682,8 @@ fn fold(scope: &Scope, out: &mut FlowOut) {
             && out.dsync[i] == out.dsync[j]
             && out.direct[i] == out.direct[j]
     };
-    let Some(p) = (1..=MAX_STEPS).find(|&p| n % p == 0 && (p..n).all(|i| same(i, i % p))) else {
+    let Some(p) = (1..=MAX_STEPS).find(|&p| n.is_multiple_of(p) && (p..n).all(|i| same(i, i % p)))
+    else {
         return;
     };
     scope.note(format!(
