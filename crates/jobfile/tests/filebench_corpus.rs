@@ -200,3 +200,37 @@ fn personality_shapes_give_the_built_in_flows_and_filesets() {
         assert_eq!(t.workload["duration"].as_str(), Some("60s"), "{name}");
     }
 }
+
+/// Every corpus file that is not a refusal loads through the front end
+/// (`iolab run FILE.f`'s path: the keys exist in this build) and its one
+/// workload resolves into a plan (the flows valid: one open file per
+/// thread, steps and threads within bounds).
+#[test]
+fn every_mapped_file_resolves_into_a_plan() {
+    let mut n = 0;
+    for p in corpus() {
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        if name.starts_with("refuse-") {
+            continue;
+        }
+        n += 1;
+        let text = std::fs::read_to_string(&p).unwrap();
+        let mut lo = load_options(&text);
+        if !lo.vars.iter().any(|(k, _)| k == "dir") {
+            lo.vars.push(("dir".into(), "/mnt/iolab-fb-corpus".into()));
+        }
+        let loaded =
+            iolab_jobfile::frontend::load(&p, &lo).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(loaded.runs.len(), 1, "{name}");
+        let r = &loaded.runs[0];
+        assert_eq!(r.workloads.len(), 1, "{name}");
+        assert_eq!(r.origins[0].as_ref().unwrap().format, "filebench", "{name}");
+        let o = r.run.overlay(&r.workloads[0]).overlay(&r.overrides);
+        let points = o.expand();
+        assert_eq!(points.len(), 1, "{name}");
+        let spec =
+            iolab_jobfile::resolve(&points[0].0, 0).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(spec.fs.is_some(), "{name} is a file-system workload");
+    }
+    assert!(n >= 15, "{n} mapped files");
+}
