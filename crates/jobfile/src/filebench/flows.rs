@@ -498,19 +498,31 @@ fn steps<'s>(scope: &'s Scope, fops: &[Fop], ctx: &Ctx) -> Result<Build<'s>, Job
             _ => {}
         }
     }
-    if b.current.is_some() {
+    // A descriptor left open at the end of the pass (filebench keeps it
+    // across passes) is closed, so each pass starts with none open.
+    if let Some(k) = b.current {
         let name = b.cur_name.clone();
+        if let Key::Fd(fd) = k {
+            scope.note(format!("flowop {name}: fd {fd} stays open across passes in filebench; iolab closes it at the end of each pass"));
+        }
         b.close(&name);
     }
-    if let Some((fd, _)) = b.pending.iter().next() {
-        let f = fops
-            .iter()
-            .rev()
-            .find(|f| matches!(f.kind, Kind::Open(_)) && f.fd.unwrap_or(0) == *fd);
-        return Err(err(
-            f.unwrap_or(&fops[0]),
-            format!("opens fd {fd} and no flowop uses it"),
-        ));
+    let left: Vec<u64> = b.pending.keys().copied().collect();
+    for fd in left {
+        if let Some((op, set, name)) = b.pending.remove(&fd) {
+            scope.note(format!("flowop {name}: fd {fd} stays open across passes in filebench; iolab closes it at the end of each pass"));
+            b.push(
+                Step {
+                    fileset: set,
+                    ..Step::new(op)
+                },
+                &name,
+                None,
+                None,
+            );
+            b.cur_set = set;
+            b.close(&name);
+        }
     }
     Ok(b)
 }
