@@ -454,6 +454,12 @@ fn steps<'s>(scope: &'s Scope, fops: &[Fop], ctx: &Ctx) -> Result<Build<'s>, Job
     };
     for (i, f) in fops.iter().enumerate() {
         match f.kind {
+            Kind::Open(_) | Kind::Close if f.iters > 1 => {
+                return Err(err(
+                    f,
+                    format!("iters={} on a flowop that opens or closes: iolab's flows hold one file at a time; repeat the open, the transfers and the close together in a composite flowop with iters", f.iters),
+                ));
+            }
             Kind::Open(op) => {
                 let set = f.set.ok_or_else(|| err(f, "needs filesetname=".into()))?;
                 let fd = f.fd.unwrap_or(0);
@@ -607,7 +613,7 @@ fn data(
         fileset: b.cur_set,
         whole,
         xfer,
-        random: random || (f.random && op != Op::Fsync),
+        random: random || (f.random && !whole && matches!(op, Op::Read | Op::Write)),
         iters,
         ..Step::new(op)
     };
