@@ -410,10 +410,10 @@ fn run_keys(
             scope.note("the run ends on the finishoncount/finishonbytes end (no run time given)")
         }
         (None, None) => {
-            let why = if w.runs.is_empty() {
-                "no run line"
-            } else {
-                "run without a time"
+            let why = match w.runs.first() {
+                None => "no run line",
+                Some(r) if r.psrun => "psrun without a time",
+                Some(_) => "run without a time",
             };
             scope.note(format!(
                 "{why}: the run lasts filebench's {RUN_DEFAULT_S} s"
@@ -496,6 +496,9 @@ fn fileset(scope: &Scope, f: &FilesetDef) -> Result<(SetOut, SetInfo), JobError>
             format!("fileset {name} needs entries=N (or leafdirs=N)"),
         )
     })?;
+    if f.single_file {
+        scope.note("define file: iolab keeps each such file in a directory of its own, PATH/NAME/ (filebench's file is PATH/NAME itself)");
+    }
     let mut text = format!("{name}(files={entries}");
     if let Some(w) = o.width {
         text.push_str(&format!(" dir_width={w}"));
