@@ -16,6 +16,7 @@ use crate::frontend::{InputFormat, LoadOptions, Loaded};
 use crate::options::WorkloadOptions;
 use crate::resolve::JobError;
 use crate::runs::RunOptions;
+use iolab_spec::fileset::MAX_FILES;
 use iolab_spec::fs_parse::{flow_text, size_text};
 use iolab_spec::JobOrigin;
 use std::collections::BTreeMap;
@@ -525,13 +526,25 @@ fn fileset_attr(scope: &Scope, f: &FilesetDef, a: &Attr, o: &mut Fset) -> Result
         "name" => o.name = Some(scope.text(a)?),
         "path" => o.path = Some(scope.text(a)?),
         "size" | "filesize" => o.size = file_size(scope, a)?,
-        "entries" if !f.single_file => o.entries = Some(positive(scope, a)?),
+        "entries" if !f.single_file => o.entries = Some(files(scope, a)?),
         "leafdirs" if !f.single_file => {
-            o.entries = Some(positive(scope, a)?);
+            o.entries = Some(files(scope, a)?);
             o.leafdirs = Some(a.line);
             scope.note("leafdirs: iolab's fileset has that many entries; makedir makes them directories and removedir removes those");
         }
-        "dirwidth" if !f.single_file => o.width = Some(positive(scope, a)?),
+        "dirwidth" if !f.single_file => {
+            let w = scope.int(a)?;
+            if !(2..=u64::from(u32::MAX)).contains(&w) {
+                return Err(scope.bad(
+                    a,
+                    &format!(
+                        "{w}: iolab's directories hold 2 or more entries each (and at most {})",
+                        u32::MAX
+                    ),
+                ));
+            }
+            o.width = Some(w);
+        }
         "prealloc" => {
             o.prealloc = match scope.attr_val(a)? {
                 None => 100,
@@ -574,11 +587,11 @@ fn fileset_attr(scope: &Scope, f: &FilesetDef, a: &Attr, o: &mut Fset) -> Result
     Ok(())
 }
 
-/// A count of 1 or more.
-fn positive(scope: &Scope, a: &Attr) -> Result<u64, JobError> {
+/// A count of files, 1 to iolab's most.
+fn files(scope: &Scope, a: &Attr) -> Result<u64, JobError> {
     match scope.int(a)? {
-        0 => Err(scope.bad(a, "must be 1 or more")),
-        n => Ok(n),
+        n if (1..=MAX_FILES).contains(&n) => Ok(n),
+        n => Err(scope.bad(a, &format!("{n} is not from 1 to {MAX_FILES}"))),
     }
 }
 
