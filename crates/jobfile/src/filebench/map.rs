@@ -538,7 +538,7 @@ fn fileset_attr(scope: &Scope, f: &FilesetDef, a: &Attr, o: &mut Fset) -> Result
                 return Err(scope.bad(
                     a,
                     &format!(
-                        "{w}: iolab's directories hold 2 or more entries each (and at most {})",
+                        "{w} is not from 2 to {} (each of iolab's directories holds 2 or more entries)",
                         u32::MAX
                     ),
                 ));
