@@ -445,37 +445,12 @@ fn steps<'s>(scope: &'s Scope, fops: &[Fop], ctx: &Ctx) -> Result<Build<'s>, Job
         fd_set: BTreeMap::new(),
         closed_early: BTreeSet::new(),
     };
-    let err = |f: &Fop, what: String| {
-        at(
-            scope.file,
-            f.line,
-            format!("flowop {} ({}): {what}", f.name, f.ty),
-        )
-    };
     for (i, f) in fops.iter().enumerate() {
         match f.kind {
             Kind::Open(_) | Kind::Close if f.iters > 1 => {
-                return Err(err(
-                    f,
-                    format!("iters={} on a flowop that opens or closes: iolab's flows hold one file at a time; repeat the open, the transfers and the close together in a composite flowop with iters", f.iters),
-                ));
+                return Err(fop_err(scope, f, format!("iters={} on a flowop that opens or closes: iolab's flows hold one file at a time; repeat the open, the transfers and the close together in a composite flowop with iters", f.iters)));
             }
-            Kind::Open(op) => {
-                let set = f.set.ok_or_else(|| err(f, "needs filesetname=".into()))?;
-                let fd = f.fd.unwrap_or(0);
-                if b.pending.contains_key(&fd) || b.current == Some(Key::Fd(fd)) {
-                    return Err(err(
-                        f,
-                        format!("fd {fd} is opened again before it was closed"),
-                    ));
-                }
-                b.closed_early.remove(&fd);
-                b.fd_set.insert(fd, set);
-                b.pending.insert(fd, (op, set, f.name.clone()));
-                if b.current.is_none() || !used_later(fops, i, b.current.unwrap_or(Key::Implicit)) {
-                    b.open(fops, i, fd)?;
-                }
-            }
+            Kind::Open(op) => open_fop(&mut b, scope, fops, i, op)?,
             Kind::Close => match f.fd {
                 Some(fd) if b.closed_early.remove(&fd) => {}
                 Some(fd) if b.current == Some(Key::Fd(fd)) => b.close(&f.name),
@@ -484,16 +459,23 @@ fn steps<'s>(scope: &'s Scope, fops: &[Fop], ctx: &Ctx) -> Result<Build<'s>, Job
                     b.close(&f.name);
                 }
                 None if b.current.is_some() => b.close(&f.name),
-                _ => return Err(err(f, "closes a file no flowop before it opened".into())),
+                _ => {
+                    return Err(fop_err(
+                        scope,
+                        f,
+                        "closes a file no flowop before it opened",
+                    ))
+                }
             },
             Kind::Data { op, whole, random } => {
-                data(&mut b, scope, ctx, fops, i, op, whole, random)?
+                let implicit = data_file(&mut b, scope, fops, i)?;
+                data(&mut b, scope, ctx, f, implicit, (op, whole, random))?
             }
             Kind::Own(op) => {
                 let set = f
                     .set
                     .or_else(|| f.fd.and_then(|fd| b.fd_set.get(&fd).copied()));
-                let set = set.ok_or_else(|| err(f, "needs filesetname=".into()))?;
+                let set = set.ok_or_else(|| fop_err(scope, f, "needs filesetname="))?;
                 let s = Step {
                     fileset: set,
                     iters: f.iters,
@@ -504,99 +486,134 @@ fn steps<'s>(scope: &'s Scope, fops: &[Fop], ctx: &Ctx) -> Result<Build<'s>, Job
             _ => {}
         }
     }
-    // A descriptor left open at the end of the pass (filebench keeps it
-    // across passes) is closed, so each pass starts with none open.
+    end_of_pass(&mut b, scope);
+    Ok(b)
+}
+
+/// `file:line: flowop NAME (TYPE): what`.
+fn fop_err(scope: &Scope, f: &Fop, what: impl std::fmt::Display) -> JobError {
+    at(
+        scope.file,
+        f.line,
+        format!("flowop {} ({}): {what}", f.name, f.ty),
+    )
+}
+
+/// `createfile`/`openfile`: the descriptor is opened now, or at its
+/// first use when another file is still in use.
+fn open_fop(b: &mut Build, scope: &Scope, fops: &[Fop], i: usize, op: Op) -> Result<(), JobError> {
+    let f = &fops[i];
+    let set = f
+        .set
+        .ok_or_else(|| fop_err(scope, f, "needs filesetname="))?;
+    let fd = f.fd.unwrap_or(0);
+    if b.pending.contains_key(&fd) || b.current == Some(Key::Fd(fd)) {
+        return Err(fop_err(
+            scope,
+            f,
+            format!("fd {fd} is opened again before it was closed"),
+        ));
+    }
+    b.closed_early.remove(&fd);
+    b.fd_set.insert(fd, set);
+    b.pending.insert(fd, (op, set, f.name.clone()));
+    if b.current.is_none() || !used_later(fops, i, b.current.unwrap_or(Key::Implicit)) {
+        b.open(fops, i, fd)?;
+    }
+    Ok(())
+}
+
+/// A descriptor left open at the end of the pass (filebench keeps it
+/// across passes) is closed, so each pass starts with none open.
+fn end_of_pass(b: &mut Build, scope: &Scope) {
+    let kept = |name: &str, fd: u64| {
+        format!("flowop {name}: fd {fd} stays open across passes in filebench; iolab closes it at the end of each pass")
+    };
     if let Some(k) = b.current {
         let name = b.cur_name.clone();
         if let Key::Fd(fd) = k {
-            scope.note(format!("flowop {name}: fd {fd} stays open across passes in filebench; iolab closes it at the end of each pass"));
+            scope.note(kept(&name, fd));
         }
         b.close(&name);
     }
     let left: Vec<u64> = b.pending.keys().copied().collect();
     for fd in left {
         if let Some((op, set, name)) = b.pending.remove(&fd) {
-            scope.note(format!("flowop {name}: fd {fd} stays open across passes in filebench; iolab closes it at the end of each pass"));
-            b.push(
-                Step {
-                    fileset: set,
-                    ..Step::new(op)
-                },
-                &name,
-                None,
-                None,
-            );
+            scope.note(kept(&name, fd));
+            let s = Step {
+                fileset: set,
+                ..Step::new(op)
+            };
+            b.push(s, &name, None, None);
             b.cur_set = set;
             b.close(&name);
         }
     }
-    Ok(b)
 }
 
-/// A transfer, append or fsync.
-#[allow(clippy::too_many_arguments)]
+/// The file a transfer, append or fsync works on: its descriptor's, the
+/// open file, or its own (named by `filesetname=` on no open descriptor:
+/// webserver's log on fd 2), opened here. Whether it opened its own.
+fn data_file(b: &mut Build, scope: &Scope, fops: &[Fop], i: usize) -> Result<bool, JobError> {
+    let f = &fops[i];
+    let open_fd =
+        f.fd.is_some_and(|fd| b.pending.contains_key(&fd) || b.current == Some(Key::Fd(fd)));
+    if f.set.is_some() && !open_fd {
+        b.free(fops, i, "opens its file")?;
+        let set = f.set.unwrap_or(0);
+        let s = Step {
+            fileset: set,
+            ..Step::new(Op::Open)
+        };
+        b.push(s, &f.name, None, None);
+        b.current = Some(Key::Implicit);
+        b.cur_set = set;
+        b.cur_name = f.name.clone();
+        return Ok(true);
+    }
+    if let Some(fd) = f.fd {
+        if b.pending.contains_key(&fd) {
+            b.open(fops, i, fd)?;
+        } else if b.current != Some(Key::Fd(fd)) {
+            return Err(fop_err(
+                scope,
+                f,
+                format!("uses fd {fd}, which no openfile or createfile before it opened"),
+            ));
+        }
+    } else if b.current.is_none() {
+        return Err(fop_err(
+            scope,
+            f,
+            "needs an open file: give filesetname= or open one before it",
+        ));
+    }
+    Ok(false)
+}
+
+/// The step of a transfer, append or fsync on the open file
+/// (`implicit`: one it opened itself, `xN` transfers per open).
 fn data(
     b: &mut Build,
     scope: &Scope,
     ctx: &Ctx,
-    fops: &[Fop],
-    i: usize,
-    op: Op,
-    whole: bool,
-    random: bool,
+    f: &Fop,
+    implicit: bool,
+    (op, whole, random): (Op, bool, bool),
 ) -> Result<(), JobError> {
-    let f = &fops[i];
-    let err = |what: String| {
-        at(
-            scope.file,
-            f.line,
-            format!("flowop {} ({}): {what}", f.name, f.ty),
-        )
-    };
-    // A flowop naming its file on a descriptor nothing opened (webserver's
-    // log on fd 2) opens it itself, as one naming no descriptor does.
-    let open_fd =
-        f.fd.is_some_and(|fd| b.pending.contains_key(&fd) || b.current == Some(Key::Fd(fd)));
-    let implicit = f.set.is_some() && !open_fd;
-    if implicit {
-        b.free(fops, i, "opens its file")?;
-        let set = f.set.unwrap_or(0);
-        b.push(
-            Step {
-                fileset: set,
-                ..Step::new(Op::Open)
-            },
-            &f.name,
-            None,
-            None,
-        );
-        b.current = Some(Key::Implicit);
-        b.cur_set = set;
-        b.cur_name = f.name.clone();
-    } else if let Some(fd) = f.fd {
-        if b.pending.contains_key(&fd) {
-            b.open(fops, i, fd)?;
-        } else if b.current != Some(Key::Fd(fd)) {
-            return Err(err(format!(
-                "uses fd {fd}, which no openfile or createfile before it opened"
-            )));
-        }
-    } else if b.current.is_none() {
-        return Err(err(
-            "needs an open file: give filesetname= or open one before it".into(),
-        ));
-    }
     let xfer = match (op, f.iosize) {
         (Op::Fsync, _) => 0,
         (_, Some(n)) if (1..=iolab_spec::fs_parse::MAX_XFER).contains(&n) => n,
-        (_, Some(n)) => return Err(err(format!("iosize {n} is not from 1 to 1g"))),
+        (_, Some(n)) => return Err(fop_err(scope, f, format!("iosize {n} is not from 1 to 1g"))),
         (_, None) if whole => {
             scope.note("a whole-file flowop without iosize (filebench reads the file in one transfer) moves 1m per transfer");
             1 << 20
         }
         (_, None) => {
-            return Err(err(
-                "needs iosize= (filebench stops on a zero iosize too)".into()
+            return Err(fop_err(
+                scope,
+                f,
+                "needs iosize= (filebench stops on a zero iosize too)",
             ))
         }
     };
