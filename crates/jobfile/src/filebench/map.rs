@@ -189,7 +189,7 @@ fn origin_of(w: &WmlFile, flows: &[FlowOut], sections: &[String]) -> JobOrigin {
         .iter()
         .flat_map(|f| f.names.iter())
         .enumerate()
-        .map(|(i, n)| (format!("flowop.{}", i + 1), n.clone()))
+        .map(|(i, n)| (format!("flowop.{}", i + 1), super::one_line(n)))
         .collect();
     JobOrigin {
         format: "filebench".into(),
