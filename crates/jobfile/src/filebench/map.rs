@@ -194,7 +194,7 @@ fn origin_of(w: &WmlFile, flows: &[FlowOut], sections: &[String]) -> JobOrigin {
     JobOrigin {
         format: "filebench".into(),
         file: Some(w.file.clone()),
-        section: sections.join(","),
+        section: super::one_line(&sections.join(",")),
         options,
         group: 0,
         group_reporting: false,
