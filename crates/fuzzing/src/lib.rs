@@ -30,6 +30,7 @@ pub const FAMILIES: &[Family] = &[
     ("jobfile", targets::jobfile),
     ("fio", targets::fio),
     ("vdbench", targets::vdbench),
+    ("filebench", targets::filebench),
     ("result_doc", targets::result_doc),
     ("journal", targets::journal),
     ("stamps", targets::stamps),

@@ -60,6 +60,20 @@ pub fn seeds(family: &str) -> &'static [(&'static str, &'static [u8])] {
             ("raw.vdb", include_bytes!("../seeds/vdbench/raw.vdb")),
             ("fs.vdb", include_bytes!("../seeds/vdbench/fs.vdb")),
         ],
+        "filebench" => &[
+            (
+                "fb-oltp.f",
+                include_bytes!("../../jobfile/tests/filebench/fb-oltp.f"),
+            ),
+            (
+                "composite.f",
+                include_bytes!("../../jobfile/tests/filebench/composite.f"),
+            ),
+            (
+                "randvars.f",
+                include_bytes!("../../jobfile/tests/filebench/randvars.f"),
+            ),
+        ],
         "result_doc" => &[
             (
                 "single.json",

@@ -92,7 +92,7 @@ pub fn units(data: &[u8]) {
 }
 
 /// The text forms of a file-system workload (`--mix`, `--flow`,
-/// `--file-select`, `--file-size`, `--format`, `--personality`): a mix or
+/// `--filesets`, `--file-select`, `--file-size`, `--format`, `--personality`): a mix or
 /// flow parsed must render to text that parses back to itself.
 fn file_system_text(s: &str) {
     use iolab_spec::fs_parse as fp;
@@ -110,6 +110,13 @@ fn file_system_text(s: &str) {
             fp::parse_flows(&t.join(" | "), &sets, 2),
             Ok(f),
             "flow {s:?}"
+        );
+    }
+    if let Ok(f) = fp::parse_filesets(s) {
+        assert_eq!(
+            fp::parse_filesets(&fp::filesets_text(&f)),
+            Ok(f),
+            "filesets {s:?}"
         );
     }
     let _ = fp::parse_file_select(s);
@@ -234,6 +241,41 @@ pub fn vdbench(data: &[u8]) {
             let lo = iolab_jobfile::frontend::LoadOptions::default();
             if let Err(e) = map::map(&f, &lo) {
                 assert!(!e.0.contains('\n'), "a vdbench error is one line: {e}");
+            }
+        }
+    }
+}
+
+/// A filebench WML file: recognised or not, parsed, mapped onto iolab's
+/// keys with fixed `NAME=VALUE` pairs, and the keys read into iolab's
+/// options. Errors are one line naming the file.
+pub fn filebench(data: &[u8]) {
+    use iolab_jobfile::filebench::{looks_like_filebench, map, parse::parse};
+    let text = String::from_utf8_lossy(data);
+    let _ = looks_like_filebench(&text);
+    let one_line = |e: &iolab_jobfile::JobError| {
+        assert!(!e.0.contains('\n'), "a filebench error is one line: {e}");
+        assert!(
+            e.0.starts_with("fuzz.f"),
+            "a filebench error names the file: {e}"
+        );
+    };
+    match parse("fuzz.f", &text) {
+        Err(e) => one_line(&e),
+        Ok(w) => {
+            let lo = iolab_jobfile::frontend::LoadOptions {
+                vars: vec![
+                    ("dir".to_string(), "/fuzz".to_string()),
+                    ("nthreads".to_string(), "2".to_string()),
+                ],
+                ..Default::default()
+            };
+            if let Err(e) = map::translate(&w, &lo) {
+                one_line(&e);
+            }
+            // A build without a key the mapping uses refuses in one line too.
+            if let Err(e) = map::map(&w, &lo) {
+                one_line(&e);
             }
         }
     }

@@ -399,6 +399,37 @@ const UNIT_WORDS: &[&str] = &[
     "4k", "8k:60", "1m", "1.5", "g", "KiB", "ms", "us", "s", "m", "h", "d", "0-3", "8", "1023",
     "1024", "zipf", "hotspot", "90/10", "compress", "2x", "randrw", "io_uring",
 ];
+/// Words of filebench's WML for the token soup.
+const WML_WORDS: &[&str] = &[
+    "set $dir=/tmp\n",
+    "set $n=",
+    "$n",
+    "$dir",
+    "define fileset name=s,path=$dir,size=4k,entries=10,prealloc\n",
+    "define file name=f,path=$dir,size=1m\n",
+    "define process name=p,instances=2\n{\n",
+    "thread name=t,instances=3\n{\n",
+    "define flowop name=c, $x\n{\n",
+    "flowop c name=k, $x=s, iters=3\n",
+    "flowop openfile name=o,filesetname=s,fd=1\n",
+    "flowop read name=r,fd=1,iosize=4k,random\n",
+    "flowop read name=q,filesetname=s,iosize=8k\n",
+    "flowop closefile name=c,fd=1\n",
+    "flowop finishoncount name=z,value=10,target=r\n",
+    "flowop bwlimit name=b\n",
+    "eventgen rate=5\n",
+    "cvar(type=cvar-gamma,parameters=mean:100;gamma:2)",
+    "define randvar name=$v,type=tabular,randtable={{1,1k,2k}}\n",
+    "}\n",
+    ",",
+    "=",
+    "16k",
+    "run 5\n",
+    "psrun -2 4\n",
+    "\"",
+    "#",
+];
+
 const FIO_WORDS: &[&str] = &[
     "[global]",
     "[job]",
@@ -532,6 +563,7 @@ fn inputs(family: &'static str) -> BoxedStrategy<Input> {
         "units" => prop_oneof![4 => mutated, 3 => token_soup(UNIT_WORDS), 1 => random].boxed(),
         "fio" => prop_oneof![5 => mutated, 3 => token_soup(FIO_WORDS), 1 => random].boxed(),
         "vdbench" => prop_oneof![5 => mutated, 3 => token_soup(VDB_WORDS), 1 => random].boxed(),
+        "filebench" => prop_oneof![5 => mutated, 3 => token_soup(WML_WORDS), 1 => random].boxed(),
         "procfs" => prop_oneof![4 => mutated, 3 => token_soup(PROC_WORDS), 1 => random].boxed(),
         "result_doc" | "journal" => {
             prop_oneof![8 => mutated, 1 => token_soup(JSON_WORDS), 1 => random].boxed()
@@ -683,6 +715,11 @@ fn fuzz_vdbench() {
 }
 
 #[test]
+fn fuzz_filebench() {
+    pass("filebench");
+}
+
+#[test]
 fn fuzz_result_doc() {
     pass("result_doc");
 }
@@ -743,6 +780,17 @@ fn every_family_has_valid_seeds() {
         let read = |_: &std::path::Path| Ok("sd=default,threads=2\n".to_string());
         iolab_jobfile::vdbench::parse::parse_with(name, t, &vars, &read)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    for (name, b) in seeds("filebench") {
+        let t = std::str::from_utf8(b).unwrap();
+        assert!(
+            iolab_jobfile::filebench::looks_like_filebench(t),
+            "{name} is not taken for filebench"
+        );
+        let w = iolab_jobfile::filebench::parse::parse(name, t)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let lo = iolab_jobfile::frontend::LoadOptions::default();
+        iolab_jobfile::filebench::map::translate(&w, &lo).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
     for (name, b) in seeds("result_doc") {
         let t = std::str::from_utf8(b).unwrap();

@@ -73,9 +73,10 @@ pub fn check_anchors(w: &iolab_spec::WorkloadSpec) -> Result<(), String> {
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(std::path::Path::new("."));
-        if fs.personality.is_some() {
-            // The personality's DIR is made by the run (one level, see
-            // `make_personality_dirs`); its parent must exist.
+        if f.make_parent || fs.personality.is_some() {
+            // A personality's or a `filesets` entry's DIR is made by the
+            // run (one level, see `make_personality_dirs`); its parent
+            // must exist.
             let up = parent
                 .parent()
                 .filter(|p| !p.as_os_str().is_empty())
@@ -125,17 +126,22 @@ fn check_marked_or_empty(a: &std::path::Path) -> Result<(), String> {
     Ok(())
 }
 
-/// The `--dir` of each personality of `run` that does not exist yet,
-/// made (one level: its parent exists, `check_anchors` saw to that) so
-/// that the filesets can be made under it. Returns what was made, for
-/// [`remove_if_empty`] after the run.
+/// The `DIR` of each fileset at `DIR/NAME` (a personality's, a
+/// `filesets` entry's) of `run` that does not exist yet, made (one
+/// level: its parent exists, `check_anchors` saw to that) so that the
+/// filesets can be made under it. Only a missing directory is made; the
+/// anchor `DIR/NAME` itself then follows the marker rules. Returns what
+/// was made, for [`remove_if_empty`] after the run.
 pub fn make_personality_dirs(run: &iolab_spec::RunSpec) -> Result<Vec<std::path::PathBuf>, String> {
     let mut made = Vec::new();
     for w in &run.workloads {
-        let Some(fs) = w.fs.as_ref().filter(|f| f.personality.is_some()) else {
+        let Some(fs) = w.fs.as_ref() else {
             continue;
         };
         for f in &fs.filesets {
+            if !(f.make_parent || fs.personality.is_some()) {
+                continue;
+            }
             let Some(dir) = f.spec.anchor.parent().filter(|p| !p.as_os_str().is_empty()) else {
                 continue;
             };

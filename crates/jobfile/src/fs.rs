@@ -13,7 +13,8 @@ use iolab_spec::fileset::{
 };
 use iolab_spec::fs::{FileSelect, FsFileset, FsSpec, FsWork};
 use iolab_spec::fs_parse::{
-    parse_file_select, parse_file_size, parse_flows, parse_format, parse_mix, think_us,
+    parse_file_select, parse_file_size, parse_filesets, parse_flows, parse_format, parse_mix,
+    think_us,
 };
 use iolab_spec::parse_duration;
 use iolab_spec::personality::{personality, Overrides};
@@ -41,9 +42,10 @@ pub struct FsResolved {
 }
 
 /// The parameters that only file-system workloads have, as (flag, set).
-fn fs_keys(o: &WorkloadOptions) -> [(&'static str, bool); 15] {
+fn fs_keys(o: &WorkloadOptions) -> [(&'static str, bool); 16] {
     [
         ("personality", o.personality.is_some()),
+        ("filesets", o.filesets.is_some()),
         ("mix", o.mix.is_some()),
         ("flow", o.flow.is_some()),
         ("files", o.files.is_some()),
@@ -74,6 +76,11 @@ pub fn resolve_fs(o: &WorkloadOptions, jobs: u32) -> Result<Option<FsResolved>, 
     }
     let dir = anchor_dir(o)?;
     refuse_block_keys(o)?;
+    if o.personality.is_some() && o.filesets.is_some() {
+        return Err(JobError(
+            "--filesets and --personality both give the filesets (a personality has its own); give one".into(),
+        ));
+    }
     let names_of = |f: &[FsFileset]| f.iter().map(|f| f.name.clone()).collect::<Vec<_>>();
     let (mut filesets, work, dsync, kind) = match text(&o.personality) {
         Some(name) => {
@@ -88,15 +95,18 @@ pub fn resolve_fs(o: &WorkloadOptions, jobs: u32) -> Result<Option<FsResolved>, 
             )
         }
         None => {
-            let f = plain_fileset(o, dir)?;
-            let work = given_work(o, &names_of(std::slice::from_ref(&f)), jobs)?;
+            let sets = match o.filesets.as_deref() {
+                Some(t) => named_filesets(o, &dir, t)?,
+                None => vec![plain_fileset(o, dir)?],
+            };
+            let work = given_work(o, &names_of(&sets), jobs)?;
             let Some(work) = work else {
                 return Err(JobError(
                     "--dir needs what to do with the files: give --mix, --flow or --personality"
                         .into(),
                 ));
             };
-            (vec![f], work, false, String::new())
+            (sets, work, false, String::new())
         }
     };
     let format = o.format.as_deref().map(parse_format).transpose()?;
@@ -290,6 +300,55 @@ fn prealloc(o: &WorkloadOptions) -> Result<Option<f64>, JobError> {
         .transpose()
 }
 
+/// The filesets of `--filesets`, each at `PATH/NAME` (`PATH` the
+/// workload's `dir` unless the fileset gives `path=`), with the single
+/// fileset's defaults where a fileset says nothing. The single
+/// fileset's keys and a personality are refused beside it.
+fn named_filesets(
+    o: &WorkloadOptions,
+    dir: &std::path::Path,
+    text: &str,
+) -> Result<Vec<FsFileset>, JobError> {
+    for (flag, set) in [
+        ("files", o.files.is_some()),
+        ("file-size", o.file_size.is_some()),
+        ("dir-width", o.dir_width.is_some()),
+        ("prealloc", o.prealloc.is_some()),
+        ("depth", o.depth.is_some()),
+        ("width", o.width.is_some()),
+        ("sizes", o.sizes.is_some()),
+    ] {
+        if set {
+            return Err(JobError(format!(
+                "--{flag} describes one fileset, and --filesets gives each of its filesets its own: drop --{flag} or put it in the filesets (files=N dir_width=N size=SIZE prealloc=PCT)"
+            )));
+        }
+    }
+    let decls = parse_filesets(text)?;
+    Ok(decls
+        .into_iter()
+        .map(|d| FsFileset {
+            spec: FilesetSpec {
+                anchor: d
+                    .path
+                    .as_deref()
+                    .map_or(dir, std::path::Path::new)
+                    .join(&d.name),
+                shape: Shape::Entries(EntriesShape {
+                    entries: d.files.unwrap_or(DEFAULT_FILES),
+                    dir_width: d.dir_width.unwrap_or(DEFAULT_DIR_WIDTH),
+                    size: d.size.unwrap_or(FileSize::Fixed(DEFAULT_FILE_SIZE)),
+                    prealloc: d.prealloc.unwrap_or(100.0),
+                }),
+            },
+            name: d.name,
+            format: Default::default(),
+            cleanup: false,
+            make_parent: true,
+        })
+        .collect())
+}
+
 /// The fileset of `dir` without a personality: filebench's shape
 /// (`files`, `dir_width` 100 unless given, `file_size`, `prealloc`), or
 /// vdbench's tree when `depth`, `width` or `sizes` is given.
@@ -326,6 +385,7 @@ fn plain_fileset(o: &WorkloadOptions, dir: PathBuf) -> Result<FsFileset, JobErro
         spec: FilesetSpec { anchor: dir, shape },
         format: Default::default(),
         cleanup: false,
+        make_parent: false,
     })
 }
 
@@ -492,6 +552,106 @@ mod tests {
         assert_eq!(
             fs.filesets[0].name, "bigfileset",
             "the personality's filesets stay"
+        );
+    }
+
+    #[test]
+    fn filesets_go_to_path_slash_name_with_the_single_filesets_defaults() {
+        let s = job("[global]\ndir = '/mnt/fb'\nfilesets = 'bigfileset(files=10000 dir_width=20 size=gamma:128k prealloc=80) | logs(files=1 path=/mnt/other reuse)'\nflow = 'open,read:whole,close,open@logs,append:rand:16k,close'\nformat = 'restart'\ncleanup = true\n").unwrap();
+        let fs = s.fs.unwrap();
+        let names: Vec<_> = fs
+            .filesets
+            .iter()
+            .map(|f| {
+                (
+                    f.name.as_str(),
+                    f.spec.anchor.to_str().unwrap(),
+                    f.make_parent,
+                    f.format,
+                    f.cleanup,
+                )
+            })
+            .collect();
+        assert_eq!(
+            names,
+            [
+                (
+                    "bigfileset",
+                    "/mnt/fb/bigfileset",
+                    true,
+                    Format::Restart,
+                    true
+                ),
+                ("logs", "/mnt/other/logs", true, Format::Restart, true)
+            ]
+        );
+        assert_eq!(
+            fs.filesets[0].spec.shape,
+            Shape::Entries(EntriesShape {
+                entries: 10_000,
+                dir_width: 20,
+                size: FileSize::Gamma {
+                    mean: 128 << 10,
+                    shape: 1.5
+                },
+                prealloc: 80.0
+            })
+        );
+        assert_eq!(
+            fs.filesets[1].spec.shape,
+            Shape::Entries(EntriesShape {
+                entries: 1,
+                dir_width: 100,
+                size: FileSize::Fixed(64 << 10),
+                prealloc: 100.0
+            })
+        );
+        let FsWork::Flows(f) = &fs.work else { panic!() };
+        assert_eq!(
+            f[0].steps.iter().map(|s| s.fileset).collect::<Vec<_>>(),
+            [0, 0, 0, 1, 1, 1]
+        );
+        assert_eq!((s.name.as_str(), fs.personality), ("flow-1", None));
+    }
+
+    #[test]
+    fn filesets_refuse_the_single_filesets_keys_and_a_personality() {
+        for (extra, needle) in [
+            ("files = 10", "--files describes one fileset"),
+            ("file_size = '4k'", "--file-size describes one fileset"),
+            ("dir_width = 4", "--dir-width describes one fileset"),
+            ("prealloc = 50", "--prealloc describes one fileset"),
+            ("depth = 1", "--depth describes one fileset"),
+            ("width = 2", "--width describes one fileset"),
+            ("sizes = '4k'", "--sizes describes one fileset"),
+            ("personality = 'oltp'", "--filesets and --personality"),
+            ("flow = 'open@nope,close'", "no fileset named 'nope'"),
+        ] {
+            let flow = if extra.starts_with("flow") {
+                ""
+            } else {
+                "flow = 'open,close'\n"
+            };
+            let e = job(&format!(
+                "[global]\ndir = '/d'\nfilesets = 'a(files=2) | b'\n{flow}{extra}\n"
+            ))
+            .unwrap_err();
+            assert!(e.contains(needle) && !e.contains('\n'), "{extra}: {e}");
+        }
+        let e = job("[global]\ndir = '/d'\nfilesets = 'a(files=2) | b(size=3x)'\nmix = 'read:1'\n")
+            .unwrap_err();
+        assert!(e.contains("--filesets: 'size=3x' of fileset b"), "{e}");
+        let e = job("[global]\nfilesets = 'a'\nmix = 'read:1'\n").unwrap_err();
+        assert!(
+            e.contains("--filesets is for files under a directory; give --dir DIR"),
+            "{e}"
+        );
+        let e = job("[global]\ndir = '/d'\nfilesets = 'a | b(path=/d)'\nmix = 'read:1'\n");
+        assert!(e.is_ok(), "/d/a and /d/b: {e:?}");
+        let e = job("[global]\ndir = '/d'\nfilesets = 'a | a2(path=/d/a)'\nmix = 'read:1'\n");
+        assert!(
+            e.unwrap_err().contains("one inside the other"),
+            "an anchor in another fileset's anchor"
         );
     }
 

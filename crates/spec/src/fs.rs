@@ -14,8 +14,9 @@ use crate::fileset::{FilesetSpec, Format};
 use crate::op::Op;
 use serde::{Deserialize, Serialize};
 
-/// Most filesets one workload names.
-pub const MAX_FILESETS: usize = 16;
+/// Most filesets one workload names (filebench's tpcso.f defines 30
+/// files, each a fileset of one).
+pub const MAX_FILESETS: usize = 64;
 /// Most steps of a flow, entries of a mix, flows of a workload.
 pub const MAX_STEPS: usize = 256;
 
@@ -49,6 +50,11 @@ pub struct FsFileset {
     /// next run, like vdbench's anchors and filebench's `reuse`).
     #[serde(default)]
     pub cleanup: bool,
+    /// The anchor is `DIR/NAME` (a personality's or a `filesets` entry's)
+    /// and `DIR` is made before the run when it is missing and its parent
+    /// exists (removed again when the run leaves it empty).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub make_parent: bool,
 }
 
 /// A weighted mix or flows.
@@ -230,6 +236,19 @@ impl FsSpec {
                     o.name,
                     f.name,
                     f.spec.anchor.display()
+                ));
+            }
+            let (a, b) = (&f.spec.anchor, &self.filesets[..i]);
+            if let Some(o) = b
+                .iter()
+                .find(|o| a.starts_with(&o.spec.anchor) || o.spec.anchor.starts_with(a))
+            {
+                return bad(format!(
+                    "the anchor of fileset {} ({}) and that of {} ({}) lie one inside the other; give each its own directory",
+                    f.name,
+                    a.display(),
+                    o.name,
+                    o.spec.anchor.display()
                 ));
             }
         }
@@ -522,6 +541,7 @@ mod tests {
             },
             format: Format::No,
             cleanup: false,
+            make_parent: false,
         };
         FsSpec {
             filesets: vec![set("a"), set("b")],
@@ -594,7 +614,7 @@ mod tests {
         cases.push((s, "share a name or the anchor /mnt/a"));
         let mut s = flows("stat");
         s.filesets.clear();
-        cases.push((s, "needs 1 to 16 filesets"));
+        cases.push((s, "needs 1 to 64 filesets"));
         let mut s = spec(FsWork::Mix(vec![]));
         s.select = FileSelect::Zipf(-1.0);
         cases.push((s, "zipf:-1"));

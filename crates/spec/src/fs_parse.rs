@@ -1,7 +1,8 @@
 //! The text forms of a file-system workload: `--mix` (a weighted mix of
 //! operations), `--flow` (flows of ordered steps), `--file-select`,
 //! `--file-size` and `--format`. Each parser says in one line what to
-//! change; every list is bounded ([`MAX_STEPS`], [`MAX_TEXT`]).
+//! change; every list is bounded ([`MAX_STEPS`], [`MAX_TEXT`]). The
+//! `--filesets` text (several named filesets): [`parse_filesets`].
 //!
 //! A step (of a flow) or an entry (of a mix) is an operation name and
 //! modifiers, separated by `:`:
@@ -31,6 +32,9 @@ use crate::fs::{FileSelect, Flow, MixEntry, Step, MAX_STEPS};
 use crate::op::Op;
 use crate::units::{parse_duration, parse_size};
 use crate::SpecError;
+
+mod filesets;
+pub use filesets::{filesets_text, parse_filesets, FilesetDecl};
 
 /// Longest `--mix` or `--flow` text accepted.
 pub const MAX_TEXT: usize = 64 * 1024;

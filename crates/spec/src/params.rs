@@ -269,6 +269,14 @@ macro_rules! workload_params {
                 doc_type: "string",
                 doc: "Flows of ordered steps each thread repeats (filebench flowops): `[NAME(THREADS rate=OPS think=TIME):] STEP,...`, several flows separated by `|`; a flow without a head has `jobs` threads. Several to sweep: separate them with `;` or give an array. See [the step syntax](filesystem.md#steps).",
             },
+            filesets: Text {
+                flag: "filesets", aliases: [], short: None, value_name: "SETS", heading: "File system",
+                help: "Several named filesets, each at DIR/NAME, e.g. 'big(files=1000 size=gamma:128k) | log(files=1)'",
+                default: Unset,
+                sweep: None, compare: None, negates: None,
+                doc_type: "string",
+                doc: "Several named filesets of one workload (filebench's `define fileset`s), separated by `|`, each `NAME(OPTIONS)` with space-separated `files=N`, `dir_width=N`, `size=SIZE` or `gamma:MEAN[:SHAPE]`, `prealloc=PCT`, `path=DIR`, `reuse`, `readonly`; what a fileset leaves out is the single fileset's default. Each goes to `PATH/NAME` (`PATH` the workload's `dir` unless given; made when missing). Steps name them `@NAME`. Instead of `files`, `file_size`, `dir_width`, `prealloc`, `depth`, `width` and `sizes`. See [filesets](filesystem.md#several-filesets).",
+            },
             files: Values {
                 flag: "files", aliases: ["nfiles", "entries"], short: None, value_name: "N", heading: "File system",
                 help: "Files in the fileset, all directories together (filebench nfiles)",

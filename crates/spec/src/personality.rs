@@ -134,6 +134,7 @@ fn set(
         },
         format: Format::No,
         cleanup: false,
+        make_parent: true,
     }
 }
 

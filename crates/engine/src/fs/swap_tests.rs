@@ -46,6 +46,7 @@ fn workload(anchor: &Path, ops: &[(Op, u32)], qd: u32, engine: EngineKind) -> Wo
         },
         format: Format::No,
         cleanup: false,
+        make_parent: false,
     };
     let work = ops
         .iter()

@@ -27,6 +27,7 @@ pub(super) fn fileset(anchor: &Path, files: u64, size: &str) -> FsFileset {
         },
         format: Format::No,
         cleanup: false,
+        make_parent: false,
     }
 }
 

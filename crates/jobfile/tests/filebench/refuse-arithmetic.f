@@ -1,0 +1,4 @@
+set $dir=/srv/x
+set $n=100
+set $total=$n * 4
+run 5

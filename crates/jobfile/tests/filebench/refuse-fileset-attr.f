@@ -1,0 +1,3 @@
+set $dir=/srv/x
+define fileset name=s,path=$dir,size=4k,entries=10,
+  dirwidth=10,compress=9

@@ -1,0 +1,13 @@
+# An attribute no flowop has, on a continued line.
+set $dir=/srv/x
+define fileset name=s,path=$dir,size=4k,entries=10,dirwidth=10,prealloc
+define process name=p,instances=1
+{
+  thread name=t,memsize=1m,instances=1
+  {
+    flowop read name=r,filesetname=s,
+      iosize=4k,
+      readahead=8
+  }
+}
+run 5

@@ -1,0 +1,12 @@
+# A flowop type filebench does not have.
+set $dir=/srv/x
+define fileset name=s,path=$dir,size=4k,entries=10,dirwidth=10,prealloc
+define process name=p,instances=1
+{
+  thread name=t,memsize=1m,instances=1
+  {
+    flowop statfile name=st,filesetname=s
+    flowop truncatefile name=tr,filesetname=s
+  }
+}
+run 5
