@@ -305,3 +305,40 @@ fn the_printer_repeats_the_header_every_30_intervals() {
     }
     assert_eq!(headers, [1, 31, 61]);
 }
+
+#[test]
+fn the_printer_ends_a_file_system_run_with_its_average_and_counters() {
+    use iolab_raw::RunRaw;
+    let run = crate::build_run(&RunRaw::single(crate::testraw::fs_workload("fs")));
+    let spec = RunSpec::single(run.workloads[0].spec.clone());
+    let now = LocalTime::default();
+    let mut p = Printer::new(2);
+    let start = p.started(&spec, &now);
+    assert!(start[1].contains("Starting RD=") && start[1].ends_with("fwdrate=max. "));
+    let ivs: Vec<String> = run
+        .intervals
+        .iter()
+        .flat_map(|iv| p.interval(iv, &now))
+        .collect();
+    // The flow's stat shows in a column of its own.
+    assert!(ivs[1].ends_with(" ...delete... ....stat...."), "{ivs:?}");
+    let end = p.finished(&run, &now);
+    let avg = &end[0];
+    let f: Vec<&str> = avg.split_whitespace().collect();
+    assert_eq!(f[1], "avg_1-1");
+    // Every operation put in (testraw): 10997 over the measured second.
+    let secs = run.measured_s;
+    let all = 1000 + 1000 + 3000 + 2000 + 1000 + 1000 + 1000 + 997;
+    assert_eq!(f[2], fit(all as f64 / secs, 6, 1).trim());
+    // Writes and appends are vdbench's writes: 2000 over the second.
+    assert_eq!(f[9], fit(2000.0 / secs, 6, 1).trim(), "{avg}");
+    // Opens and closes are the flow's timed steps.
+    let open = f.len() - 8;
+    assert_eq!(f[open], fit(2000.0 / secs, 5, 1).trim(), "{avg}");
+    assert_eq!(f[open + 2], fit(3000.0 / secs, 5, 1).trim(), "{avg}");
+    let created = end.iter().find(|l| l.contains("Files created:")).unwrap();
+    assert!(created.contains(" 1,000 "), "{created}");
+    assert!(end
+        .iter()
+        .any(|l| l.contains("Close requests:") && l.contains("3,000")));
+}
