@@ -128,6 +128,15 @@ pub struct Step {
     /// Times the step runs each pass (filebench `iters`); at least 1.
     #[serde(default = "one")]
     pub iters: u32,
+    /// O_DIRECT on the open of the file this step works on (filebench
+    /// `directio`), whatever the workload's `direct`: on an `open` or
+    /// `create`, and on a mix entry (which opens its own file). A flow
+    /// step on the current file carries it to the step that opened it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub direct: bool,
+    /// O_DSYNC on that open (filebench `dsync`), likewise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dsync: bool,
 }
 
 fn one() -> u32 {
@@ -145,6 +154,8 @@ impl Step {
             xfer: 0,
             random: false,
             iters: 1,
+            direct: false,
+            dsync: false,
         }
     }
 }

@@ -9,7 +9,7 @@
 //!
 //! ```text
 //! STEP  := OP [ "@" FILESET ] { ":" MOD }  read:whole:1m   open@logs
-//! MOD   := whole | rand | seq | SIZE | xN | @FILESET
+//! MOD   := whole | rand | seq | SIZE | xN | direct | dsync | @FILESET
 //! ENTRY := OP { ":" MOD } ":" WEIGHT      read:60   append:rand:16k:5
 //! MIX   := ENTRY { "," ENTRY }
 //! FLOWS := FLOW { "|" FLOW }
@@ -22,7 +22,9 @@
 //! rewrite); `rand`/`seq`: random or sequential transfers (append: a
 //! random size up to SIZE); `SIZE` (`16k`, a plain number is bytes): the
 //! transfer or append size, else the workload's `bs`; `xN`: the step runs
-//! N times per pass (filebench `iters`; flows only); `@FILESET`: a
+//! N times per pass (filebench `iters`; flows only); `direct`/`dsync`:
+//! O_DIRECT/O_DSYNC on the open of the step's file (a flow step on the
+//! current file gives them to the open or create before it); `@FILESET`: a
 //! fileset by index (`@1`) or name (`@logfiles`), else the first (or, for
 //! a step on the current file, the one it was opened in). A flow without
 //! a head gets the workload's `jobs` threads.
@@ -159,11 +161,13 @@ fn parse_step(
     for m in parts {
         let bad = |why: &str| {
             SpecError(format!(
-                "--{flag}: '{m}' in step '{text}' {why}; modifiers are whole, rand, seq, a size (16k), xN (iterations) and @FILESET"
+                "--{flag}: '{m}' in step '{text}' {why}; modifiers are whole, rand, seq, a size (16k), xN (iterations), direct, dsync and @FILESET"
             ))
         };
         match m.to_ascii_lowercase().as_str() {
             "whole" => step.whole = true,
+            "direct" | "directio" => step.direct = true,
+            "dsync" => step.dsync = true,
             "rand" | "random" => step.random = true,
             "seq" | "sequential" => step.random = false,
             l if l.starts_with('@') => {
@@ -215,6 +219,12 @@ fn check_modifiers(flag: &str, text: &str, s: &Step) -> Result<(), SpecError> {
     if s.whole && s.random {
         return err(format!(
             "--{flag}: step '{text}': whole reads or writes the file from its start; drop rand (or whole)"
+        ));
+    }
+    if (s.direct || s.dsync) && !opens_data(s.op) {
+        return err(format!(
+            "--{flag}: step '{text}': direct and dsync say how a file is opened for its data; {} opens none (give them to the open, create, read, write, append, rewrite or sync step)",
+            s.op.name()
         ));
     }
     Ok(())
@@ -391,8 +401,11 @@ pub fn think_us(secs: f64) -> Result<u64, SpecError> {
 /// The steps of one flow. A step on the current file that names no
 /// fileset takes the fileset of the open or create before it.
 fn parse_steps(body: &str, filesets: &[&str]) -> Result<Vec<Step>, SpecError> {
-    let mut steps = Vec::new();
+    let mut steps: Vec<Step> = Vec::new();
     let mut current: Option<u32> = None;
+    // The step that opened the current file: a later step's direct or
+    // dsync is how that open opens it.
+    let mut opened: Option<usize> = None;
     for text in body.split(',').map(str::trim) {
         if steps.len() == MAX_STEPS {
             return err(format!(
@@ -406,13 +419,38 @@ fn parse_steps(body: &str, filesets: &[&str]) -> Result<Vec<Step>, SpecError> {
             }
         }
         match step.op {
-            Op::Create | Op::Open => current = Some(step.fileset),
-            Op::Close => current = None,
+            Op::Create | Op::Open => {
+                current = Some(step.fileset);
+                opened = Some(steps.len());
+            }
+            Op::Close => (current, opened) = (None, None),
+            op if needs_current(op) => {
+                if let Some(o) = opened.and_then(|i| steps.get_mut(i)) {
+                    o.direct |= step.direct;
+                    o.dsync |= step.dsync;
+                }
+            }
             _ => {}
         }
         steps.push(step);
     }
     Ok(steps)
+}
+
+/// Operations whose file is opened for its data (or that act on such an
+/// open file): those `direct` and `dsync` apply to.
+fn opens_data(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Create
+            | Op::Open
+            | Op::Read
+            | Op::Write
+            | Op::Append
+            | Op::Rewrite
+            | Op::Fsync
+            | Op::Fdatasync
+    )
 }
 
 /// Operations of a flow that act on the thread's current file.
@@ -537,6 +575,12 @@ pub fn step_text(s: &Step, filesets: &[&str], current: Option<u32>) -> String {
     }
     if s.iters != 1 {
         t.push_str(&format!(":x{}", s.iters));
+    }
+    if s.direct {
+        t.push_str(":direct");
+    }
+    if s.dsync {
+        t.push_str(":dsync");
     }
     t
 }
@@ -729,6 +773,43 @@ mod tests {
         ] {
             let e = one(&parse_flows(s, &["fs"], 1).unwrap_err().0);
             assert!(e.contains(needle) && e.starts_with("--flow"), "{s}: {e}");
+        }
+    }
+
+    #[test]
+    fn direct_and_dsync_go_to_the_open_of_the_steps_file() {
+        let f = parse_flows(
+            "open,read:4k:direct,close,create@logs,append:16k:dsync,fsync,close,stat",
+            &["fs", "logs"],
+            1,
+        )
+        .unwrap();
+        let s = &f[0].steps;
+        let flags: Vec<(bool, bool)> = s.iter().map(|s| (s.direct, s.dsync)).collect();
+        assert_eq!(
+            flags,
+            [
+                (true, false),
+                (true, false),
+                (false, false),
+                (false, true),
+                (false, true),
+                (false, false),
+                (false, false),
+                (false, false)
+            ]
+        );
+        let text = flow_text(&f[0], &["fs", "logs"]);
+        assert!(
+            text.contains("open:direct") && text.contains("append:16k:dsync"),
+            "{text}"
+        );
+        assert_eq!(parse_flows(&text, &["fs", "logs"], 1).unwrap(), f);
+        let m = parse_mix("write:64k:direct:dsync:3,read:1", &["fs"]).unwrap();
+        assert!(m[0].step.direct && m[0].step.dsync && !m[1].step.direct);
+        for bad in ["stat:direct", "open,close:dsync", "delete:dsync"] {
+            let e = parse_flows(bad, &["fs"], 1).unwrap_err().0;
+            assert!(e.contains("opens none") && !e.contains('\n'), "{bad}: {e}");
         }
     }
 

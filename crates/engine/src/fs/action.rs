@@ -180,6 +180,7 @@ impl<B: Backend> Exec<B> {
                 sl.set = sl.cur_set;
                 sl.file = sl.cur_file;
                 sl.fd = sl.cur_fd;
+                sl.open_flags = sl.cur_flags;
                 self.begin_body(s);
                 true
             }
@@ -280,12 +281,14 @@ impl<B: Backend> Exec<B> {
     fn open_flags(&self, s: u32) -> i32 {
         let sl = &self.slots[s as usize];
         let a = &self.plan.acts[sl.act as usize];
-        let data = self.plan.data_flags;
+        let data = self.plan.data_flags | a.flags;
         match sl.op {
             Op::Create if self.plan.flow => libc::O_CREAT | libc::O_EXCL | libc::O_RDWR | data,
             Op::Create => libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY | data,
             Op::Open if self.plan.flow && a.open_write => libc::O_RDWR | data,
-            Op::Read | Op::Open => libc::O_RDONLY | self.plan.direct_flag,
+            Op::Read | Op::Open => {
+                libc::O_RDONLY | self.plan.direct_flag | (a.flags & libc::O_DIRECT)
+            }
             Op::Write | Op::Rewrite | Op::Append | Op::Fsync | Op::Fdatasync => {
                 libc::O_WRONLY | data
             }
@@ -418,12 +421,13 @@ impl<B: Backend> Exec<B> {
             return None;
         }
         let mut len = (sl.end - sl.off).min(self.plan.acts[sl.act as usize].xfer as u64);
-        if self.plan.direct_flag != 0 && sl.op == Op::Read {
+        let direct = sl.open_flags & libc::O_DIRECT != 0;
+        if direct && sl.op == Op::Read {
             // Reading past the end is harmless: the read is short.
             len = len.div_ceil(4096) * 4096;
         }
         sl.len = len.min(self.buf_len as u64) as u32;
-        if self.plan.direct_flag != 0 && sl.op != Op::Read && unaligned(sl) {
+        if direct && sl.op != Op::Read && unaligned(sl) {
             // O_DIRECT needs aligned pieces; rounding a write up would
             // grow the file. This piece (a file's tail) goes through the
             // page cache: O_DIRECT off on the descriptor until it is done.
@@ -545,7 +549,11 @@ impl<B: Backend> Exec<B> {
     pub(super) fn advance(&mut self, s: u32, res: i32) {
         let ph = self.slots[s as usize].ph;
         let sl = &self.slots[s as usize];
-        if ph == Ph::Xfer && self.plan.direct_flag != 0 && sl.op != Op::Read && unaligned(sl) {
+        if ph == Ph::Xfer
+            && sl.open_flags & libc::O_DIRECT != 0
+            && sl.op != Op::Read
+            && unaligned(sl)
+        {
             set_direct(sl.fd, true);
         }
         if res < 0 {
@@ -592,6 +600,7 @@ impl<B: Backend> Exec<B> {
             sl.cur_file = sl.file;
             sl.cur_fd = fd;
             sl.cur_write = writes;
+            sl.cur_flags = sl.open_flags;
             sl.cur_claim = sl.claim;
             if sl.claim == Claim::Excl {
                 self.sh.sets[sl.set as usize]

@@ -89,6 +89,9 @@ pub(super) struct Slot {
     pub cur_file: u64,
     pub cur_fd: i32,
     pub cur_write: bool,
+    /// The flags the current file was opened with (O_DIRECT decides how
+    /// its transfers are cut).
+    pub cur_flags: i32,
     pub cur_claim: Claim,
     /// Where the last sequential transfer ended, on `last_file`.
     pub last_file: u64,
@@ -134,6 +137,7 @@ impl Slot {
             cur_file: 0,
             cur_fd: -1,
             cur_write: false,
+            cur_flags: 0,
             cur_claim: Claim::Excl,
             last_file: u64::MAX,
             last_pos: 0,

@@ -149,6 +149,9 @@ pub(crate) struct Act {
     pub claim: table::Claim,
     /// Index of the operation in [`Plan::ops`].
     pub stat: u8,
+    /// The step's own O_DIRECT / O_DSYNC (filebench `directio`, `dsync`),
+    /// added to its open's flags.
+    pub flags: i32,
 }
 
 /// What one thread does.

@@ -108,6 +108,7 @@ fn act(s: &Step, spec: &WorkloadSpec, ops: &[Op], open_write: bool, claim: Claim
         open_write,
         claim,
         stat: ops.iter().position(|&o| o == s.op).unwrap_or(0) as u8,
+        flags: if s.direct { libc::O_DIRECT } else { 0 } | if s.dsync { libc::O_DSYNC } else { 0 },
     }
 }
 

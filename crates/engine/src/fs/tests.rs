@@ -568,6 +568,63 @@ fn o_direct_writes_keep_unaligned_file_sizes() {
     assert_eq!(sizes, vec![5000; 10], "2 leaves of 5 files");
 }
 
+/// A step's own `direct`/`dsync` (filebench's per-flowop `directio`,
+/// `dsync`) reach the open of its file and nothing else: the plan's
+/// open carries O_DIRECT | O_DSYNC where the workload has neither, and a
+/// run of whole-file writes of 5000 bytes, O_DIRECT on the step alone,
+/// writes the unaligned tails through the page cache as `--direct` does
+/// (an O_DIRECT tail would fail with EINVAL), keeping the sizes.
+#[test]
+fn a_steps_own_direct_and_dsync_reach_its_open() {
+    let d = tempfile::tempdir().unwrap();
+    let anchor = d.path().join("a");
+    let steps = iolab_spec::fs_parse::parse_flows(
+        "create:dsync,write:whole:4k:direct,close,open,read:4k,close",
+        &["fs"],
+        1,
+    )
+    .unwrap();
+    let mut w = workload(
+        fileset(&anchor, 5, "5000"),
+        FsWork::Flows(steps.clone()),
+        0.3,
+    );
+    assert!(!w.direct && w.sync == iolab_spec::SyncMode::None);
+    let plan = &super::setup::plans(&w, None)[0];
+    let flags: Vec<i32> = plan.acts.iter().map(|a| a.flags).collect();
+    assert_eq!(
+        flags,
+        [libc::O_DIRECT | libc::O_DSYNC, libc::O_DIRECT, 0, 0, 0, 0],
+        "the write's direct goes to the create that opened its file"
+    );
+    assert_eq!(plan.data_flags, 0);
+    w.fs.as_mut().unwrap().filesets[0].spec.shape = Shape::Entries(EntriesShape {
+        entries: 10,
+        dir_width: 5,
+        size: FileSize::Fixed(5000),
+        prealloc: 50.0,
+    });
+    let r = go(w).unwrap();
+    if r.errors.first().is_some_and(|e| e.errno == libc::EINVAL) && r.ops.get(Op::Write).is_none() {
+        eprintln!("SKIP a_steps_own_direct_and_dsync_reach_its_open: no O_DIRECT here");
+        return;
+    }
+    assert_eq!(r.errors_total, 0, "{:?}", r.errors.first());
+    let wr = r.ops.get(Op::Write).unwrap();
+    assert!(
+        wr.ops >= 1 && wr.bytes == wr.ops * 5000,
+        "{} {}",
+        wr.ops,
+        wr.bytes
+    );
+    for e in walkdir(&anchor) {
+        let name = e.file_name().unwrap().to_string_lossy().to_string();
+        if name.starts_with('f') {
+            assert_eq!(std::fs::metadata(&e).unwrap().len(), 5000, "{name}");
+        }
+    }
+}
+
 fn walkdir(root: &Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     for e in std::fs::read_dir(root).unwrap() {
