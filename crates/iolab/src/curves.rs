@@ -3,8 +3,11 @@
 //! the curve runs at (shared, in a run of several workloads without
 //! `skew`, as the maximum's I/Os were: vdbench keeps the skew an
 //! uncontrolled maximum observed), and which points do not run (the
-//! maximum measured nothing, or `stop_curve` was passed). It decides and returns the lines
-//! to say; `run::execute` prints them.
+//! maximum measured nothing, a point's rate would be under vdbench's 10
+//! I/Os per second, or `stop_curve` was passed: it compares the mean
+//! response time from issue, the service time, as vdbench's `stopcurve`
+//! does). It decides and returns the lines to say; `run::execute` prints
+//! them.
 
 use iolab_plan::{CurvePoint, PlannedRun};
 use iolab_report::{CurveRecord, RunResult};
@@ -18,9 +21,10 @@ struct Curve {
     /// Of those runs, each workload's share of the I/Os, in percent (a
     /// run of several workloads).
     shares: Vec<Vec<f64>>,
-    /// The point whose mean response time passed `stop_curve`: the points
-    /// after it do not run.
-    stopped_at: Option<u32>,
+    /// The first point that does not run (the one after the point whose
+    /// mean passed `stop_curve`, or the first under 10 I/Os per second):
+    /// it and the points after it do not run.
+    ends_at: Option<u32>,
     /// Its remaining points were said not to run.
     said: bool,
 }
@@ -80,7 +84,7 @@ impl Curves {
         if cp.pct.is_none() {
             return Start::Run(Some(record(&cp, None, None)));
         }
-        if c.stopped_at.is_some_and(|p| planned.point > p) {
+        if c.ends_at.is_some_and(|p| planned.point >= p) {
             return Start::Skip(None);
         }
         let Some(max) = c.max_iops() else {
@@ -93,6 +97,18 @@ impl Curves {
             c.said = true;
             return Start::Skip(line);
         };
+        let pct = cp.pct.unwrap_or(100.0);
+        if !iolab_spec::curve::point_runs(max, pct) {
+            c.ends_at = Some(planned.point);
+            return Start::Skip(Some(format!(
+                "curve {}: {}'s rate would be under 10 I/Os per second ({:.2}/s, {}% of {max:.2} IOPS measured by {}); it and the curve's remaining points do not run, as vdbench ends a curve there",
+                cp.base,
+                planned.spec.name,
+                max * pct / 100.0,
+                iolab_spec::curve::pct_text(pct),
+                cp.max_name
+            )));
+        }
         let rate = cp.rate_from(max);
         planned.spec.rate_iops = rate;
         let ws = &mut planned.spec.workloads;
@@ -122,13 +138,13 @@ impl Curves {
             return None;
         }
         let stop = cp.stop_ms?;
-        let mean_ms = run.summary.total.lat_us.mean / 1e3;
-        if mean_ms <= stop || c.stopped_at.is_some() || run.summary.total.ops == 0 {
+        let mean_ms = from_issue_mean_us(run) / 1e3;
+        if mean_ms <= stop || c.ends_at.is_some() || run.summary.total.ops == 0 {
             return None;
         }
-        c.stopped_at = Some(planned.point);
+        c.ends_at = Some(planned.point + 1);
         Some(format!(
-            "curve {}: {}'s mean response time {mean_ms:.3} ms is above stop_curve {stop} ms; the curve's remaining points do not run",
+            "curve {}: {}'s mean response time from issue (service time) {mean_ms:.3} ms is above stop_curve {stop} ms; the curve's remaining points do not run",
             cp.base, planned.spec.name
         ))
     }
@@ -143,6 +159,14 @@ impl Curves {
             rec.max_run
         ))
     }
+}
+
+/// A run's mean response time from when each I/O was issued, vdbench's
+/// response time: its service time in a run with a rate (every point of
+/// a curve), else its response time (then the same thing).
+fn from_issue_mean_us(run: &RunResult) -> f64 {
+    let t = &run.summary.total;
+    t.svc_lat_us.as_ref().map_or(t.lat_us.mean, |s| s.mean)
 }
 
 fn record(cp: &CurvePoint, rate: Option<f64>, max_iops: Option<f64>) -> CurveRecord {
@@ -251,6 +275,52 @@ mod tests {
             assert!(matches!(c.start(&mut p.runs[2]), Start::Skip(None)));
             assert_eq!(p.runs[1].spec.rate_iops, None);
         }
+    }
+
+    /// `result`, rated: its mean service time `svc_us`.
+    fn rated(iops: f64, mean_us: f64, svc_us: f64) -> RunResult {
+        let mut r = result(true, iops, mean_us);
+        let mut svc = r.summary.total.lat_us;
+        svc.mean = svc_us;
+        r.summary.total.svc_lat_us = Some(svc);
+        r
+    }
+
+    #[test]
+    fn stop_curve_compares_the_service_time_as_vdbench_does() {
+        let mut p = plan("10,50,90", Some("2ms"));
+        let mut c = Curves::default();
+        let _ = c.start(&mut p.runs[0]);
+        c.finished(&p.runs[0], &result(true, 1000.0, 100.0));
+        // 5 ms from the scheduled start, 0.1 ms from issue: under 2 ms.
+        let _ = c.start(&mut p.runs[1]);
+        assert!(c
+            .finished(&p.runs[1], &rated(100.0, 5000.0, 100.0))
+            .is_none());
+        let _ = c.start(&mut p.runs[2]);
+        let line = c.finished(&p.runs[2], &rated(500.0, 9000.0, 2500.0));
+        assert!(line.unwrap().contains("2.500 ms"));
+        assert!(matches!(c.start(&mut p.runs[3]), Start::Skip(None)));
+    }
+
+    #[test]
+    fn a_point_under_ten_ios_per_second_ends_the_curve_with_a_line() {
+        let mut p = plan("10,50,5", None);
+        let mut c = Curves::default();
+        let _ = c.start(&mut p.runs[0]);
+        c.finished(&p.runs[0], &result(true, 5.0, 100.0));
+        // 10% of 5 IOPS is 0.5/s: vdbench's rate 0; the 50% after it too.
+        let Start::Skip(Some(line)) = c.start(&mut p.runs[1]) else {
+            panic!("the 10% point is not run, with a line")
+        };
+        assert!(
+            line.contains("0.50/s") && line.contains("c (10%)"),
+            "{line}"
+        );
+        assert!(!line.contains('\n'), "{line}");
+        assert_eq!(p.runs[1].spec.rate_iops, None);
+        assert!(matches!(c.start(&mut p.runs[2]), Start::Skip(None)));
+        assert!(matches!(c.start(&mut p.runs[3]), Start::Skip(None)));
     }
 
     #[test]

@@ -181,84 +181,23 @@ pub fn run_loaded(
     pre: Option<Loaded>,
     fio: Option<crate::fio_out::FioOut>,
 ) -> ExitCode {
-    let mut temp_file: Option<PathBuf> = None;
-    let mut json_path = args.json.clone();
-    if let Some(jf) = &args.jobfile {
-        let j = jf.to_string_lossy();
-        if (j == "true" || j == "false") && !jf.exists() {
-            return bad_input(&format!(
-                "'{j}' is not a job file; flags that take true or false need '=' (--direct={j}, --prefill={j}), or use --buffered / --no-prefill"
-            ));
-        }
-    }
-    if args.jobfile.is_some() && !args.workload.is_empty() {
-        return bad_input("--workload describes a run on the command line; give either a job file or --workload, not both");
+    if let Err(e) = check_args(&args) {
+        return bad_input(&e);
     }
     if args.parse_only {
         iolab_jobfile::without_target_probes();
     }
-    let mut notes: Vec<String> = Vec::new();
-    let mut foreign: Option<iolab_jobfile::frontend::InputFormat> = None;
-    let runs: Vec<RunOptions> = if let Some(loaded) = pre {
-        notes = loaded.notes;
-        loaded.runs
-    } else if let Some(jf) = &args.jobfile {
-        let loaded = match load_job(&args, jf) {
-            Ok(l) => l,
-            Err(e) => return bad_input(&e),
-        };
-        foreign = Some(loaded.format).filter(|f| *f != iolab_jobfile::frontend::InputFormat::Iolab);
-        notes = loaded.notes;
-        loaded.runs
-    } else if !args.workload.is_empty() {
-        vec![crate::workload_args::run_options(&args)]
-    } else if !args.opts.target.is_empty() || iolab_jobfile::fs::is_fs(&args.opts) {
-        vec![RunOptions::single(0, args.opts.clone())]
-    } else {
-        match default_job(&args.opts) {
-            Ok((path, mut ws)) => {
-                if !args.parse_only && path.exists() {
-                    return bad_input(&format!(
-                        "{} already exists; remove it or give --target",
-                        path.display()
-                    ));
-                }
-                for w in ws.iter_mut() {
-                    w.destroy_data_on.push(path.to_string_lossy().into_owned());
-                }
-                temp_file = Some(path);
-                json_path.get_or_insert_with(|| PathBuf::from("iolab-result.json"));
-                ws.into_iter()
-                    .enumerate()
-                    .map(|(i, w)| RunOptions::single(i, w))
-                    .collect()
-            }
-            Err(e) => return bad_input(&e),
-        }
+    let got = match gather_runs(&args, pre) {
+        Ok(g) => g,
+        Err(e) => return bad_input(&e),
     };
-    let plan = match iolab_plan::build(&runs, &args.plan) {
+    let plan = match plan_runs(&args, &got) {
         Ok(p) => p,
-        Err(e) => match &args.jobfile {
-            // The workload is the fio job section (vdbench run, filebench
-            // process) of the same name.
-            Some(jf) if foreign.is_some() => {
-                let format = foreign.map(|f| f.name()).unwrap_or_default();
-                return bad_input(&format!(
-                    "{format} job file {}: {}",
-                    jf.display(),
-                    e.message
-                ));
-            }
-            Some(jf) => {
-                let argv: Vec<String> = std::env::args().collect();
-                return bad_input(&iolab_plan::locate_in_job_file(&e, jf, &argv));
-            }
-            None => return bad_input(&e.message),
-        },
+        Err(e) => return bad_input(&e),
     };
     // The notes of a fio job (engine mapping, options passed over, unused
     // NAME=VALUE pairs), once, before anything else is said about it.
-    for n in &notes {
+    for n in &got.notes {
         outln!("{n}");
     }
     if args.parse_only {
@@ -267,29 +206,129 @@ pub fn run_loaded(
         return ExitCode::SUCCESS;
     }
     let out = Output {
-        json: json_path,
+        json: got.json,
         quiet: args.quiet,
         findings_log: args.findings_log.clone(),
-        temp_file,
+        temp_file: got.temp_file,
         force: args.force,
         silent: false,
         fio,
         style: args.style.into(),
     };
     if args.plan.dry_run {
-        // The same checks as the real run, targets and outputs, so a dry
-        // run never plans what the run would refuse; nothing is created.
-        let checked = preflight(&plan, &out);
-        cleanup(&out.temp_file);
-        return match checked {
-            Ok(_) => {
-                out!("{}", iolab_plan::dry_run_text(&plan));
-                ExitCode::SUCCESS
-            }
-            Err(e) => bad_input(&e),
-        };
+        return dry_run(&plan, &out);
     }
     execute(plan, out, &mut |_| {})
+}
+
+/// The command line's contradictions, before anything is read.
+fn check_args(args: &RunArgs) -> Result<(), String> {
+    if let Some(jf) = &args.jobfile {
+        let j = jf.to_string_lossy();
+        if (j == "true" || j == "false") && !jf.exists() {
+            return Err(format!(
+                "'{j}' is not a job file; flags that take true or false need '=' (--direct={j}, --prefill={j}), or use --buffered / --no-prefill"
+            ));
+        }
+    }
+    if args.jobfile.is_some() && !args.workload.is_empty() {
+        return Err("--workload describes a run on the command line; give either a job file or --workload, not both".into());
+    }
+    Ok(())
+}
+
+/// The command's runs before they are planned, and what goes with them.
+struct Gathered {
+    runs: Vec<RunOptions>,
+    /// The job file's notes, said before the runs.
+    notes: Vec<String>,
+    /// The job file's format when it is another tool's (vdbench, fio...).
+    foreign: Option<iolab_jobfile::frontend::InputFormat>,
+    /// The default job's file, removed at the end.
+    temp_file: Option<PathBuf>,
+    /// The result document (`--json`; the default job always writes one).
+    json: Option<PathBuf>,
+}
+
+/// The runs of `pre` (`iolab fio`'s command line), of the job file, of
+/// `--workload`s, of the flags, or else the default job's.
+fn gather_runs(args: &RunArgs, pre: Option<Loaded>) -> Result<Gathered, String> {
+    let mut got = Gathered {
+        runs: Vec::new(),
+        notes: Vec::new(),
+        foreign: None,
+        temp_file: None,
+        json: args.json.clone(),
+    };
+    if let Some(loaded) = pre {
+        (got.notes, got.runs) = (loaded.notes, loaded.runs);
+    } else if let Some(jf) = &args.jobfile {
+        let loaded = load_job(args, jf)?;
+        got.foreign =
+            Some(loaded.format).filter(|f| *f != iolab_jobfile::frontend::InputFormat::Iolab);
+        (got.notes, got.runs) = (loaded.notes, loaded.runs);
+    } else if !args.workload.is_empty() {
+        got.runs = vec![crate::workload_args::run_options(args)];
+    } else if !args.opts.target.is_empty() || iolab_jobfile::fs::is_fs(&args.opts) {
+        got.runs = vec![RunOptions::single(0, args.opts.clone())];
+    } else {
+        let (path, mut ws) = default_job(&args.opts)?;
+        if !args.parse_only && path.exists() {
+            return Err(format!(
+                "{} already exists; remove it or give --target",
+                path.display()
+            ));
+        }
+        for w in ws.iter_mut() {
+            w.destroy_data_on.push(path.to_string_lossy().into_owned());
+        }
+        got.temp_file = Some(path);
+        got.json
+            .get_or_insert_with(|| PathBuf::from("iolab-result.json"));
+        got.runs = ws
+            .into_iter()
+            .enumerate()
+            .map(|(i, w)| RunOptions::single(i, w))
+            .collect();
+    }
+    Ok(got)
+}
+
+/// The plan of the runs, or the line that says what is wrong: in another
+/// tool's job file, by the workload's section name; in iolab's, at its
+/// line.
+fn plan_runs(args: &RunArgs, got: &Gathered) -> Result<iolab_plan::Plan, String> {
+    let e = match iolab_plan::build(&got.runs, &args.plan) {
+        Ok(p) => return Ok(p),
+        Err(e) => e,
+    };
+    Err(match &args.jobfile {
+        // The workload is the fio job section (vdbench run, filebench
+        // process) of the same name.
+        Some(jf) if got.foreign.is_some() => {
+            let format = got.foreign.map(|f| f.name()).unwrap_or_default();
+            format!("{format} job file {}: {}", jf.display(), e.message)
+        }
+        Some(jf) => {
+            let argv: Vec<String> = std::env::args().collect();
+            iolab_plan::locate_in_job_file(&e, jf, &argv)
+        }
+        None => e.message,
+    })
+}
+
+/// `--dry-run`: the same checks as the real run, targets and outputs, so
+/// a dry run never plans what the run would refuse; nothing is created.
+fn dry_run(plan: &iolab_plan::Plan, out: &Output) -> ExitCode {
+    let checked = preflight(plan, out);
+    cleanup(&out.temp_file);
+    match checked {
+        Ok(_) => {
+            out!("{}", iolab_plan::dry_run_text(plan));
+            ExitCode::SUCCESS
+        }
+        Err(e) => bad_input(&e),
+    }
 }
 
 /// The job file's runs and notes (iolab's TOML or fio's INI, by content
@@ -361,240 +400,394 @@ pub fn execute(
             return bad_input(&e);
         }
     };
-    let json_out = checked.json;
-    let mut fio = out.fio;
-    let temp_file = out.temp_file;
-    let json_path = out.json;
-    let stop = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        // A second Ctrl-C exits at once; the first asks the run to stop and
-        // keep what it measured.
-        let _ = signal_hook::flag::register_conditional_shutdown(sig, 130, stop.clone());
-        let _ = signal_hook::flag::register(sig, stop.clone());
-    }
-
-    // Events marked during the runs (`iolab mark`, SIGUSR1): the mark
-    // listener pushes here, each run takes them on its own clock.
-    let events = Arc::new(EventLog::new());
-    let marks = crate::marks::start_for_run(events.clone());
-    let mut doc = ResultDoc::new();
-    let sweep = plan.is_sweep();
-    if sweep {
-        doc.plan = Some(plan.info.clone());
-    }
-    let mut findings_log = FindingsLog::new(out.findings_log, out.force);
-    let save = |doc: &ResultDoc| -> Result<(), String> {
-        if let Some(o) = &json_out {
-            save_document(o, doc).map_err(|e| e.0)?;
-        }
-        Ok(())
-    };
-    // A stream (`--json /dev/stdout`, a FIFO) gets one document, the last.
-    let stream = json_out.as_ref().is_some_and(|o| o.is_stream());
-    let live = match crate::live::LiveDoc::new(json_out.as_ref().filter(|_| !stream)) {
-        Ok(l) => l,
+    let mut s = match Session::start(&plan, out, checked) {
+        Ok(s) => s,
         Err(e) => return bad_input(&e),
     };
-    let n = plan.runs.len();
-    let silent = out.silent;
-    let mut term = Term {
-        quiet: out.quiet || silent,
-        silent,
-        tty: std::io::stderr().is_terminal(),
-        header_done: false,
-        run_no: 0,
-        runs: n,
-        planned_s: None,
-        live,
-        style: style::printer(out.style, iolab_report::host_info().cpus),
-    };
-    if sweep && !silent {
+    if s.sweep && !s.silent {
         outln!("plan: {}", iolab_plan::describe(&plan));
     }
-    let repeats = plan.info.repeat;
-    let mut exit: u8 = 0;
-    let mut exit_all = false;
-    // Curves' rates and stops; the runs they leave out; the pause after
-    // the last run that ran (each run's own, or --pause).
-    let mut curves = crate::curves::Curves::default();
-    let mut skipped = 0usize;
-    let mut pause = std::time::Duration::ZERO;
-    for (i, mut planned) in plan.runs.into_iter().enumerate() {
-        if stop.load(Ordering::Relaxed) {
-            break;
+    for (i, planned) in plan.runs.into_iter().enumerate() {
+        match s.one_run(i, planned, after_run) {
+            Step::Next => {}
+            Step::End => break,
+            Step::Fail(code) => return code,
         }
-        let curve = match curves.start(&mut planned) {
-            crate::curves::Start::Run(c) => c,
-            crate::curves::Start::Skip(line) => {
-                if let Some(l) = line {
-                    term.clear_progress();
-                    eprintln!("iolab: {l}");
-                }
-                skipped += 1;
-                continue;
-            }
-        };
-        if !pause.is_zero() {
-            pause_for(pause, &stop);
-            if stop.load(Ordering::Relaxed) {
-                break;
-            }
+    }
+    s.finish()
+}
+
+/// What the plan does after a run.
+enum Step {
+    /// Go on with the next run.
+    Next,
+    /// Run no more (interrupted, an I/O error with `--on-error stop`,
+    /// fio's `exitall`); the document is finished as usual.
+    End,
+    /// The run could not start (its setup failed): exit with this.
+    Fail(ExitCode),
+}
+
+/// A plan as it runs: the document, the terminal, and what the runs so
+/// far decided (curves' rates and stops, the exit code).
+struct Session {
+    doc: ResultDoc,
+    term: Term,
+    /// Set by SIGINT/SIGTERM: stop and keep what was measured.
+    stop: Arc<AtomicBool>,
+    /// Events marked during the runs (`iolab mark`, SIGUSR1): the mark
+    /// listener pushes here, each run takes them on its own clock.
+    events: Arc<EventLog>,
+    marks: crate::marks::Marks,
+    checked: crate::outputs::Checked,
+    /// `--json` is a stream (`/dev/stdout`, a FIFO): one document, the last.
+    stream: bool,
+    json_path: Option<PathBuf>,
+    temp_file: Option<PathBuf>,
+    fio: Option<crate::fio_out::FioOut>,
+    findings_log: FindingsLog,
+    sweep: bool,
+    silent: bool,
+    /// The plan's runs and `--repeat`.
+    n: usize,
+    repeats: u32,
+    exit: u8,
+    /// A run ended with fio's `exitall`: the remaining runs do not run.
+    exit_all: bool,
+    /// Curves' rates and stops; the runs they leave out; the pause after
+    /// the last run that ran (each run's own, or --pause).
+    curves: crate::curves::Curves,
+    skipped: usize,
+    pause: std::time::Duration,
+}
+
+impl Session {
+    /// Everything the runs share, set up before the first: signals, the
+    /// mark listener, the document and its live copy, the terminal.
+    fn start(
+        plan: &iolab_plan::Plan,
+        out: Output,
+        checked: crate::outputs::Checked,
+    ) -> Result<Session, String> {
+        let stop = Arc::new(AtomicBool::new(false));
+        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            // A second Ctrl-C exits at once; the first asks the run to stop
+            // and keep what it measured.
+            let _ = signal_hook::flag::register_conditional_shutdown(sig, 130, stop.clone());
+            let _ = signal_hook::flag::register(sig, stop.clone());
         }
-        pause = std::time::Duration::from_secs_f64(planned.pause_after_s);
-        term.run_no = i + 1;
-        term.header_done = false;
-        if sweep && !silent {
-            term.clear_progress();
-            let mut line = sweep_line(i, n, &planned, repeats);
-            if let Some(note) = curve.as_ref().and_then(crate::curves::Curves::note) {
-                line.push_str(&format!(" {note}"));
-            }
-            outln!("{line}");
-        }
-        let mut spec = planned.spec.clone();
-        marks.set_name(&spec.name);
-        term.planned_s = planned.planned_s();
-        if let Some(l) = term.live.as_mut() {
-            let tags = sweep.then(|| (planned.point, planned.repeat, planned.params_map()));
-            l.begin(&doc, tags, curve.clone());
-        }
-        let mut dev = crate::devstats::DevSampler::default();
-        let default_job = temp_file.is_some();
-        let made = crate::targets::make_personality_dirs(&spec);
-        let raw = match &made {
-            Ok(_) => run_one(&mut spec, &mut term, &mut dev, &stop, &events, default_job),
-            Err(e) => Err(iolab_engine::RunError::Setup(e.clone())),
-        };
-        crate::targets::remove_if_empty(made.as_deref().unwrap_or_default());
-        if let Some(l) = term.live.as_mut() {
-            l.settle();
-        }
-        let raw = match raw {
-            Ok(r) => r,
-            Err(e) => {
-                term.clear_progress();
-                eprintln!("iolab: {e}");
-                doc.finished_at = Some(iolab_report::model_time_now());
-                let _ = save(&doc);
-                cleanup(&temp_file);
-                return ExitCode::from(EXIT_BAD_INPUT);
-            }
-        };
-        term.clear_progress();
-        let mut run = result_of(&raw, &spec, dev);
+        let events = Arc::new(EventLog::new());
+        let marks = crate::marks::start_for_run(events.clone());
+        let mut doc = ResultDoc::new();
+        let sweep = plan.is_sweep();
         if sweep {
+            doc.plan = Some(plan.info.clone());
+        }
+        let findings_log = FindingsLog::new(out.findings_log, out.force);
+        let stream = checked.json.as_ref().is_some_and(|o| o.is_stream());
+        let live = crate::live::LiveDoc::new(checked.json.as_ref().filter(|_| !stream))?;
+        let n = plan.runs.len();
+        let silent = out.silent;
+        let term = Term {
+            quiet: out.quiet || silent,
+            silent,
+            tty: std::io::stderr().is_terminal(),
+            header_done: false,
+            run_no: 0,
+            runs: n,
+            planned_s: None,
+            live,
+            style: style::printer(out.style, iolab_report::host_info().cpus),
+        };
+        Ok(Session {
+            doc,
+            term,
+            stop,
+            events,
+            marks,
+            checked,
+            stream,
+            json_path: out.json,
+            temp_file: out.temp_file,
+            fio: out.fio,
+            findings_log,
+            sweep,
+            silent,
+            n,
+            repeats: plan.info.repeat,
+            exit: 0,
+            exit_all: false,
+            curves: Default::default(),
+            skipped: 0,
+            pause: std::time::Duration::ZERO,
+        })
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Save the document to `--json`, if given.
+    fn save(&self) -> Result<(), String> {
+        if let Some(o) = &self.checked.json {
+            save_document(o, &self.doc).map_err(|e| e.0)?;
+        }
+        Ok(())
+    }
+
+    /// Run `planned`, the plan's run `i`: print it, record it, save.
+    fn one_run(
+        &mut self,
+        i: usize,
+        mut planned: iolab_plan::PlannedRun,
+        after_run: &mut dyn FnMut(&mut ResultDoc),
+    ) -> Step {
+        let curve = match self.prepare(i, &mut planned) {
+            Ok(c) => c,
+            Err(step) => return step,
+        };
+        let mut spec = planned.spec.clone();
+        let (mut run, exit_all) = match self.measure(&planned, &mut spec, &curve) {
+            Ok(r) => r,
+            Err(code) => return Step::Fail(code),
+        };
+        if self.sweep {
             run.point = Some(planned.point);
             run.repeat = Some(planned.repeat);
             run.params = planned.params_map();
         }
         run.curve = curve;
-        match term.style.as_mut().filter(|_| !silent) {
+        self.report(&planned, &run);
+        let error_stop = run.errors_total > 0 && !run.complete && !self.stopped();
+        // fio's exitall with exit_what=all: the job ends here, complete.
+        self.exit_all = exit_all && i + 1 < self.n;
+        self.record(i, run, &spec, after_run);
+        self.after(i, error_stop)
+    }
+
+    /// Before run `i`: whether it runs (a curve may leave it out, a
+    /// signal stop the plan), the pause after the previous run, its
+    /// sweep line. Its curve record if it runs.
+    fn prepare(
+        &mut self,
+        i: usize,
+        planned: &mut iolab_plan::PlannedRun,
+    ) -> Result<Option<iolab_report::CurveRecord>, Step> {
+        if self.stopped() {
+            return Err(Step::End);
+        }
+        let curve = match self.curves.start(planned) {
+            crate::curves::Start::Run(c) => c,
+            crate::curves::Start::Skip(line) => {
+                if let Some(l) = line {
+                    self.term.clear_progress();
+                    eprintln!("iolab: {l}");
+                }
+                self.skipped += 1;
+                return Err(Step::Next);
+            }
+        };
+        if !self.pause.is_zero() {
+            pause_for(self.pause, &self.stop);
+            if self.stopped() {
+                return Err(Step::End);
+            }
+        }
+        self.pause = std::time::Duration::from_secs_f64(planned.pause_after_s);
+        self.term.run_no = i + 1;
+        self.term.header_done = false;
+        if self.sweep && !self.silent {
+            self.term.clear_progress();
+            let mut line = sweep_line(i, self.n, planned, self.repeats);
+            if let Some(note) = curve.as_ref().and_then(crate::curves::Curves::note) {
+                line.push_str(&format!(" {note}"));
+            }
+            outln!("{line}");
+        }
+        Ok(curve)
+    }
+
+    /// Run `spec` on the run core, the live document following it: its
+    /// record and whether it ended with fio's `exitall`. A run whose setup
+    /// failed ends the plan: the document is saved and the exit code
+    /// returned.
+    fn measure(
+        &mut self,
+        planned: &iolab_plan::PlannedRun,
+        spec: &mut RunSpec,
+        curve: &Option<iolab_report::CurveRecord>,
+    ) -> Result<(iolab_report::RunResult, bool), ExitCode> {
+        self.marks.set_name(&spec.name);
+        self.term.planned_s = planned.planned_s();
+        if let Some(l) = self.term.live.as_mut() {
+            let tags = (self.sweep).then(|| (planned.point, planned.repeat, planned.params_map()));
+            l.begin(&self.doc, tags, curve.clone());
+        }
+        let mut dev = crate::devstats::DevSampler::default();
+        let default_job = self.temp_file.is_some();
+        let made = crate::targets::make_personality_dirs(spec);
+        let raw = match &made {
+            Ok(_) => run_one(
+                spec,
+                &mut self.term,
+                &mut dev,
+                &self.stop,
+                &self.events,
+                default_job,
+            ),
+            Err(e) => Err(iolab_engine::RunError::Setup(e.clone())),
+        };
+        crate::targets::remove_if_empty(made.as_deref().unwrap_or_default());
+        if let Some(l) = self.term.live.as_mut() {
+            l.settle();
+        }
+        let raw = raw.map_err(|e| {
+            self.term.clear_progress();
+            eprintln!("iolab: {e}");
+            self.doc.finished_at = Some(iolab_report::model_time_now());
+            let _ = self.save();
+            cleanup(&self.temp_file);
+            ExitCode::from(EXIT_BAD_INPUT)
+        })?;
+        self.term.clear_progress();
+        Ok((result_of(&raw, spec, dev), raw.exit_all))
+    }
+
+    /// Print a finished run: its summary (iolab's or `--style`'s), the
+    /// line of a curve it ended, the line of the I/O error it ended on.
+    fn report(&mut self, planned: &iolab_plan::PlannedRun, run: &iolab_report::RunResult) {
+        let silent = self.silent;
+        match self.term.style.as_mut().filter(|_| !silent) {
             Some(st) => st
-                .finished(&run, &LocalTime::now())
+                .finished(run, &LocalTime::now())
                 .iter()
                 .for_each(|l| outln!("{l}")),
-            None if !silent => outln!("{}", terminal::summary(&run)),
+            None if !silent => outln!("{}", terminal::summary(run)),
             None => {}
         }
-        if let Some(line) = curves.finished(&planned, &run) {
+        if let Some(line) = self.curves.finished(planned, run) {
             if !silent {
                 outln!("{line}");
             }
         }
-        if let Some(line) = failure_line(&run) {
+        if let Some(line) = failure_line(run) {
             eprintln!("iolab: {line}");
         }
+    }
+
+    /// Add run `i` to the document (its verification to the findings
+    /// log, its failures to the exit code), let `after_run` see the
+    /// document, and save it.
+    fn record(
+        &mut self,
+        i: usize,
+        run: iolab_report::RunResult,
+        spec: &RunSpec,
+        after_run: &mut dyn FnMut(&mut ResultDoc),
+    ) {
         if !run.complete || run.errors_total > 0 {
-            exit = exit.max(1);
+            self.exit = self.exit.max(1);
         }
         if let Some(v) = &run.verify {
             if v.findings_total > 0 {
-                exit = exit.max(1);
+                self.exit = self.exit.max(1);
             }
             let journal = spec.workloads.iter().find_map(|w| w.journal.as_deref());
-            if let Err(e) = findings_log.append(v, journal) {
+            if let Err(e) = self.findings_log.append(v, journal) {
                 eprintln!("iolab: {e}");
             }
-            doc.verify.get_or_insert_with(Default::default).add(v);
+            self.doc.verify.get_or_insert_with(Default::default).add(v);
         }
-        let error_stop = run.errors_total > 0 && !run.complete && !stop.load(Ordering::Relaxed);
-        // fio's exitall with exit_what=all: the job ends here, complete.
-        exit_all = raw.exit_all && i + 1 < n;
+        let doc = &mut self.doc;
         doc.runs.push(run);
-        doc.complete = (i + 1 == n || exit_all) && doc.runs.iter().all(|r| r.complete);
-        if sweep {
-            doc.points = iolab_report::summarize_points(&doc);
+        doc.complete = (i + 1 == self.n || self.exit_all) && doc.runs.iter().all(|r| r.complete);
+        if self.sweep {
+            doc.points = iolab_report::summarize_points(doc);
         }
-        after_run(&mut doc);
-        let saved = if stream { Ok(()) } else { save(&doc) };
+        after_run(doc);
+        let saved = if self.stream { Ok(()) } else { self.save() };
         if let Err(e) = saved {
             eprintln!("iolab: {e}");
-            exit = exit.max(1);
+            self.exit = self.exit.max(1);
         }
-        if error_stop && i + 1 < n {
-            let what = if sweep { "run" } else { "workload" };
+    }
+
+    /// After run `i`: whether the plan goes on (an I/O error with
+    /// `--on-error stop`, fio's `exitall` end it, with a line).
+    fn after(&self, i: usize, error_stop: bool) -> Step {
+        let left = self.n - i - 1;
+        let s = if left == 1 { "" } else { "s" };
+        if error_stop && i + 1 < self.n {
+            let what = if self.sweep { "run" } else { "workload" };
             eprintln!(
-                "iolab: skipping the remaining {} {what}{} after the I/O error (--on-error stop); use --on-error continue to run them anyway",
-                n - i - 1,
-                if n - i - 1 == 1 { "" } else { "s" }
+                "iolab: skipping the remaining {left} {what}{s} after the I/O error (--on-error stop); use --on-error continue to run them anyway"
             );
-            break;
+            return Step::End;
         }
-        if exit_all {
-            if !silent {
+        if self.exit_all {
+            if !self.silent {
                 outln!(
-                    "exitall: a workload with exit_what=all ended; the remaining {} run{} do not run",
-                    n - i - 1,
-                    if n - i - 1 == 1 { "" } else { "s" }
+                    "exitall: a workload with exit_what=all ended; the remaining {left} run{s} do not run"
                 );
             }
-            break;
+            return Step::End;
         }
+        Step::Next
     }
-    let interrupted = stop.load(Ordering::Relaxed)
-        && doc
-            .runs
-            .iter()
-            .any(|r| r.incomplete_reason.as_deref() == Some("interrupted"));
-    doc.finished_at = Some(iolab_report::model_time_now());
-    // Every run ran but those a curve left out.
-    let ran_all = doc.runs.len() + skipped >= n;
-    if skipped > 0 && ran_all && !interrupted {
-        doc.complete = doc.runs.iter().all(|r| r.complete);
-    }
-    if interrupted || (!ran_all && !exit_all) {
-        doc.complete = false;
-    }
-    // A plan ends with its summary table, one row per point.
-    if sweep && !silent && !doc.points.is_empty() {
-        outln!("{}", terminal::points_table(&doc));
-    }
-    if let Err(e) = save(&doc) {
-        if stream {
+
+    /// After the last run: the document finished (complete or not) and
+    /// saved, the points table, fio's outputs; the exit code.
+    fn finish(mut self) -> ExitCode {
+        let interrupted = self.stopped()
+            && (self.doc.runs.iter())
+                .any(|r| r.incomplete_reason.as_deref() == Some("interrupted"));
+        let ran_all = self.complete_doc(interrupted);
+        // A plan ends with its summary table, one row per point.
+        if self.sweep && !self.silent && !self.doc.points.is_empty() {
+            outln!("{}", terminal::points_table(&self.doc));
+        }
+        if let Err(e) = self.save() {
+            if self.stream {
+                eprintln!("iolab: {e}");
+                self.exit = self.exit.max(1);
+            }
+        }
+        if let Some(p) = &self.json_path {
+            eprintln!("iolab: results written to {}", p.display());
+        }
+        if let Err(e) = write_fio(
+            &self.doc,
+            self.fio.as_mut(),
+            self.checked.fio_json.as_ref(),
+            &self.checked.rules,
+        ) {
             eprintln!("iolab: {e}");
-            exit = exit.max(1);
+            self.exit = self.exit.max(1);
         }
+        if let Some(p) = self.findings_log.written() {
+            eprintln!("iolab: data validation findings logged to {}", p.display());
+        }
+        cleanup(&self.temp_file);
+        if interrupted || !ran_all && self.exit == 0 && !self.exit_all {
+            return ExitCode::from(130);
+        }
+        ExitCode::from(self.exit)
     }
-    if let Some(p) = &json_path {
-        eprintln!("iolab: results written to {}", p.display());
+
+    /// The document's end time and whether it is complete; whether every
+    /// run ran but those a curve left out.
+    fn complete_doc(&mut self, interrupted: bool) -> bool {
+        let doc = &mut self.doc;
+        doc.finished_at = Some(iolab_report::model_time_now());
+        let ran_all = doc.runs.len() + self.skipped >= self.n;
+        if self.skipped > 0 && ran_all && !interrupted {
+            doc.complete = doc.runs.iter().all(|r| r.complete);
+        }
+        if interrupted || (!ran_all && !self.exit_all) {
+            doc.complete = false;
+        }
+        ran_all
     }
-    if let Err(e) = write_fio(
-        &doc,
-        fio.as_mut(),
-        checked.fio_json.as_ref(),
-        &checked.rules,
-    ) {
-        eprintln!("iolab: {e}");
-        exit = exit.max(1);
-    }
-    if let Some(p) = findings_log.written() {
-        eprintln!("iolab: data validation findings logged to {}", p.display());
-    }
-    cleanup(&temp_file);
-    if interrupted || !ran_all && exit == 0 && !exit_all {
-        return ExitCode::from(130);
-    }
-    ExitCode::from(exit)
 }
 
 /// fio's outputs after the runs: its JSON if asked for, and the log

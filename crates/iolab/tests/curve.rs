@@ -128,6 +128,34 @@ fn stop_curve_ends_the_curve_after_the_point_that_crossed_it() {
 }
 
 #[test]
+fn a_point_under_ten_ios_per_second_ends_the_curve() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = BASE.to_vec();
+    // A maximum of some thousands of IOPS (200 µs rest after each I/O):
+    // 0.001% of it is under 1 I/O per second, vdbench's rate 0.
+    args.extend([
+        "db",
+        "--curve",
+        "0.001,50",
+        "--duration",
+        "300ms",
+        "--think",
+        "200us",
+    ]);
+    let (out, doc) = run_json(&args, dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let names: Vec<&str> = runs(&doc)
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["db (max)"], "vdbench ends the curve at that point");
+    assert_eq!(doc["complete"], true);
+    let err = stderr(&out);
+    assert_eq!(err.matches("under 10 I/Os per second").count(), 1, "{err}");
+    assert!(err.contains("db (0.001%)"), "{err}");
+}
+
+#[test]
 fn a_runs_pause_follows_it_and_pause_overrides_it() {
     let dir = tempfile::tempdir().unwrap();
     let job = dir.path().join("j.toml");

@@ -185,7 +185,8 @@ pub struct CurveRecord {
     /// which `pct` is a percentage of; absent for the maximum.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_iops: Option<f64>,
-    /// `stop_curve`, milliseconds of mean response time; absent without.
+    /// `stop_curve`, milliseconds of mean response time from issue (the
+    /// service time at a point, as vdbench's); absent without.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_ms: Option<f64>,
 }

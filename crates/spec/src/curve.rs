@@ -10,9 +10,13 @@
 //! workload of the run together); a point's rate is the run's, shared by
 //! its workloads as any run rate is; `stopcurve` compares a point's mean
 //! response time, in milliseconds, after the point has run (the point
-//! that crossed it is kept; the maximum run is never compared). A point's
-//! rate is rounded up as vdbench rounds it: to a multiple of 100 above
-//! 1000 I/Os per second, else of 10.
+//! that crossed it is kept; the maximum run is never compared; vdbench's
+//! response time counts from when the I/O was issued, iolab's service
+//! time). A point's rate is rounded up as vdbench rounds it: to a
+//! multiple of 100 above 1000 I/Os per second, else of 10; a point whose
+//! rate would be under 10 even so (under 1 I/O per second before
+//! rounding: vdbench's whole-number rate is 0) is not run, and neither
+//! are the points after it (Vdb/For_loop.java).
 
 use serde::{Deserialize, Serialize};
 
@@ -25,8 +29,9 @@ pub const DEFAULT_CURVE: [f64; 6] = [10.0, 50.0, 70.0, 80.0, 90.0, 100.0];
 pub struct CurveSpec {
     /// Percentages of the maximum, in the order they run (each > 0).
     pub pcts: Vec<f64>,
-    /// vdbench `stopcurve=`: once a point's mean response time is above
-    /// this many milliseconds, the points after it are not run.
+    /// vdbench `stopcurve=`: once a point's mean response time from issue
+    /// (its service time) is above this many milliseconds, the points
+    /// after it are not run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_ms: Option<f64>,
 }
@@ -96,6 +101,13 @@ pub fn point_rate(max_iops: f64, pct: f64) -> f64 {
     ((raw / step).ceil() * step).max(step)
 }
 
+/// Whether a point at `pct` of a maximum that measured `max_iops` runs:
+/// vdbench ends a curve at the first point whose rate, rounded up to 10s,
+/// is still under 10 I/Os per second (0 before rounding).
+pub fn point_runs(max_iops: f64, pct: f64) -> bool {
+    max_iops * pct / 100.0 >= 1.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,5 +135,16 @@ mod tests {
         assert_eq!(point_rate(12345.0, 5.0), 620.0);
         assert_eq!(point_rate(1000.0, 100.0), 1000.0);
         assert_eq!(point_rate(3.0, 10.0), 10.0);
+    }
+
+    #[test]
+    fn a_point_under_one_io_per_second_does_not_run() {
+        // 0.9/s before rounding: vdbench's rate is 0, under its 10.
+        assert!(!point_runs(9.0, 10.0));
+        assert!(!point_runs(0.5, 100.0));
+        // 1/s and more round up to 10/s and run.
+        assert!(point_runs(10.0, 10.0));
+        assert!(point_runs(95.0, 10.0));
+        assert_eq!(point_rate(95.0, 10.0), 10.0);
     }
 }

@@ -623,11 +623,11 @@ macro_rules! workload_params {
             },
             stop_curve: Values {
                 flag: "stop-curve", aliases: [], short: None, value_name: "TIME", heading: "Concurrency",
-                help: "End a --curve once a point's mean response time is above this, e.g. 5ms (vdbench stopcurve)",
+                help: "End a --curve once a point's mean service time is above this, e.g. 5ms (vdbench stopcurve)",
                 default: Unset,
                 sweep: None, compare: None, negates: None,
                 doc_type: "duration",
-                doc: "A key of the run (vdbench `stopcurve=`, which gives milliseconds): once a curve point's mean response time (every operation of the run) is above this, the curve's remaining points are not run; the point that crossed it is kept. Give a unit (`5ms`): a bare number is refused, since vdbench's is milliseconds and iolab's durations are seconds. Needs `curve`.",
+                doc: "A key of the run (vdbench `stopcurve=`, which gives milliseconds): once a curve point's mean response time from issue (its service time, `summary.total.svc_lat_us.mean`: every operation of the run, as vdbench's response time) is above this, the curve's remaining points are not run; the point that crossed it is kept. Give a unit (`5ms`): a bare number is refused, since vdbench's is milliseconds and iolab's durations are seconds. Needs `curve`.",
             },
             duration: Values {
                 flag: "duration", aliases: [], short: None, value_name: "TIME", heading: "Duration",

@@ -30,13 +30,30 @@ pub struct Figures {
     pub cpu: Option<Cpu>,
 }
 
+/// `d` with vdbench's response time: from when the I/O was issued. In a
+/// run with a rate that is iolab's service time (`svc_lat_us`); iolab's
+/// own response time (`lat_us`) then counts from each I/O's scheduled
+/// start, waiting to be issued included. Without a rate the two are the
+/// same.
+fn from_issue(d: &DirResult) -> DirResult {
+    let mut d = d.clone();
+    if let Some(svc) = d.svc_lat_us.take() {
+        d.lat_us = svc;
+    }
+    d
+}
+
 impl Figures {
     pub fn of_interval(iv: &Interval) -> Figures {
         Figures {
-            read: iv.read.clone(),
-            write: iv.write.clone(),
-            ops: iv.ops.clone(),
-            all: iv.all.clone().unwrap_or_else(|| iv.total.clone()),
+            read: from_issue(&iv.read),
+            write: from_issue(&iv.write),
+            ops: iv
+                .ops
+                .iter()
+                .map(|(k, d)| (k.clone(), from_issue(d)))
+                .collect(),
+            all: from_issue(iv.all.as_ref().unwrap_or(&iv.total)),
             cpu: iv.cpu.clone(),
         }
     }
@@ -44,10 +61,12 @@ impl Figures {
     /// The run's measured time (its summary: every measured interval).
     pub fn of_run(r: &RunResult) -> Figures {
         Figures {
-            read: r.summary.read.clone(),
-            write: r.summary.write.clone(),
-            ops: r.summary.ops.clone(),
-            all: r.summary.total.clone(),
+            read: from_issue(&r.summary.read),
+            write: from_issue(&r.summary.write),
+            ops: (r.summary.ops.iter())
+                .map(|(k, d)| (k.clone(), from_issue(d)))
+                .collect(),
+            all: from_issue(&r.summary.total),
             cpu: Some(r.summary.cpu.clone()),
         }
     }
@@ -118,6 +137,7 @@ pub fn raw_line(tod: &str, label: &str, f: &Figures, cpus: u32) -> String {
         0.0
     };
     let ms = |us: f64| us / 1000.0;
+    // Little's law over the time from issue: the I/Os outstanding.
     let qdepth = rw.iops * rw.lat_us.mean / 1e6;
     let cpu = match cpu_pcts(&f.cpu, cpus) {
         Some((both, sys)) => format!("{both:5.1} {sys:5.1}"),

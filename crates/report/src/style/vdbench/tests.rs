@@ -113,6 +113,28 @@ fn a_raw_line_has_vdbench_figures() {
 }
 
 #[test]
+fn a_rated_line_counts_response_time_and_queue_depth_from_issue() {
+    // 1000 reads/s at a rate: 2 ms from the scheduled start, 0.1 ms from
+    // issue (service time). vdbench's resp and queue depth are from issue.
+    let mut read = dir(2000, 4096, 2.0, 2000.0, 8000.0, 400.0);
+    let mut svc = read.lat_us;
+    (svc.mean, svc.max, svc.stddev) = (100.0, 300.0, 20.0);
+    read.svc_lat_us = Some(svc);
+    let iv = interval(1, false, read, dir(0, 0, 2.0, 0.0, 0.0, 0.0));
+    for f in [Figures::of_interval(&iv), {
+        let mut r = crate::build_run(&crate::testraw::run_of("r", Vec::new(), 1));
+        r.summary.read = iv.read.clone();
+        r.summary.total = iv.read.clone();
+        Figures::of_run(&r)
+    }] {
+        let v = nums(&raw_line(TOD, "2", &f, 2));
+        // resp time, read resp, resp max, resp stddev (ms), queue depth.
+        assert_eq!((v[4], v[5], v[7], v[8]), (0.1, 0.1, 0.3, 0.02), "{v:?}");
+        assert_eq!(v[9], 0.1, "1000/s x 0.1 ms: {v:?}");
+    }
+}
+
+#[test]
 fn a_raw_line_without_a_cpu_sample_says_so() {
     let mut iv = interval(
         4,
