@@ -382,7 +382,11 @@ size = "4m"
 rw = "randrw"
 {b_range}
 "#,
-            b_range = if offsets.is_empty() { "" } else { "range = \"1m\"" }
+            b_range = if offsets.is_empty() {
+                ""
+            } else {
+                "range = \"1m\""
+            }
         )
     };
     let err = build(
@@ -399,7 +403,11 @@ rw = "randrw"
     );
     // A journal keeps the same map (and implies verify).
     let err = build(
-        &runs(&text("journal = \"/tmp/iolab-plan-dv-j\"", "/tmp/iolab-plan-dv", "")),
+        &runs(&text(
+            "journal = \"/tmp/iolab-plan-dv-j\"",
+            "/tmp/iolab-plan-dv",
+            "",
+        )),
         &PlanArgs::default(),
     )
     .unwrap_err();

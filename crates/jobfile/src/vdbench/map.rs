@@ -228,10 +228,10 @@ pub fn translate(file: &VdbFile, lo: &LoadOptions) -> Result<Translation, JobErr
         .filter(|d| d.name != "default")
         .collect();
     if rds.is_empty() {
-        return Err(JobError(
-            "the parameter file has no run definition; add one, e.g. rd=rd1,wd=wd1,iorate=max,elapsed=30"
-                .into(),
-        ));
+        return Err(JobError(format!(
+            "{}the parameter file has no run definition (rd=); add one, e.g. rd=rd1,wd=wd1,iorate=max,elapsed=30",
+            file_name(file)
+        )));
     }
     for rd in rds {
         let is_fs = rd.get("fwd").is_some() || rd.get("fsd").is_some();
@@ -251,6 +251,17 @@ pub fn translate(file: &VdbFile, lo: &LoadOptions) -> Result<Translation, JobErr
     }
     out.notes = notes.finish();
     Ok(out)
+}
+
+/// `FILE: ` for messages, from the first definition or parameter.
+fn file_name(file: &VdbFile) -> String {
+    file.defs
+        .first()
+        .map(|d| d.file.clone())
+        .or_else(|| file.general.first().map(|p| p.file.clone()))
+        .filter(|f| !f.is_empty())
+        .map(|f| format!("{f}: "))
+        .unwrap_or_default()
 }
 
 /// `name`, else `name (2)`, `name (3)`, ...
