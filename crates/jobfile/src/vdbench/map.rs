@@ -359,13 +359,21 @@ fn run_keys(
         )));
     }
     let interval = match rd.get("interval") {
-        Some(p) => secs_of(p, rd)?,
+        Some(p) => {
+            let i = secs_of(p, rd)?;
+            if i <= 0.0 {
+                return Err(JobError(format!(
+                    "{}: rd={}: interval={}: the reporting interval is a time above 0; give e.g. interval=1 (seconds)",
+                    p.place(),
+                    rd.name,
+                    p.values.first().map(String::as_str).unwrap_or("")
+                )));
+            }
+            i
+        }
         None => (elapsed_s / 2.0).floor().clamp(1.0, 60.0),
     };
-    t.insert(
-        "interval".into(),
-        Value::String(num::fmt_secs(interval.max(0.001))),
-    );
+    t.insert("interval".into(), Value::String(num::fmt_secs(interval)));
     if let Some(p) = rd.get("warmup") {
         t.insert(
             "warmup".into(),
@@ -429,16 +437,24 @@ fn iorate(rd: &VdbDef, notes: &mut Notes) -> Result<(Option<f64>, Option<CurveSp
     }
     if let Some(c) = curve.as_mut() {
         if let Some(p) = rd.get("curve") {
-            let pcts: Result<Vec<f64>, _> = p.values.iter().map(|v| num::number(v)).collect();
-            c.pcts = pcts
-                .ok()
-                .filter(|v| !v.is_empty() && v.iter().all(|x| *x > 0.0))
-                .ok_or_else(|| bad(p, "curve= lists percentages of the maximum above 0"))?;
+            // iolab's own limits: percentages above 0 (at most 10000), at
+            // most MAX_CURVE_POINTS of them.
+            c.pcts = iolab_spec::parse_curve(&p.values.join(","))
+                .map_err(|m| JobError(format!("{}: rd={}: curve=: {m}", p.place(), rd.name)))?;
         }
         if let Some(p) = rd.get("stopcurve") {
-            let v = num::number(p.values.first().map(String::as_str).unwrap_or(""))
-                .map_err(|m| bad(p, &m))?;
-            c.stop_ms = Some(v);
+            let v = p.values.first().map(|v| v.trim()).unwrap_or("");
+            c.stop_ms = Some(
+                num::number(v)
+                    .ok()
+                    .filter(|ms| *ms > 0.0 && ms.is_finite())
+                    .ok_or_else(|| {
+                        bad(
+                            p,
+                            "stopcurve is a mean response time in milliseconds above 0, e.g. stopcurve=5",
+                        )
+                    })?,
+            );
         }
     } else if rd.get("curve").is_some() || rd.get("stopcurve").is_some() {
         notes.once(format!(
