@@ -954,7 +954,9 @@ fn steps(ctx: &FwdCtx, op: &str, notes: &mut Notes) -> Result<(String, f64), Job
             s.push(format!("read:rand:{x}:x{reads}"));
         }
         if n > reads {
-            s.push(format!("write:rand:{x}:x{}", n - reads));
+            // rewrite: vdbench's random writes stay inside the file
+            // (iolab's write:rand may append a block).
+            s.push(format!("rewrite:rand:{x}:x{}", n - reads));
         }
         s.push("close".into());
         return Ok((s.join(","), rw(n)));
@@ -962,7 +964,8 @@ fn steps(ctx: &FwdCtx, op: &str, notes: &mut Notes) -> Result<(String, f64), Job
     Ok(match op {
         "read" | "write" if random => {
             let n = per_file(ctx, xfer, notes)?;
-            (format!("open,{op}:rand:{x}:x{n},close"), rw(n))
+            let step = if op == "write" { "rewrite" } else { "read" };
+            (format!("open,{step}:rand:{x}:x{n},close"), rw(n))
         }
         "write" if delete_first => (
             format!("delete,create,write:whole:{x},close"),
