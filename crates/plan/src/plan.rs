@@ -188,6 +188,8 @@ pub fn build(runs: &[RunOptions], pa: &PlanArgs) -> Result<Plan, PlanError> {
         ),
         None => None,
     };
+    let runs: Vec<RunOptions> = runs.iter().map(curve::flag_curve_over_file).collect();
+    let runs = runs.as_slice();
     let several = runs.len() > 1;
     let mut curves = Vec::with_capacity(runs.len());
     for r in runs {
