@@ -16,12 +16,12 @@ mod num;
 mod raw;
 
 use super::{DefKind, VdbDef, VdbFile, VdbParam};
+use crate::frontend::tables::{runs_of, unique};
+pub use crate::frontend::tables::{Notes, RunTables, Translation};
 use crate::frontend::{InputFormat, LoadOptions, Loaded};
-use crate::options::WorkloadOptions;
 use crate::resolve::JobError;
-use crate::runs::RunOptions;
 use iolab_spec::{CurveSpec, JobOrigin};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use toml::Value;
 
 pub use loops::MAX_RUNS;
@@ -29,125 +29,16 @@ pub use loops::MAX_RUNS;
 /// The runs of a parameter file and the notes to print before them.
 pub fn map(file: &VdbFile, lo: &LoadOptions) -> Result<Loaded, JobError> {
     let t = translate(file, lo)?;
-    let mut runs = Vec::with_capacity(t.runs.len());
-    for (index, r) in t.runs.iter().enumerate() {
-        let run = options_of(&r.run, &format!("run {}", r.name))?;
-        let mut workloads = Vec::new();
-        let mut origins = Vec::new();
-        for (table, origin) in &r.workloads {
-            workloads.push(options_of(table, &origin.section)?);
-            origins.push(Some(origin.clone()));
-        }
-        runs.push(RunOptions {
-            index,
-            single: false,
-            run,
-            workloads,
-            overrides: WorkloadOptions::default(),
-            origins,
-            pause_s: r.pause_s,
-            curve: r.curve.clone(),
-        });
-    }
+    let runs = runs_of(
+        &t,
+        |r| format!("vdbench run {}", r.name),
+        |o| format!("vdbench {}", o.section),
+    )?;
     Ok(Loaded {
         format: InputFormat::Vdbench,
         runs,
         notes: t.notes,
     })
-}
-
-fn options_of(table: &toml::Table, what: &str) -> Result<WorkloadOptions, JobError> {
-    toml::Value::Table(table.clone())
-        .try_into()
-        .map_err(|e: toml::de::Error| {
-            JobError(format!(
-                "vdbench {what} maps onto an iolab key this build does not have: {}",
-                e.message().trim()
-            ))
-        })
-}
-
-/// A parameter file translated into iolab's keys.
-#[derive(Debug, Clone, Default)]
-pub struct Translation {
-    pub runs: Vec<RunTables>,
-    pub notes: Vec<String>,
-}
-
-/// One run: its name, own keys, pause and curve, and its workloads.
-#[derive(Debug, Clone, Default)]
-pub struct RunTables {
-    pub name: String,
-    pub run: toml::Table,
-    pub pause_s: Option<f64>,
-    pub curve: Option<CurveSpec>,
-    pub workloads: Vec<(toml::Table, JobOrigin)>,
-}
-
-impl Translation {
-    /// The translation as an iolab job file, with each run's pause and
-    /// curve, each workload's vdbench section and the notes as comments
-    /// (the golden text of the corpus tests).
-    pub fn to_toml(&self) -> String {
-        let mut out = String::new();
-        for n in &self.notes {
-            out.push_str(&format!("# note: {n}\n"));
-        }
-        for r in &self.runs {
-            out.push_str("\n[[run]]\n");
-            if let Some(p) = r.pause_s {
-                out.push_str(&format!("# pause {}\n", num::fmt_secs(p)));
-            }
-            if let Some(c) = &r.curve {
-                let pcts: Vec<String> = c.pcts.iter().map(|p| num::fmt_num(*p)).collect();
-                out.push_str(&format!("# curve {}", pcts.join(",")));
-                if let Some(s) = c.stop_ms {
-                    out.push_str(&format!(" stop {}ms", num::fmt_num(s)));
-                }
-                out.push('\n');
-            }
-            out.push_str(&toml::to_string(&r.run).unwrap_or_default());
-            for (w, o) in &r.workloads {
-                out.push_str(&format!("\n[[run.workload]]\n# vdbench {}\n", o.section));
-                out.push_str(&toml::to_string(w).unwrap_or_default());
-            }
-        }
-        out
-    }
-}
-
-/// Notes printed once before the runs.
-#[derive(Debug, Default)]
-pub struct Notes {
-    lines: Vec<String>,
-    /// Keywords accepted and ignored, with why.
-    ignored: BTreeMap<String, String>,
-}
-
-impl Notes {
-    pub fn once(&mut self, s: impl Into<String>) {
-        let s = s.into();
-        if !self.lines.contains(&s) {
-            self.lines.push(s);
-        }
-    }
-
-    pub fn ignore(&mut self, key: &str, why: &str) {
-        self.ignored.insert(key.to_string(), why.to_string());
-    }
-
-    fn finish(mut self) -> Vec<String> {
-        if !self.ignored.is_empty() {
-            let list: Vec<String> = self
-                .ignored
-                .iter()
-                .map(|(k, why)| format!("{k} ({why})"))
-                .collect();
-            self.lines
-                .push(format!("accepted and ignored: {}", list.join(", ")));
-        }
-        self.lines
-    }
 }
 
 /// Whether `name` matches vdbench's wildcard `pat` (`*` is any text).
@@ -241,7 +132,9 @@ pub fn translate(file: &VdbFile, lo: &LoadOptions) -> Result<Translation, JobErr
         let rk = run_keys(rd, &g, is_fs, lo, &mut notes)?;
         for point in loops::points(&l) {
             let mut r = run_at(file, rd, &point, &g, &rk, is_fs, lo, &mut notes)?;
-            r.name = unique(loops::run_name(&rd.name, &point), &mut names);
+            r.name = unique(&loops::run_name(&rd.name, &point), &mut names, |b, n| {
+                format!("{b} ({n})")
+            });
             r.run.insert("name".into(), Value::String(r.name.clone()));
             out.runs.push(r);
         }
@@ -262,22 +155,6 @@ fn file_name(file: &VdbFile) -> String {
         .filter(|f| !f.is_empty())
         .map(|f| format!("{f}: "))
         .unwrap_or_default()
-}
-
-/// `name`, else `name (2)`, `name (3)`, ...
-fn unique(name: String, used: &mut BTreeSet<String>) -> String {
-    let mut n = 1;
-    loop {
-        let c = if n == 1 {
-            name.clone()
-        } else {
-            format!("{name} ({n})")
-        };
-        if used.insert(c.clone()) {
-            return c;
-        }
-        n += 1;
-    }
 }
 
 /// A run definition's own keys, the same at every point of its loops.
