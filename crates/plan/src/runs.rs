@@ -258,14 +258,8 @@ pub(crate) fn resolve(
         workloads.push(spec);
     }
     shared_verify(&workloads)?;
-    if curve && keys.rate_iops.is_some() {
-        return Err((format!("the run's rate: {CURVE_AND_RATE}"), None));
-    }
-    if let Some(j) = workloads
-        .iter()
-        .position(|w| curve && w.rate_iops.is_some())
-    {
-        return Err((format!("--rate: {CURVE_AND_RATE}"), Some(j)));
+    if curve {
+        no_rate_in_curve(keys.rate_iops, &workloads)?;
     }
     let mut run = RunSpec {
         name,
@@ -282,6 +276,20 @@ pub(crate) fn resolve(
         run.rate_iops = None;
     }
     Ok(run)
+}
+
+/// A curve's run has no rate of its own, nor do its workloads.
+fn no_rate_in_curve(
+    run_rate: Option<f64>,
+    workloads: &[WorkloadSpec],
+) -> Result<(), (String, Option<usize>)> {
+    if run_rate.is_some() {
+        return Err((format!("the run's rate: {CURVE_AND_RATE}"), None));
+    }
+    match workloads.iter().position(|w| w.rate_iops.is_some()) {
+        Some(j) => Err((format!("--rate: {CURVE_AND_RATE}"), Some(j))),
+        None => Ok(()),
+    }
 }
 
 /// Whether two targets' regions (`None`: to the end) overlap.
