@@ -421,6 +421,12 @@ rw = "randrw"
             "offset = \"2m\"\nrange = \"1m\"",
         ),
         text("", "/tmp/iolab-plan-dv", ""),
+        // A pattern is checked as the pattern, whoever wrote it.
+        text(
+            "verify = true\ndata = \"pattern:0xaa55\"",
+            "/tmp/iolab-plan-dv",
+            "",
+        ),
     ] {
         build(&runs(&t), &PlanArgs::default()).unwrap();
     }
