@@ -16,7 +16,9 @@ pub fn check_targets(plan: &Plan) -> Result<(), String> {
         for w in &r.spec.workloads {
             check
                 .check(w)
-                .and_then(|_| check_anchors(w).map_err(iolab_engine::RunError::Setup))
+                .and_then(|_| {
+                    check_anchors(w).map_err(|e| iolab_engine::RunError::Setup(from_file(w, e)))
+                })
                 .map_err(|e| {
                     // A run of several workloads names the one refused.
                     let e = if r.is_concurrent() {
@@ -39,6 +41,19 @@ pub fn check_targets(plan: &Plan) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// A refused anchor of a workload another tool's file gave (a vdbench
+/// fsd's `anchor=`), prefixed with that file and the definitions:
+/// `t.vdb: vdbench rd1/fwd1/fsd1: --dir: ...`.
+fn from_file(w: &iolab_spec::WorkloadSpec, e: String) -> String {
+    match &w.origin {
+        Some(o) if o.format != "iolab" => match &o.file {
+            Some(f) => format!("{f}: {} {}: {e}", o.format, o.section),
+            None => format!("{} {}: {e}", o.format, o.section),
+        },
+        _ => e,
+    }
 }
 
 /// The anchors of a file-system workload, checked before anything is

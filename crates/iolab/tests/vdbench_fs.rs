@@ -141,3 +141,46 @@ fn fwdrate_paces_vdbench_s_operations() {
         );
     }
 }
+
+/// An fsd whose anchor cannot be used is refused before any I/O with the
+/// parameter file and the definitions it comes from (not only `--dir`),
+/// and `--parse-only` does not look at the anchor at all.
+#[test]
+fn a_refused_anchor_names_the_parameter_file_and_fsd() {
+    let out = scratch();
+    let missing = out.path().join("no-such-parent/a1");
+    let foreign = out.path().join("foreign");
+    std::fs::create_dir(&foreign).unwrap();
+    std::fs::write(foreign.join("keep.txt"), b"not iolab's").unwrap();
+    for (anchor, what) in [(&missing, "does not exist"), (&foreign, "not empty")] {
+        let file = out.path().join("anchor.vdb");
+        std::fs::write(
+            &file,
+            format!(
+                "fsd=fsd1,anchor={}\nfwd=fwd1,fsd=fsd1,operation=read\nrd=rd1,fwd=fwd1,fwdrate=max,elapsed=1\n",
+                anchor.display()
+            ),
+        )
+        .unwrap();
+        let o = iolab()
+            .args(["run", s(&file), "--dry-run"])
+            .current_dir(out.path())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let e = stderr(&o);
+        assert!(
+            e.contains("anchor.vdb: vdbench rd1/fwd1/fsd1: --dir") && e.contains(what),
+            "{e}"
+        );
+        assert_eq!(e.trim().lines().count(), 1, "{e}");
+        let o = iolab()
+            .args(["run", s(&file), "--parse-only"])
+            .current_dir(out.path())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    assert!(!missing.parent().unwrap().exists(), "nothing made");
+    assert_eq!(std::fs::read_dir(&foreign).unwrap().count(), 1);
+}

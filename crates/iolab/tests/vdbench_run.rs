@@ -227,3 +227,61 @@ fn every_corpus_file_that_maps_also_plans() {
     }
     assert!(n >= 15, "{n} corpus files planned");
 }
+
+/// Validation by two workloads writing one target would report data loss
+/// that did not happen (each keeps its own map of what it wrote): a
+/// vdbench file with two wds on one sd is refused with its file and line,
+/// and iolab's own `--workload`s the same way, before any I/O.
+#[test]
+fn validation_by_two_workloads_on_one_target_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let img = d.path().join("dv.img");
+    let p = d.path().join("dv.vdb");
+    std::fs::write(
+        &p,
+        format!(
+            "validate=yes\nsd=sd1,lun={},size=4m,threads=4\nwd=w1,sd=sd1,rdpct=50,xfersize=4k\nwd=w2,sd=sd1,rdpct=50,xfersize=4k\nrd=rd1,wd=w*,elapsed=2,interval=1,warmup=0\n",
+            img.display()
+        ),
+    )
+    .unwrap();
+    let out = iolab().arg("run").arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let e = stderr(&out);
+    assert_eq!(e.trim().lines().count(), 1, "{e}");
+    assert!(
+        e.contains("dv.vdb:2") && e.contains("wd=w1") && e.contains("wd=w2") && e.contains("stale"),
+        "{e}"
+    );
+    let out = iolab()
+        .args([
+            "run",
+            "--size",
+            "4m",
+            "--duration",
+            "1s",
+            "--verify",
+            "--target",
+        ])
+        .arg(&img)
+        .args([
+            "--workload",
+            "a",
+            "--rw",
+            "randrw",
+            "--workload",
+            "b",
+            "--rw",
+            "randwrite",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let e = stderr(&out);
+    assert_eq!(e.trim().lines().count(), 1, "{e}");
+    assert!(
+        e.contains("workload 'a'") && e.contains("one workload per target"),
+        "{e}"
+    );
+    assert!(!img.exists(), "refused before any I/O");
+}

@@ -10,6 +10,8 @@ use crate::resolve::JobError;
 use crate::runs::RunOptions;
 use std::path::Path;
 
+pub mod tables;
+
 /// The language of a job file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputFormat {

@@ -128,10 +128,11 @@ fn refusals_name_file_and_line() {
         let Some(msg) = got.strip_prefix("error: ") else {
             panic!("{name} should be refused: {got}");
         };
-        // `name:LINE:` or, for a flag, `--vdbench-flags`.
+        // `name:LINE:`, `name: ` for the whole file or, for a flag,
+        // `--vdbench-flags`.
         let placed = msg
             .strip_prefix(&format!("{name}:"))
-            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit() || c == ' '));
         assert!(
             placed || msg.starts_with("--vdbench-flags"),
             "{name}: {msg}"

@@ -61,6 +61,24 @@ pub(crate) fn curve_of(r: &RunOptions) -> Result<Option<CurveSpec>, String> {
     resolve_curve(&o, r.curve.as_ref()).map_err(|e| e.0)
 }
 
+/// `--curve` over another tool's file (a vdbench rd with `iorate=N`, a
+/// fio job with `rate_iops`): the curve replaces the file's rates, which
+/// its user cannot drop without editing the file. iolab's own job files
+/// keep their rates (a curve with one is refused: drop one of them).
+pub(crate) fn flag_curve_over_file(r: &RunOptions) -> RunOptions {
+    let mut r = r.clone();
+    let foreign = r.origins.iter().flatten().any(|o| o.format != "iolab");
+    if r.overrides.curve.is_some() && r.overrides.rate.is_none() && foreign {
+        r.run.rate = None;
+        r.run.arrival = None;
+        for w in &mut r.workloads {
+            w.rate = None;
+            w.arrival = None;
+        }
+    }
+    r
+}
+
 /// How many runs a point of the run makes: 1, or 1 + the percentages.
 pub(crate) fn runs_per_point(curve: Option<&CurveSpec>) -> u128 {
     curve.map_or(1, |c| 1 + c.pcts.len() as u128)
@@ -227,6 +245,42 @@ mod tests {
         assert_eq!(p.runs.len(), 3);
         assert_eq!(p.runs[2].curve.as_ref().unwrap().pct, Some(60.0));
         assert_eq!(p.runs[2].curve.as_ref().unwrap().stop_ms, Some(1.0));
+    }
+
+    #[test]
+    fn the_curve_flag_replaces_the_rates_of_another_tools_file() {
+        // A vdbench rd with iorate=500 on two wds, one with its own rate.
+        let wl = |name: &str, rate: Option<&str>| WorkloadOptions {
+            name: Some(name.into()),
+            target: vec!["/tmp/iolab-plan-curve".into()],
+            rate: rate.map(Into::into),
+            ..Default::default()
+        };
+        let mut r = RunOptions {
+            run: WorkloadOptions {
+                rate: Some("500".into()),
+                arrival: Some("poisson".into()),
+                duration: Some("1s".into()),
+                ..Default::default()
+            },
+            workloads: vec![wl("a", None), wl("b", Some("100"))],
+            ..Default::default()
+        };
+        r.overrides.curve = Some("20".into());
+        let e = build(std::slice::from_ref(&r), &PlanArgs::default()).unwrap_err();
+        assert!(e.message.contains("drop the rate"), "iolab's own: {e}");
+        let origin = iolab_spec::JobOrigin {
+            format: "vdbench".into(),
+            ..Default::default()
+        };
+        r.origins = vec![Some(origin.clone()), Some(origin)];
+        let p = build(std::slice::from_ref(&r), &PlanArgs::default()).unwrap();
+        assert_eq!(names(&p), ["run-1 (max)", "run-1 (20%)"]);
+        assert!(p.runs[1]
+            .spec
+            .workloads
+            .iter()
+            .all(|w| w.rate_iops.is_none()));
     }
 
     #[test]

@@ -175,19 +175,28 @@ pub fn build_workloads(workloads: &[WorkloadOptions], pa: &PlanArgs) -> Result<P
     build(&runs, pa)
 }
 
+/// `--pause`, in seconds.
+fn flag_pause(pa: &PlanArgs) -> Result<Option<f64>, PlanError> {
+    match &pa.pause {
+        Some(p) => Ok(Some(
+            iolab_spec::parse_duration(p)
+                .map_err(|e| format!("--pause: {e}"))?
+                .as_secs_f64(),
+        )),
+        None => Ok(None),
+    }
+}
+
 /// Expand runs into a plan. Errors are one line for the user.
 pub fn build(runs: &[RunOptions], pa: &PlanArgs) -> Result<Plan, PlanError> {
     if pa.repeat == 0 {
         return Err(String::from("--repeat 0 runs nothing; give --repeat 1 or more").into());
     }
-    let flag_pause = match &pa.pause {
-        Some(p) => Some(
-            iolab_spec::parse_duration(p)
-                .map_err(|e| format!("--pause: {e}"))?
-                .as_secs_f64(),
-        ),
-        None => None,
-    };
+    let flag_pause = flag_pause(pa)?;
+    let runs = &runs
+        .iter()
+        .map(curve::flag_curve_over_file)
+        .collect::<Vec<_>>()[..];
     let several = runs.len() > 1;
     let mut curves = Vec::with_capacity(runs.len());
     for r in runs {

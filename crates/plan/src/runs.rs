@@ -11,7 +11,7 @@
 //! and fixes that key in every workload to the point's value.
 
 use iolab_jobfile::{has_own_end, resolve_run, resolve_run_keys, RunOptions, WorkloadOptions};
-use iolab_spec::RunSpec;
+use iolab_spec::{RunSpec, TargetSpec, WorkloadSpec};
 use std::collections::HashMap;
 
 /// A run with no duration whose workloads do not all end by themselves
@@ -257,14 +257,9 @@ pub(crate) fn resolve(
         }
         workloads.push(spec);
     }
-    if curve && keys.rate_iops.is_some() {
-        return Err((format!("the run's rate: {CURVE_AND_RATE}"), None));
-    }
-    if let Some(j) = workloads
-        .iter()
-        .position(|w| curve && w.rate_iops.is_some())
-    {
-        return Err((format!("--rate: {CURVE_AND_RATE}"), Some(j)));
+    shared_verify(&workloads)?;
+    if curve {
+        no_rate_in_curve(keys.rate_iops, &workloads)?;
     }
     let mut run = RunSpec {
         name,
@@ -281,4 +276,60 @@ pub(crate) fn resolve(
         run.rate_iops = None;
     }
     Ok(run)
+}
+
+/// A curve's run has no rate of its own, nor do its workloads.
+fn no_rate_in_curve(
+    run_rate: Option<f64>,
+    workloads: &[WorkloadSpec],
+) -> Result<(), (String, Option<usize>)> {
+    if run_rate.is_some() {
+        return Err((format!("the run's rate: {CURVE_AND_RATE}"), None));
+    }
+    match workloads.iter().position(|w| w.rate_iops.is_some()) {
+        Some(j) => Err((format!("--rate: {CURVE_AND_RATE}"), Some(j))),
+        None => Ok(()),
+    }
+}
+
+/// Whether two targets' regions (`None`: to the end) overlap.
+fn overlaps(a: &TargetSpec, b: &TargetSpec) -> bool {
+    let end = |t: &TargetSpec| t.range.map_or(u64::MAX, |r| t.offset.saturating_add(r));
+    a.path == b.path && a.offset < end(b) && b.offset < end(a)
+}
+
+/// A workload that verifies its stamps (or journals) keeps its own map
+/// of what it wrote where: another workload of the same run writing the same
+/// region would make each see the other's writes as stale. Refused, with
+/// what to do.
+fn shared_verify(workloads: &[WorkloadSpec]) -> Result<(), (String, Option<usize>)> {
+    for (i, a) in workloads.iter().enumerate() {
+        // A pattern's reads are checked against the pattern, whoever
+        // wrote the block: no map of generations.
+        let pattern = matches!(a.data, iolab_spec::DataPattern::Pattern { .. });
+        if !((a.verify && !pattern) || a.journal.is_some()) {
+            continue;
+        }
+        for (j, b) in workloads.iter().enumerate() {
+            if i == j || !b.writes() {
+                continue;
+            }
+            let Some(t) = a
+                .targets
+                .iter()
+                .find(|t| b.targets.iter().any(|u| overlaps(t, u)))
+            else {
+                continue;
+            };
+            let what = if a.verify { "verifies" } else { "journals" };
+            return Err((
+                format!(
+                    "workload '{}' {what} {} and workload '{}' writes it too in the same run: each workload keeps its own map of what it wrote, so each would see the other's writes as stale; verify with one workload per target (or regions that do not overlap), or turn verify and journal off",
+                    a.name, t.path, b.name
+                ),
+                Some(i),
+            ));
+        }
+    }
+    Ok(())
 }

@@ -357,3 +357,77 @@ fn every_run_is_validated_as_a_whole() {
     let ok = t.replace("skew=60", "skew=50");
     assert!(build(&runs(&ok), &PlanArgs::default()).is_ok());
 }
+
+#[test]
+fn two_workloads_writing_one_verified_target_are_refused() {
+    let text = |verify: &str, b_target: &str, offsets: &str| {
+        format!(
+            r#"
+[[run]]
+name = "dv"
+duration = "2s"
+{verify}
+
+[[run.workload]]
+name = "a"
+target = "/tmp/iolab-plan-dv"
+size = "4m"
+rw = "randrw"
+{offsets}
+
+[[run.workload]]
+name = "b"
+target = "{b_target}"
+size = "4m"
+rw = "randrw"
+{b_range}
+"#,
+            b_range = if offsets.is_empty() {
+                ""
+            } else {
+                "range = \"1m\""
+            }
+        )
+    };
+    let err = build(
+        &runs(&text("verify = true", "/tmp/iolab-plan-dv", "")),
+        &PlanArgs::default(),
+    )
+    .unwrap_err();
+    assert!(
+        err.message.contains("run 'dv', workload 'a'")
+            && err.message.contains("stale")
+            && err.message.contains("one workload per target"),
+        "{}",
+        err.message
+    );
+    // A journal keeps the same map (and implies verify).
+    let err = build(
+        &runs(&text(
+            "journal = \"/tmp/iolab-plan-dv-j\"",
+            "/tmp/iolab-plan-dv",
+            "",
+        )),
+        &PlanArgs::default(),
+    )
+    .unwrap_err();
+    assert!(err.message.contains("stale"), "{}", err.message);
+    // Other targets, or regions apart, are fine; so is no verify.
+    for t in [
+        text("verify = true", "/tmp/iolab-plan-dv-other", ""),
+        text(
+            "verify = true",
+            "/tmp/iolab-plan-dv",
+            "offset = \"2m\"\nrange = \"1m\"",
+        ),
+        text("", "/tmp/iolab-plan-dv", ""),
+        // A pattern is checked as the pattern, whoever wrote it.
+        text(
+            "verify = true\ndata = \"pattern:0xaa55\"",
+            "/tmp/iolab-plan-dv",
+            "",
+        ),
+    ] {
+        build(&runs(&t), &PlanArgs::default()).unwrap();
+    }
+}

@@ -12,6 +12,7 @@
 use super::flows::{thread_flow, Ctx, End, FlowOut, SetInfo};
 use super::values::{Scope, Val};
 use super::{at, Attr, Composite, FilesetDef, WmlFile};
+use crate::frontend::tables::options_of;
 use crate::frontend::{InputFormat, LoadOptions, Loaded};
 use crate::options::WorkloadOptions;
 use crate::resolve::JobError;
@@ -65,17 +66,8 @@ impl Translation {
 /// The run of a parsed WML file and the notes to print before it.
 pub fn map(w: &WmlFile, lo: &LoadOptions) -> Result<Loaded, JobError> {
     let t = translate(w, lo)?;
-    let of = |table: &toml::Table| -> Result<WorkloadOptions, JobError> {
-        toml::Value::Table(table.clone())
-            .try_into()
-            .map_err(|e: toml::de::Error| {
-                JobError(format!(
-                    "{}: maps onto an iolab key this build does not have: {}",
-                    w.file,
-                    e.message().trim()
-                ))
-            })
-    };
+    let what = format!("{}:", w.file);
+    let of = |table: &toml::Table| options_of(table, &what);
     let run = RunOptions {
         index: 0,
         single: false,

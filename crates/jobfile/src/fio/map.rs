@@ -19,124 +19,27 @@ mod table;
 mod val;
 
 use super::{FioFile, FioJob, FioOpt};
+pub(crate) use crate::frontend::tables::Notes;
+use crate::frontend::tables::{runs_of, unique};
+pub use crate::frontend::tables::{RunTables, Translation};
 use crate::frontend::{InputFormat, LoadOptions, Loaded};
-use crate::options::WorkloadOptions;
 use crate::resolve::JobError;
-use crate::runs::RunOptions;
 use iolab_spec::JobOrigin;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The runs of a parsed fio file and the notes to print before them.
 pub fn map(file: &FioFile, lo: &LoadOptions) -> Result<Loaded, JobError> {
     let t = translate(file, lo)?;
-    let mut runs = Vec::with_capacity(t.runs.len());
-    for (index, r) in t.runs.iter().enumerate() {
-        let run = options_of(&r.run, "the run")?;
-        let mut workloads = Vec::new();
-        let mut origins = Vec::new();
-        for (table, origin) in &r.workloads {
-            workloads.push(options_of(table, &format!("job [{}]", origin.section))?);
-            origins.push(Some(origin.clone()));
-        }
-        runs.push(RunOptions {
-            index,
-            single: false,
-            run,
-            workloads,
-            overrides: WorkloadOptions::default(),
-            origins,
-            ..Default::default()
-        });
-    }
+    let runs = runs_of(
+        &t,
+        |_| "fio the run".to_string(),
+        |o| format!("fio job [{}]", o.section),
+    )?;
     Ok(Loaded {
         format: InputFormat::Fio,
         runs,
         notes: t.notes,
     })
-}
-
-fn options_of(table: &toml::Table, what: &str) -> Result<WorkloadOptions, JobError> {
-    toml::Value::Table(table.clone())
-        .try_into()
-        .map_err(|e: toml::de::Error| {
-            JobError(format!(
-                "fio {what} maps onto an iolab key this build does not have: {}",
-                e.message().trim()
-            ))
-        })
-}
-
-/// A fio file translated into iolab's keys.
-#[derive(Debug, Clone, Default)]
-pub struct Translation {
-    pub runs: Vec<RunTables>,
-    pub notes: Vec<String>,
-}
-
-/// One run: its own keys (`warmup`, `interval`) and its workloads' keys.
-#[derive(Debug, Clone, Default)]
-pub struct RunTables {
-    pub run: toml::Table,
-    pub workloads: Vec<(toml::Table, JobOrigin)>,
-}
-
-impl Translation {
-    /// The translation as an iolab job file, with each job's origin and
-    /// the notes as comments (the golden text of the corpus tests).
-    pub fn to_toml(&self) -> String {
-        let mut out = String::new();
-        for n in &self.notes {
-            out.push_str(&format!("# note: {n}\n"));
-        }
-        for r in &self.runs {
-            out.push_str("\n[[run]]\n");
-            out.push_str(&toml::to_string(&r.run).unwrap_or_default());
-            for (w, o) in &r.workloads {
-                out.push_str(&format!(
-                    "\n[[run.workload]]\n# fio [{}] group {}{}\n",
-                    o.section,
-                    o.group,
-                    if o.group_reporting {
-                        " group_reporting"
-                    } else {
-                        ""
-                    }
-                ));
-                out.push_str(&toml::to_string(w).unwrap_or_default());
-            }
-        }
-        out
-    }
-}
-
-/// Notes printed once before the run.
-#[derive(Debug, Default)]
-pub(crate) struct Notes {
-    lines: Vec<String>,
-    /// Options accepted and ignored, with why.
-    ignored: BTreeMap<String, &'static str>,
-}
-
-impl Notes {
-    pub fn once(&mut self, s: impl Into<String>) {
-        let s = s.into();
-        if !self.lines.contains(&s) {
-            self.lines.push(s);
-        }
-    }
-
-    fn finish(mut self) -> Vec<String> {
-        if !self.ignored.is_empty() {
-            let list: Vec<String> = self
-                .ignored
-                .iter()
-                .map(|(k, why)| format!("{k} ({why})"))
-                .collect();
-            self.lines
-                .push(format!("accepted and ignored: {}", list.join(", ")));
-        }
-        self.lines
-    }
 }
 
 /// A job being mapped: its options (the last of each, by fio's
@@ -290,7 +193,7 @@ fn check_options<'a>(
                 last.insert(k, o);
             }
             table::Class::Ignored(why) => {
-                notes.ignored.insert(o.key.clone(), why);
+                notes.ignore(&o.key, why);
             }
             table::Class::Unsupported(why) => {
                 let msg = format!(
@@ -511,18 +414,7 @@ fn unique_name(
         .get("name")
         .and_then(|o| o.value.clone())
         .unwrap_or_else(|| job.name.clone());
-    let mut n = 1;
-    loop {
-        let candidate = if n == 1 {
-            base.clone()
-        } else {
-            format!("{base}-{n}")
-        };
-        if used.insert(candidate.clone()) {
-            return candidate;
-        }
-        n += 1;
-    }
+    unique(&base, used, |b, n| format!("{b}-{n}"))
 }
 
 #[cfg(test)]

@@ -16,12 +16,12 @@ mod num;
 mod raw;
 
 use super::{DefKind, VdbDef, VdbFile, VdbParam};
+use crate::frontend::tables::{runs_of, unique};
+pub use crate::frontend::tables::{Notes, RunTables, Translation};
 use crate::frontend::{InputFormat, LoadOptions, Loaded};
-use crate::options::WorkloadOptions;
 use crate::resolve::JobError;
-use crate::runs::RunOptions;
 use iolab_spec::{CurveSpec, JobOrigin};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use toml::Value;
 
 pub use loops::MAX_RUNS;
@@ -29,125 +29,16 @@ pub use loops::MAX_RUNS;
 /// The runs of a parameter file and the notes to print before them.
 pub fn map(file: &VdbFile, lo: &LoadOptions) -> Result<Loaded, JobError> {
     let t = translate(file, lo)?;
-    let mut runs = Vec::with_capacity(t.runs.len());
-    for (index, r) in t.runs.iter().enumerate() {
-        let run = options_of(&r.run, &format!("run {}", r.name))?;
-        let mut workloads = Vec::new();
-        let mut origins = Vec::new();
-        for (table, origin) in &r.workloads {
-            workloads.push(options_of(table, &origin.section)?);
-            origins.push(Some(origin.clone()));
-        }
-        runs.push(RunOptions {
-            index,
-            single: false,
-            run,
-            workloads,
-            overrides: WorkloadOptions::default(),
-            origins,
-            pause_s: r.pause_s,
-            curve: r.curve.clone(),
-        });
-    }
+    let runs = runs_of(
+        &t,
+        |r| format!("vdbench run {}", r.name),
+        |o| format!("vdbench {}", o.section),
+    )?;
     Ok(Loaded {
         format: InputFormat::Vdbench,
         runs,
         notes: t.notes,
     })
-}
-
-fn options_of(table: &toml::Table, what: &str) -> Result<WorkloadOptions, JobError> {
-    toml::Value::Table(table.clone())
-        .try_into()
-        .map_err(|e: toml::de::Error| {
-            JobError(format!(
-                "vdbench {what} maps onto an iolab key this build does not have: {}",
-                e.message().trim()
-            ))
-        })
-}
-
-/// A parameter file translated into iolab's keys.
-#[derive(Debug, Clone, Default)]
-pub struct Translation {
-    pub runs: Vec<RunTables>,
-    pub notes: Vec<String>,
-}
-
-/// One run: its name, own keys, pause and curve, and its workloads.
-#[derive(Debug, Clone, Default)]
-pub struct RunTables {
-    pub name: String,
-    pub run: toml::Table,
-    pub pause_s: Option<f64>,
-    pub curve: Option<CurveSpec>,
-    pub workloads: Vec<(toml::Table, JobOrigin)>,
-}
-
-impl Translation {
-    /// The translation as an iolab job file, with each run's pause and
-    /// curve, each workload's vdbench section and the notes as comments
-    /// (the golden text of the corpus tests).
-    pub fn to_toml(&self) -> String {
-        let mut out = String::new();
-        for n in &self.notes {
-            out.push_str(&format!("# note: {n}\n"));
-        }
-        for r in &self.runs {
-            out.push_str("\n[[run]]\n");
-            if let Some(p) = r.pause_s {
-                out.push_str(&format!("# pause {}\n", num::fmt_secs(p)));
-            }
-            if let Some(c) = &r.curve {
-                let pcts: Vec<String> = c.pcts.iter().map(|p| num::fmt_num(*p)).collect();
-                out.push_str(&format!("# curve {}", pcts.join(",")));
-                if let Some(s) = c.stop_ms {
-                    out.push_str(&format!(" stop {}ms", num::fmt_num(s)));
-                }
-                out.push('\n');
-            }
-            out.push_str(&toml::to_string(&r.run).unwrap_or_default());
-            for (w, o) in &r.workloads {
-                out.push_str(&format!("\n[[run.workload]]\n# vdbench {}\n", o.section));
-                out.push_str(&toml::to_string(w).unwrap_or_default());
-            }
-        }
-        out
-    }
-}
-
-/// Notes printed once before the runs.
-#[derive(Debug, Default)]
-pub struct Notes {
-    lines: Vec<String>,
-    /// Keywords accepted and ignored, with why.
-    ignored: BTreeMap<String, String>,
-}
-
-impl Notes {
-    pub fn once(&mut self, s: impl Into<String>) {
-        let s = s.into();
-        if !self.lines.contains(&s) {
-            self.lines.push(s);
-        }
-    }
-
-    pub fn ignore(&mut self, key: &str, why: &str) {
-        self.ignored.insert(key.to_string(), why.to_string());
-    }
-
-    fn finish(mut self) -> Vec<String> {
-        if !self.ignored.is_empty() {
-            let list: Vec<String> = self
-                .ignored
-                .iter()
-                .map(|(k, why)| format!("{k} ({why})"))
-                .collect();
-            self.lines
-                .push(format!("accepted and ignored: {}", list.join(", ")));
-        }
-        self.lines
-    }
 }
 
 /// Whether `name` matches vdbench's wildcard `pat` (`*` is any text).
@@ -228,10 +119,10 @@ pub fn translate(file: &VdbFile, lo: &LoadOptions) -> Result<Translation, JobErr
         .filter(|d| d.name != "default")
         .collect();
     if rds.is_empty() {
-        return Err(JobError(
-            "the parameter file has no run definition; add one, e.g. rd=rd1,wd=wd1,iorate=max,elapsed=30"
-                .into(),
-        ));
+        return Err(JobError(format!(
+            "{}the parameter file has no run definition (rd=); add one, e.g. rd=rd1,wd=wd1,iorate=max,elapsed=30",
+            file_name(file)
+        )));
     }
     for rd in rds {
         let is_fs = rd.get("fwd").is_some() || rd.get("fsd").is_some();
@@ -241,7 +132,9 @@ pub fn translate(file: &VdbFile, lo: &LoadOptions) -> Result<Translation, JobErr
         let rk = run_keys(rd, &g, is_fs, lo, &mut notes)?;
         for point in loops::points(&l) {
             let mut r = run_at(file, rd, &point, &g, &rk, is_fs, lo, &mut notes)?;
-            r.name = unique(loops::run_name(&rd.name, &point), &mut names);
+            r.name = unique(&loops::run_name(&rd.name, &point), &mut names, |b, n| {
+                format!("{b} ({n})")
+            });
             r.run.insert("name".into(), Value::String(r.name.clone()));
             out.runs.push(r);
         }
@@ -253,20 +146,15 @@ pub fn translate(file: &VdbFile, lo: &LoadOptions) -> Result<Translation, JobErr
     Ok(out)
 }
 
-/// `name`, else `name (2)`, `name (3)`, ...
-fn unique(name: String, used: &mut BTreeSet<String>) -> String {
-    let mut n = 1;
-    loop {
-        let c = if n == 1 {
-            name.clone()
-        } else {
-            format!("{name} ({n})")
-        };
-        if used.insert(c.clone()) {
-            return c;
-        }
-        n += 1;
-    }
+/// `FILE: ` for messages, from the first definition or parameter.
+fn file_name(file: &VdbFile) -> String {
+    file.defs
+        .first()
+        .map(|d| d.file.clone())
+        .or_else(|| file.general.first().map(|p| p.file.clone()))
+        .filter(|f| !f.is_empty())
+        .map(|f| format!("{f}: "))
+        .unwrap_or_default()
 }
 
 /// A run definition's own keys, the same at every point of its loops.
@@ -348,13 +236,21 @@ fn run_keys(
         )));
     }
     let interval = match rd.get("interval") {
-        Some(p) => secs_of(p, rd)?,
+        Some(p) => {
+            let i = secs_of(p, rd)?;
+            if i <= 0.0 {
+                return Err(JobError(format!(
+                    "{}: rd={}: interval={}: the reporting interval is a time above 0; give e.g. interval=1 (seconds)",
+                    p.place(),
+                    rd.name,
+                    p.values.first().map(String::as_str).unwrap_or("")
+                )));
+            }
+            i
+        }
         None => (elapsed_s / 2.0).floor().clamp(1.0, 60.0),
     };
-    t.insert(
-        "interval".into(),
-        Value::String(num::fmt_secs(interval.max(0.001))),
-    );
+    t.insert("interval".into(), Value::String(num::fmt_secs(interval)));
     if let Some(p) = rd.get("warmup") {
         t.insert(
             "warmup".into(),
@@ -418,16 +314,24 @@ fn iorate(rd: &VdbDef, notes: &mut Notes) -> Result<(Option<f64>, Option<CurveSp
     }
     if let Some(c) = curve.as_mut() {
         if let Some(p) = rd.get("curve") {
-            let pcts: Result<Vec<f64>, _> = p.values.iter().map(|v| num::number(v)).collect();
-            c.pcts = pcts
-                .ok()
-                .filter(|v| !v.is_empty() && v.iter().all(|x| *x > 0.0))
-                .ok_or_else(|| bad(p, "curve= lists percentages of the maximum above 0"))?;
+            // iolab's own limits: percentages above 0 (at most 10000), at
+            // most MAX_CURVE_POINTS of them.
+            c.pcts = iolab_spec::parse_curve(&p.values.join(","))
+                .map_err(|m| JobError(format!("{}: rd={}: curve=: {m}", p.place(), rd.name)))?;
         }
         if let Some(p) = rd.get("stopcurve") {
-            let v = num::number(p.values.first().map(String::as_str).unwrap_or(""))
-                .map_err(|m| bad(p, &m))?;
-            c.stop_ms = Some(v);
+            let v = p.values.first().map(|v| v.trim()).unwrap_or("");
+            c.stop_ms = Some(
+                num::number(v)
+                    .ok()
+                    .filter(|ms| *ms > 0.0 && ms.is_finite())
+                    .ok_or_else(|| {
+                        bad(
+                            p,
+                            "stopcurve is a mean response time in milliseconds above 0, e.g. stopcurve=5",
+                        )
+                    })?,
+            );
         }
     } else if rd.get("curve").is_some() || rd.get("stopcurve").is_some() {
         notes.once(format!(

@@ -196,8 +196,10 @@ impl Lines<'_> {
             if line.is_empty() || line.starts_with(['*', '/', '#']) {
                 continue;
             }
-            let line = self.substitute(line).map_err(|e| err_at(origin, n, e))?;
-            let line = cut_at_blank(&line).map_err(|e| err_at(origin, n, e))?;
+            // The comment after the first blank goes before variables are
+            // filled: a `$` there is the user's prose.
+            let line = cut_at_blank(line).map_err(|e| err_at(origin, n, e))?;
+            let line = self.substitute(&line).map_err(|e| err_at(origin, n, e))?;
             let head = line.get(..8).filter(|h| h.eq_ignore_ascii_case("include="));
             if head.is_some() && line.len() > 8 {
                 self.include(origin, n, &line[8..])?;
@@ -484,8 +486,13 @@ fn param_of(text: &str, l: &Line) -> Result<RawParam, JobError> {
             ),
         ));
     }
-    let values = values_of(rest)
-        .map_err(|e| err_at(&l.file, l.line, format!("{key}={}: {e}", unprotect(rest))))?;
+    let values = values_of(rest).map_err(|e| {
+        err_at(
+            &l.file,
+            l.line,
+            format!("{key}={}: {e}", shorten(&unprotect(rest))),
+        )
+    })?;
     Ok(RawParam {
         key,
         values,
@@ -528,6 +535,15 @@ fn values_of(rest: &str) -> Result<Vec<String>, String> {
         return Err("an empty list; give its values".into());
     }
     Ok(out)
+}
+
+/// A value for a message: at most 60 characters of it.
+fn shorten(v: &str) -> String {
+    const MAX: usize = 60;
+    match v.char_indices().nth(MAX) {
+        Some((at, _)) => format!("{}...", &v[..at]),
+        None => v.to_string(),
+    }
 }
 
 fn push_value(out: &mut Vec<String>, v: &str) -> Result<(), String> {

@@ -243,6 +243,14 @@ fn variables_fill_dollar_and_bang_names_and_unused_ones_are_listed() {
     // A variable only in a comment is not used.
     let f = parse_vars("* lun=$lun\nsd=sd1,lun=/dev/x\n", &[("lun", "/dev/y")]).unwrap();
     assert_eq!(f.unused_vars, ["lun"]);
+    // Nor is one in the comment after a line's first blank, given or not.
+    let f = parse_vars(
+        "sd=sd1,lun=/x,size=1m   this sd costs $money, not $lun\n",
+        &[("lun", "/dev/y")],
+    )
+    .unwrap();
+    assert_eq!(kv(&f.defs[0].params), ["lun=/x", "size=1m"]);
+    assert_eq!(f.unused_vars, ["lun"]);
 }
 
 #[test]
@@ -332,6 +340,7 @@ fn lists_and_definitions_are_bounded() {
     let list: Vec<String> = (0..5000).map(|i| i.to_string()).collect();
     let e = err(&format!("rd=rd1,forthreads=({})\n", list.join(",")));
     assert!(e.contains("more than 4096 values in one list"), "{e}");
+    assert!(e.len() < 200, "the list is not echoed whole: {e}");
     let many: String = (0..5000).map(|i| format!("sd=s{i},lun=/x\n")).collect();
     assert!(err(&many).contains("more than 4096 definitions"));
 }

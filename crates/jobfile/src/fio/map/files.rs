@@ -241,7 +241,7 @@ fn file_options(job: &Job, d: &Dirs, k: &mut Keys, notes: &mut Notes) -> Result<
         ),
     ] {
         if job.opt(key).is_some() {
-            notes.ignored.insert(key.into(), why);
+            notes.ignore(key, why);
         }
     }
     Ok(())
@@ -323,8 +323,8 @@ pub(crate) fn fs_job(
         "filename_format",
     ] {
         if job.opt(key).is_some() {
-            notes.ignored.insert(
-                key.into(),
+            notes.ignore(
+                key,
                 "iolab's file-system driver names and opens its files itself",
             );
         }

@@ -527,9 +527,7 @@ fn sync_keys(job: &Job, k: &mut Keys, notes: &mut Notes) -> Result<(), JobError>
 fn data(job: &Job, k: &mut Keys, notes: &mut Notes) -> Result<(), JobError> {
     for key in ["refill_buffers", "scramble_buffers"] {
         if job.opt(key).is_some() {
-            notes
-                .ignored
-                .insert(key.into(), "iolab's writes carry fresh data each time");
+            notes.ignore(key, "iolab's writes carry fresh data each time");
         }
     }
     if job.flag("zero_buffers")? == Some(true) {

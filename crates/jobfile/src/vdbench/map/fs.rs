@@ -356,22 +356,67 @@ pub fn workloads<'f>(
         }
     }
     for (g, f) in groups.iter_mut().zip(flows) {
-        g.keys = fsd_keys(g.fsd, rd, point, lo, notes)?;
-        same_for_all(&f, "fileselect", |x| x.select.clone(), rd, g.fsd)?;
-        same_for_all(&f, "openflags", |x| x.flags, rd, g.fsd)?;
-        apply_flags(&mut g.keys, &f[0].flags, g.fsd);
-        g.keys
-            .insert("file_select".into(), Value::String(f[0].select.clone()));
-        let text: Vec<String> = f.iter().map(|x| x.text.clone()).collect();
-        g.keys
-            .insert("flow".into(), Value::String(text.join(" | ")));
-        let names: Vec<&str> = g.fwds.iter().map(|d| d.name.as_str()).collect();
-        g.keys.insert(
-            "name".into(),
-            Value::String(format!("{}/{}", names.join("+"), g.fsd.name)),
-        );
+        finish(g, &f, rd, point, lo, notes)?;
     }
+    distinct_anchors(rd, &groups)?;
     Ok(groups)
+}
+
+/// A workload's keys: its fsd's fileset, its flows and what they share.
+fn finish(
+    g: &mut FsWorkload,
+    f: &[FlowOf],
+    rd: &VdbDef,
+    point: &[(String, String)],
+    lo: &LoadOptions,
+    notes: &mut Notes,
+) -> Result<(), JobError> {
+    g.keys = fsd_keys(g.fsd, rd, point, lo, notes)?;
+    same_for_all(f, "fileselect", |x| x.select.clone(), rd, g.fsd)?;
+    same_for_all(f, "openflags", |x| x.flags, rd, g.fsd)?;
+    apply_flags(&mut g.keys, &f[0].flags, g.fsd);
+    g.keys
+        .insert("file_select".into(), Value::String(f[0].select.clone()));
+    let text: Vec<String> = f.iter().map(|x| x.text.clone()).collect();
+    g.keys
+        .insert("flow".into(), Value::String(text.join(" | ")));
+    let names: Vec<&str> = g.fwds.iter().map(|d| d.name.as_str()).collect();
+    g.keys.insert(
+        "name".into(),
+        Value::String(format!("{}/{}", names.join("+"), g.fsd.name)),
+    );
+    Ok(())
+}
+
+/// The fsds of a run lay out trees of their own: two on one anchor (or
+/// one inside the other's) would lay out one tree twice at once, each
+/// with its shape. vdbench keeps one tree per anchor; refused here.
+fn distinct_anchors(rd: &VdbDef, groups: &[FsWorkload]) -> Result<(), JobError> {
+    let anchor = |g: &FsWorkload| -> Option<(String, String)> {
+        let p = g.fsd.get("anchor")?;
+        let a = p.values.first()?.trim().trim_end_matches('/').to_string();
+        Some((a, p.place()))
+    };
+    for (i, a) in groups.iter().enumerate() {
+        for b in &groups[i + 1..] {
+            let (Some((da, pa)), Some((db, pb))) = (anchor(a), anchor(b)) else {
+                continue;
+            };
+            let inside = |x: &str, y: &str| x.starts_with(&format!("{y}/"));
+            let how = if da == db {
+                "the same anchor as"
+            } else if inside(&db, &da) || inside(&da, &db) {
+                "an anchor nested with"
+            } else {
+                continue;
+            };
+            return Err(JobError(format!(
+                "{pb}: fsd={}: anchor={db} is {how} fsd={} ({pa}: anchor={da}), and rd={} uses both: each fsd lays out a file tree of its own; give each fsd its own directory, neither inside the other",
+                b.fsd.name, a.fsd.name, rd.name
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// One flow made from a fwd: its text and what must agree across the
@@ -954,7 +999,9 @@ fn steps(ctx: &FwdCtx, op: &str, notes: &mut Notes) -> Result<(String, f64), Job
             s.push(format!("read:rand:{x}:x{reads}"));
         }
         if n > reads {
-            s.push(format!("write:rand:{x}:x{}", n - reads));
+            // rewrite: vdbench's random writes stay inside the file
+            // (iolab's write:rand may append a block).
+            s.push(format!("rewrite:rand:{x}:x{}", n - reads));
         }
         s.push("close".into());
         return Ok((s.join(","), rw(n)));
@@ -962,7 +1009,8 @@ fn steps(ctx: &FwdCtx, op: &str, notes: &mut Notes) -> Result<(String, f64), Job
     Ok(match op {
         "read" | "write" if random => {
             let n = per_file(ctx, xfer, notes)?;
-            (format!("open,{op}:rand:{x}:x{n},close"), rw(n))
+            let step = if op == "write" { "rewrite" } else { "read" };
+            (format!("open,{step}:rand:{x}:x{n},close"), rw(n))
         }
         "write" if delete_first => (
             format!("delete,create,write:whole:{x},close"),

@@ -96,7 +96,7 @@ rd=r1,fwd=(rd,wr),fwdrate=1000,elapsed=10
     // rate all its steps: the open and close of each pass too.
     assert_eq!(
         w.get("flow").unwrap().as_str(),
-        Some("rd(4 rate=400): open,read:rand:8k:x6,close | wr(2 rate=840): open,write:rand:8k:x10,close")
+        Some("rd(4 rate=400): open,read:rand:8k:x6,close | wr(2 rate=840): open,rewrite:rand:8k:x10,close")
     );
     assert_eq!(w.get("file_select").unwrap().as_str(), Some("seq"));
     assert_eq!(ws[0].1.section, "r1/rd+wr/f");
@@ -134,11 +134,11 @@ rd=r2,fwd=m,operations=(read,getattr,mkdir),threads=6
     .unwrap();
     assert_eq!(
         t.runs[0].workloads[0].0.get("flow").unwrap().as_str(),
-        Some("m(3): open,read:rand:64k:x11,write:rand:64k:x5,close")
+        Some("m(3): open,read:rand:64k:x11,rewrite:rand:64k:x5,close")
     );
     assert_eq!(
         t.runs[1].workloads[0].0.get("flow").unwrap().as_str(),
-        Some("m-read(2): open,read:rand:64k:x11,write:rand:64k:x5,close | m-getattr(2): stat | m-mkdir(2): mkdir")
+        Some("m-read(2): open,read:rand:64k:x11,rewrite:rand:64k:x5,close | m-getattr(2): stat | m-mkdir(2): mkdir")
     );
 }
 

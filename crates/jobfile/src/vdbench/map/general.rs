@@ -32,10 +32,6 @@ const IGNORED: &[(&str, &str)] = &[
     ("report", "iolab's result document holds every workload"),
     ("port", "one host: no slaves to talk to"),
     ("messagescan", "iolab does not scan /var/log/messages"),
-    (
-        "create_anchors",
-        "iolab creates a missing anchor whose parent exists",
-    ),
 ];
 
 /// General parameters iolab cannot honour, with why.
@@ -129,6 +125,11 @@ pub fn general(file: &VdbFile, lo: &LoadOptions, notes: &mut Notes) -> Result<Ge
             }
             "validate" => validate(p, &mut g, lo, notes)?,
             "journal" => journal(p, &mut g, lo, notes)?,
+            "create_anchors" => {
+                if first(p).to_ascii_lowercase().starts_with('y') {
+                    notes.once("create_anchors=yes: iolab creates a missing anchor but not its missing parents (vdbench creates those too); create them first, e.g. mkdir -p PARENT");
+                }
+            }
             k => match IGNORED.iter().find(|(i, _)| *i == k) {
                 Some((_, why)) => notes.ignore(k, why),
                 None => match UNSUPPORTED.iter().find(|(u, _)| *u == k) {

@@ -33,6 +33,17 @@ pub fn pct(v: &str) -> Result<f64, String> {
     Ok(f)
 }
 
+/// A whole percentage, 0 to 100 (iolab's mixes are whole percentages).
+pub fn whole_pct(v: &str) -> Result<f64, String> {
+    let f = pct(v)?;
+    if f < 0.0 || f.fract() != 0.0 {
+        return Err(format!(
+            "'{v}' is not a whole percentage (0-100): iolab's mixes are whole percentages"
+        ));
+    }
+    Ok(f)
+}
+
 /// A size in bytes: `4096`, `4k`, `1.5m`, `1GB`.
 pub fn size(v: &str) -> Result<u64, String> {
     let t = v.trim().to_ascii_lowercase();

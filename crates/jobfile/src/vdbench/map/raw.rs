@@ -236,8 +236,10 @@ pub fn workloads(ctx: &Ctx, notes: &mut Notes) -> Result<Vec<Built>, JobError> {
     // planner drops them for its maximum run).
     let emit = ctx.rated || (ctx.curve && pairs.iter().any(|(w, _)| w.get("skew").is_some()));
     let mut out = Vec::new();
+    let mut made: Vec<(&VdbDef, &VdbDef)> = Vec::new();
     for (i, (wd, sds)) in pairs.iter().enumerate() {
         for sd in sds {
+            made.push((wd, sd));
             let qd = queue_share(ctx, &pairs, wd, sd, notes)?;
             let mut b = workload(ctx, wd, sd, notes)?;
             b.keys.insert("jobs".into(), Value::Integer(1));
@@ -246,11 +248,78 @@ pub fn workloads(ctx: &Ctx, notes: &mut Notes) -> Result<Vec<Built>, JobError> {
             out.push(b);
         }
     }
+    validated_alone(ctx, &made, &out)?;
+    never_reads(ctx, &out, notes);
     // One workload takes the whole rate: no share to write.
     if let [one] = out.as_mut_slice() {
         one.keys.remove("skew");
     }
     Ok(out)
+}
+
+/// Whether the workload validates its data (`validate=`, `-v`, a
+/// journal).
+fn validates(ctx: &Ctx, b: &Built) -> bool {
+    ["verify", "verify_after", "journal"]
+        .iter()
+        .any(|k| ctx.general.keys.contains_key(*k) || b.keys.contains_key(*k))
+}
+
+fn writes(b: &Built) -> bool {
+    b.keys.get("read_pct").and_then(Value::as_str) != Some("100")
+}
+
+/// vdbench keeps one map of written blocks per sd; iolab one per
+/// workload. Two workloads of a run on one LUN, one validating and the
+/// other writing, would each see the other's writes as stale: refused
+/// here with the file's names (the planner refuses it too).
+fn validated_alone(ctx: &Ctx, made: &[(&VdbDef, &VdbDef)], out: &[Built]) -> Result<(), JobError> {
+    let target = |b: &Built| {
+        b.keys
+            .get("target")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    for (i, a) in out.iter().enumerate() {
+        if !validates(ctx, a) {
+            continue;
+        }
+        let Some(j) =
+            (0..out.len()).find(|&j| j != i && writes(&out[j]) && target(&out[j]) == target(a))
+        else {
+            continue;
+        };
+        let ((wa, sa), (wb, sb)) = (made[i], made[j]);
+        let at = sa
+            .get("lun")
+            .map(VdbParam::place)
+            .unwrap_or_else(|| sa.place());
+        return Err(JobError(format!(
+            "{at}: rd={}: wd={} on sd={} and wd={} on sd={} both use lun={} with data validation: vdbench keeps one map of written blocks per sd, iolab one per workload, so each would see the other's writes as stale; validate with one wd per lun (e.g. rd=...,wd={}), or drop validate=/-v/-j",
+            ctx.rd.name,
+            wa.name,
+            sa.name,
+            wb.name,
+            sb.name,
+            target(a).unwrap_or_default(),
+            wa.name
+        )));
+    }
+    Ok(())
+}
+
+/// A validating run that never reads checks nothing while it runs.
+fn never_reads(ctx: &Ctx, out: &[Built], notes: &mut Notes) {
+    if out.iter().any(|b| validates(ctx, b))
+        && out
+            .iter()
+            .all(|b| b.keys.get("read_pct").and_then(Value::as_str) == Some("0"))
+    {
+        notes.once(format!(
+            "rd={}: data validation with rdpct=0 reads nothing back, so nothing is validated during the run; check what it wrote afterwards with `iolab verify --target LUN` (against the journal with -j) or a second run that reads it (rdpct=100 with the same validation)",
+            ctx.rd.name
+        ));
+    }
 }
 
 /// `host=` names another host: refused as `hd=` is.
@@ -405,7 +474,7 @@ fn workload(ctx: &Ctx, wd: &VdbDef, sd: &VdbDef, notes: &mut Notes) -> Result<Bu
     if eof {
         end_at_eof(wd, sd, region, &mut k)?;
     }
-    hits(ctx, wd, sd, &mut k)?;
+    hits(ctx, wd, sd, (region, &sizes), &mut k)?;
     openflags(ctx, wd, sd, &mut k, notes)?;
     if let Some(p) = sd.get("align") {
         let a = num::size(first(p)).map_err(|m| bad(p, &id(sd), &m))?;
@@ -554,17 +623,20 @@ fn mix(
     notes: &mut Notes,
 ) -> Result<bool, JobError> {
     let read = match ctx.looped("forrdpct") {
-        Some(p) => Some((num::pct(first(&p)).map_err(|m| bad(&p, &id(wd), &m))?, p)),
+        Some(p) => Some((
+            num::whole_pct(first(&p)).map_err(|m| bad(&p, &id(wd), &m))?,
+            p,
+        )),
         None => match (
             wd.get("rdpct").or(wd.get("readpct")),
             wd.get("writepct").or(wd.get("wrpct")),
         ) {
             (Some(p), _) => Some((
-                num::pct(first(p)).map_err(|m| bad(p, &id(wd), &m))?,
+                num::whole_pct(first(p)).map_err(|m| bad(p, &id(wd), &m))?,
                 p.clone(),
             )),
             (None, Some(p)) => Some((
-                100.0 - num::pct(first(p)).map_err(|m| bad(p, &id(wd), &m))?,
+                100.0 - num::whole_pct(first(p)).map_err(|m| bad(p, &id(wd), &m))?,
                 p.clone(),
             )),
             (None, None) => None,
@@ -598,11 +670,11 @@ fn mix(
         (100.0, false)
     } else {
         (
-            num::pct(&v).map_err(|_| {
+            num::whole_pct(&v).map_err(|_| {
                 bad(
                     &p,
-                    &wd.name,
-                    "seekpct is 0-100, sequential (seq), random, eof or seqnz",
+                    &id(wd),
+                    "seekpct is a whole percentage 0-100, sequential (seq), random, eof or seqnz",
                 )
             })?,
             false,
@@ -721,9 +793,17 @@ fn region(
     Ok(len)
 }
 
-/// `rhpct`, `whpct` and the sd's `hitarea` (vdbench's default 1m).
-fn hits(ctx: &Ctx, wd: &VdbDef, sd: &VdbDef, k: &mut toml::Table) -> Result<(), JobError> {
-    let mut any = false;
+/// `rhpct`, `whpct` and the sd's `hitarea` (vdbench's default 1m),
+/// checked against the region's length (when known) and the largest
+/// transfer size.
+fn hits(
+    ctx: &Ctx,
+    wd: &VdbDef,
+    sd: &VdbDef,
+    (region, sizes): (Option<u64>, &[u64]),
+    k: &mut toml::Table,
+) -> Result<(), JobError> {
+    let mut hit: Option<VdbParam> = None;
     for (lp, key, ours) in [
         ("forrhpct", "rhpct", "read_hit_pct"),
         ("forwhpct", "whpct", "write_hit_pct"),
@@ -731,10 +811,10 @@ fn hits(ctx: &Ctx, wd: &VdbDef, sd: &VdbDef, k: &mut toml::Table) -> Result<(), 
         let Some(p) = ctx.looped(lp).or_else(|| wd.get(key).cloned()) else {
             continue;
         };
-        let v = num::pct(first(&p)).map_err(|m| bad(&p, &id(wd), &m))?;
+        let v = num::whole_pct(first(&p)).map_err(|m| bad(&p, &id(wd), &m))?;
         if v > 0.0 {
-            any = true;
             k.insert(ours.into(), Value::String(num::fmt_num(v)));
+            hit.get_or_insert(p);
         }
     }
     let area = ctx
@@ -744,9 +824,41 @@ fn hits(ctx: &Ctx, wd: &VdbDef, sd: &VdbDef, k: &mut toml::Table) -> Result<(), 
         Some(p) => num::size(first(p)).map_err(|m| bad(p, &id(sd), &m))?,
         None => 1 << 20,
     };
-    if any || area.is_some() {
-        k.insert("hit_area".into(), Value::String(num::iolab_size(bytes)));
+    if let (Some(h), Some(a), 0) = (&hit, &area, bytes) {
+        return Err(bad(
+            h,
+            &id(wd),
+            &format!(
+                "hits need a hit area, and sd={}'s hitarea=0 ({}) leaves none; give the sd a hitarea= (vdbench's default is 1m)",
+                sd.name,
+                a.place()
+            ),
+        ));
     }
+    if hit.is_none() && area.is_none() {
+        return Ok(());
+    }
+    let at = |msg: String| match &area {
+        Some(p) => bad(p, &id(sd), &msg),
+        None => JobError(format!("{}: sd={}: {msg}", sd.place(), sd.name)),
+    };
+    if let Some(len) = region.filter(|&l| bytes > l) {
+        return Err(at(format!(
+            "the hit area of {} is larger than the sd's region of {}; give a smaller hitarea= or a larger size=",
+            num::iolab_size(bytes),
+            num::iolab_size(len)
+        )));
+    }
+    let max_bs = sizes.iter().copied().max().unwrap_or(0);
+    if bytes > 0 && bytes < max_bs {
+        return Err(at(format!(
+            "the hit area of {} is smaller than the transfer size {} of wd={}, so no I/O fits in it; give a larger hitarea=",
+            num::iolab_size(bytes),
+            num::iolab_size(max_bs),
+            wd.name
+        )));
+    }
+    k.insert("hit_area".into(), Value::String(num::iolab_size(bytes)));
     Ok(())
 }
 
