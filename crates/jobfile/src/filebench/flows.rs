@@ -397,6 +397,11 @@ struct Build<'s> {
     cur_name: String,
     pending: BTreeMap<u64, (Op, u32, String)>,
     fd_set: BTreeMap<u64, u32>,
+    /// `dsync` and `directio` of the openfile/createfile of each fd:
+    /// filebench opens with them, whatever the flowops on the fd say.
+    fd_flags: BTreeMap<u64, (bool, bool)>,
+    /// Those of the open file.
+    cur_flags: (bool, bool),
     closed_early: BTreeSet<u64>,
     /// Per step: an open or close the flow added that filebench does
     /// not count as an operation (the open of a flowop naming its file,
@@ -459,6 +464,7 @@ impl Build<'_> {
         self.current = Some(Key::Fd(fd));
         self.cur_set = set;
         self.cur_name = name;
+        self.cur_flags = self.fd_flags.get(&fd).copied().unwrap_or_default();
         Ok(())
     }
 }
@@ -473,6 +479,8 @@ fn steps<'s>(scope: &'s Scope, fops: &[Fop], ctx: &Ctx) -> Result<Build<'s>, Job
         cur_name: String::new(),
         pending: BTreeMap::new(),
         fd_set: BTreeMap::new(),
+        fd_flags: BTreeMap::new(),
+        cur_flags: (false, false),
         closed_early: BTreeSet::new(),
         added: Vec::new(),
     };
@@ -547,6 +555,7 @@ fn open_fop(b: &mut Build, scope: &Scope, fops: &[Fop], i: usize, op: Op) -> Res
     }
     b.closed_early.remove(&fd);
     b.fd_set.insert(fd, set);
+    b.fd_flags.insert(fd, (f.dsync, f.direct));
     b.pending.insert(fd, (op, set, f.name.clone()));
     if b.current.is_none() || !used_later(fops, i, b.current.unwrap_or(Key::Implicit)) {
         b.open(fops, i, fd)?;
@@ -603,6 +612,7 @@ fn data_file(b: &mut Build, scope: &Scope, fops: &[Fop], i: usize) -> Result<boo
         b.current = Some(Key::Implicit);
         b.cur_set = set;
         b.cur_name = f.name.clone();
+        b.cur_flags = (f.dsync, f.direct);
         return Ok(true);
     }
     if let Some(fd) = f.fd {
@@ -670,11 +680,20 @@ fn data(
     };
     let writes = matches!(op, Op::Write | Op::Append);
     let moves = op != Op::Fsync;
+    // filebench opens with the opening flowop's dsync and directio; on a
+    // file already open they change nothing, here either.
+    let (dsync, direct) = b.cur_flags;
+    if !implicit && ((f.dsync && !dsync) || (f.direct && !direct)) {
+        scope.note(format!(
+            "flowop {}: dsync/directio on a file another flowop opened change nothing in filebench (it takes them from the openfile or createfile), nor in iolab",
+            f.name
+        ));
+    }
     b.push(
         step,
         &f.name,
-        writes.then_some(f.dsync),
-        moves.then_some(f.direct),
+        writes.then_some(dsync),
+        moves.then_some(direct),
     );
     Ok(())
 }

@@ -144,9 +144,9 @@ pub fn translate(w: &WmlFile, lo: &LoadOptions) -> Result<Translation, JobError>
     wl.insert("name".into(), stem(&w.file).into());
     wl.insert("dir".into(), dir.into());
     wl.insert("filesets".into(), texts.join(" | ").into());
+    flags(&scope, &mut flows, wl);
     let flow_texts: Vec<String> = flows.iter().map(|f| flow_text(&f.flow, &names)).collect();
     wl.insert("flow".into(), flow_texts.join(" | ").into());
-    flags(&scope, &flows, wl);
     run_keys(&scope, w, &flows, &mut t.run, wl)?;
     t.origin = origin_of(w, &flows, &sections);
     t.notes = notes(w, &scope);
@@ -381,23 +381,35 @@ fn unused_dir(scope: &Scope, w: &WmlFile, lo: &LoadOptions) -> Result<(), JobErr
     ))
 }
 
-/// `sync` and `direct` when every flowop they can change agrees.
-fn flags(scope: &Scope, flows: &[FlowOut], wl: &mut toml::Table) {
+/// `sync` and `direct` when every flowop they can change agrees, else
+/// the steps' own `dsync`/`direct` (given to the open of their file).
+fn flags(scope: &Scope, flows: &mut [FlowOut], wl: &mut toml::Table) {
     let all = |f: &dyn Fn(&FlowOut) -> Vec<bool>| -> (bool, bool) {
         let v: Vec<bool> = flows.iter().flat_map(f).collect();
         (v.iter().any(|x| *x), !v.is_empty() && v.iter().all(|x| *x))
     };
     let (any, every) = all(&|f: &FlowOut| f.dsync.iter().flatten().copied().collect());
+    let (any_d, every_d) = all(&|f: &FlowOut| f.direct.iter().flatten().copied().collect());
+    if any {
+        scope.note("dsync: filebench opens with O_SYNC, iolab with O_DSYNC (the data and the metadata needed to read it back)");
+    }
     if every {
         wl.insert("sync".into(), "dsync".into());
     } else if any {
-        scope.note("dsync is on some writes only; iolab's sync is per workload, so every write runs without O_DSYNC");
+        for f in flows.iter_mut() {
+            for (s, d) in f.flow.steps.iter_mut().zip(&f.dsync) {
+                s.dsync = *d == Some(true);
+            }
+        }
     }
-    let (any, every) = all(&|f: &FlowOut| f.direct.iter().flatten().copied().collect());
-    if every {
+    if every_d {
         wl.insert("direct".into(), true.into());
-    } else if any {
-        scope.note("directio is on some flowops only; iolab's direct is per workload, so every transfer is buffered");
+    } else if any_d {
+        for f in flows.iter_mut() {
+            for (s, d) in f.flow.steps.iter_mut().zip(&f.direct) {
+                s.direct = *d == Some(true);
+            }
+        }
     }
 }
 
