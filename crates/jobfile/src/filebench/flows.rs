@@ -331,7 +331,7 @@ fn resolve(scope: &Scope, ctx: &Ctx, f: &Flowop) -> Result<Fop, JobError> {
                 }
             }
             "indexed" => scope
-                .note("indexed: iolab picks files uniformly among those in the state a step needs"),
+                .note("indexed: iolab picks files at random among those in the state a step needs (filebench without indexed picks them in rotation)"),
             "srcfd" | "opennext" | "blocking" | "highwater" | "noreadahead" => {
                 scope.attr_val(a)?;
             }
