@@ -452,6 +452,13 @@ fn run_keys(
                 })?,
                 None => 0,
             };
+            if d as f64 > iolab_spec::units::MAX_DURATION_S {
+                return Err(at(
+                    &w.file,
+                    r.line,
+                    format!("run {d}: more than iolab's longest run, 10000000000 s; give a shorter time"),
+                ));
+            }
             if r.psrun {
                 let p = r.period.filter(|p| *p != 0).unwrap_or(PSRUN_PERIOD_S);
                 run.insert("interval".into(), format!("{}s", p.unsigned_abs()).into());
