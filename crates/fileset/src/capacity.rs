@@ -12,6 +12,10 @@ pub struct Needs {
     /// Bytes, each file and directory rounded up to the fragment size.
     pub bytes: u64,
     pub inodes: u64,
+    /// The count stopped once it exceeded what is free (the need only
+    /// grows as the layout is walked, so the refusal is certain): the
+    /// figures are a lower bound.
+    pub at_least: bool,
 }
 
 /// Free space of the file system holding the anchor.
@@ -49,25 +53,50 @@ impl Needs {
     /// What is missing in the anchor for `layout` under `format`: files and
     /// directories absent, and the blocks existing files lack (under
     /// `Format::No` an existing file is kept as it is and needs nothing).
+    /// An anchor iolab just made or adopted is empty, so the need is
+    /// counted from the layout alone, without a stat per entry. Past
+    /// [`EXACT_ENTRIES`] entries the count stops as soon as it exceeds
+    /// what is free ([`Needs::at_least`]): a fileset of 10^8 files on a
+    /// small file system is refused at once, not after 10^8 steps.
     pub fn of(anchor: &Anchor, layout: &Layout, format: Format) -> Result<Needs, FsError> {
-        let block = free(anchor)?.block;
+        let f = free(anchor)?;
+        let block = f.block;
+        // What check_capacity may add back (the marker and the anchor).
+        let (room_bytes, room_inodes) = (f.bytes.saturating_add(2 * block), f.inodes + 2);
+        let mut walked = 0u64;
+        let mut over = |n: &mut Needs| {
+            walked += 1;
+            let out = n.bytes > room_bytes || (f.counts_inodes && n.inodes > room_inodes);
+            n.at_least = out && walked > EXACT_ENTRIES;
+            n.at_least
+        };
         let round = |b: u64| b.div_ceil(block).saturating_mul(block);
         let mut n = Needs::default();
+        let empty = anchor.state != AnchorState::Marked;
         let mut cache = DirCache::new(anchor);
         for d in 0..layout.dirs() {
-            let rel = layout.dir_path(d);
-            if !exists(&mut cache, &rel, &anchor.path)? {
+            if over(&mut n) {
+                return Ok(n);
+            }
+            if empty || !exists(&mut cache, &layout.dir_path(d), &anchor.path)? {
                 n.bytes = n.bytes.saturating_add(block);
                 n.inodes += 1;
             }
         }
         for i in (0..layout.files()).filter(|&i| layout.prealloc(i)) {
-            let rel = layout.file_path(i);
+            if over(&mut n) {
+                return Ok(n);
+            }
             let want = round(layout.size(i));
-            let st = match cache.parent(&rel) {
-                Ok((dir, name)) => lstatat(dir, name)
-                    .map_err(|e| FsError::os(&anchor.path.join(&rel), "stat", &e))?,
-                Err(_) => None,
+            let st = if empty {
+                None
+            } else {
+                let rel = layout.file_path(i);
+                match cache.parent(&rel) {
+                    Ok((dir, name)) => lstatat(dir, name)
+                        .map_err(|e| FsError::os(&anchor.path.join(&rel), "stat", &e))?,
+                    Err(_) => None,
+                }
             };
             match st {
                 Some(st) if is_kind(&st, libc::S_IFREG) => {
@@ -86,6 +115,10 @@ impl Needs {
         Ok(n)
     }
 }
+
+/// Entries (directories and files) the capacity count always walks in
+/// full, so a refusal of an ordinary fileset gives its exact need.
+pub const EXACT_ENTRIES: u64 = 1 << 16;
 
 fn exists(
     cache: &mut DirCache,
@@ -117,15 +150,17 @@ pub fn check_capacity(anchor: &Anchor, needs: &Needs) -> Result<(), FsError> {
     let needs = &Needs {
         bytes: needs.bytes.saturating_add(own * f.block),
         inodes: needs.inodes + own,
+        at_least: needs.at_least,
     };
     let short_inodes = f.counts_inodes && needs.inodes > f.inodes;
-    if needs.bytes <= f.bytes && !short_inodes {
+    if !needs.at_least && needs.bytes <= f.bytes && !short_inodes {
         return Ok(());
     }
     Err(FsError::refuse(
         &anchor.path,
         format!(
-            "the fileset needs {} and {} inodes; the file system has {} and {} inodes free; shrink the fileset or free space",
+            "the fileset needs {}{} and {} inodes; the file system has {} and {} inodes free; shrink the fileset or free space",
+            if needs.at_least { "more than " } else { "" },
             iolab_spec::format_bytes(needs.bytes),
             thousands(needs.inodes),
             iolab_spec::format_bytes(f.bytes),

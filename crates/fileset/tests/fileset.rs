@@ -347,6 +347,41 @@ fn a_fileset_that_does_not_fit_is_refused_with_the_numbers_and_leaves_no_trace()
     );
 }
 
+#[test]
+fn a_huge_fileset_that_cannot_fit_is_refused_without_counting_every_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let anchor = tmp.path().join("fs");
+    let spec = FilesetSpec {
+        anchor: anchor.clone(),
+        shape: Shape::Entries(EntriesShape {
+            entries: 2_000_000,
+            dir_width: 1000,
+            size: FileSize::Fixed(1 << 50),
+            prealloc: 100.0,
+        }),
+    };
+    let layout = Layout::new(&spec, 1).unwrap();
+    let e = create(&spec, 1, &layout, &opts(Format::No)).unwrap_err();
+    let msg = e.to_string();
+    // The count stops a little past EXACT_ENTRIES entries: far below the
+    // 2,000,000 PiB the whole fileset needs, said as a lower bound.
+    assert!(msg.contains("needs more than "), "{msg}");
+    let counted: u64 = msg
+        .split(" and ")
+        .nth(1)
+        .and_then(|x| x.split(' ').next())
+        .map(|x| x.replace(',', "").parse().unwrap())
+        .unwrap();
+    assert!(
+        counted > iolab_fileset::capacity::EXACT_ENTRIES && counted < 200_000,
+        "{msg}"
+    );
+    assert!(
+        !anchor.exists(),
+        "a refused anchor iolab made is removed again"
+    );
+}
+
 fn statvfs(p: &Path) -> libc::statvfs {
     let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
     let mut s: libc::statvfs = unsafe { std::mem::zeroed() };

@@ -68,19 +68,26 @@ pub fn check_anchors(w: &iolab_spec::WorkloadSpec) -> Result<(), String> {
     };
     for f in &fs.filesets {
         let a = &f.spec.anchor;
+        // A `filesets` entry (a filebench file's fileset) may have a path
+        // of its own that no --dir gave: name the fileset instead.
+        let flag = if f.make_parent && fs.personality.is_none() {
+            format!("fileset {}", f.name)
+        } else {
+            "--dir".to_string()
+        };
         match std::fs::metadata(a) {
             Ok(m) if m.is_dir() => {
-                check_marked_or_empty(a)?;
+                check_marked_or_empty(a).map_err(|e| e.replacen("--dir", &flag, 1))?;
                 continue;
             }
             Ok(_) => {
                 return Err(format!(
-                    "--dir: {} is not a directory; give a directory for the files",
+                    "{flag}: {} is not a directory; give a directory for the files",
                     a.display()
                 ))
             }
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(format!("--dir: cannot look at {}: {e}", a.display()))
+                return Err(format!("{flag}: cannot look at {}: {e}", a.display()))
             }
             Err(_) => {}
         }
@@ -97,6 +104,14 @@ pub fn check_anchors(w: &iolab_spec::WorkloadSpec) -> Result<(), String> {
                 .filter(|p| !p.as_os_str().is_empty())
                 .unwrap_or(std::path::Path::new("."));
             if !parent.is_dir() && !up.is_dir() {
+                if flag != "--dir" {
+                    return Err(format!(
+                        "{flag}: its directory {} does not exist and neither does its parent {}; create {} or give the fileset another path",
+                        parent.display(),
+                        up.display(),
+                        up.display()
+                    ));
+                }
                 return Err(format!(
                     "--dir {} does not exist and neither does its parent {}; create {} or give another --dir (the personality's filesets go to DIR/NAME)",
                     parent.display(),

@@ -110,3 +110,37 @@ fn a_small_wml_file_runs_its_flowops() {
     assert!(text.contains("\"filebench\""), "the origin's format");
     assert!(dir.join("pool").is_dir(), "the fileset is at DIR/NAME");
 }
+
+#[test]
+fn a_fileset_path_problem_names_the_fileset_not_a_dir_flag() {
+    let tmp = scratch();
+    let busy = tmp.path().join("busy");
+    std::fs::create_dir_all(busy.join("logs")).unwrap();
+    std::fs::write(busy.join("logs/theirs"), "not iolab's").unwrap();
+    let f = tmp.path().join("two.f");
+    std::fs::write(
+        &f,
+        format!(
+            "set $dir={}\ndefine fileset name=logs,path=$dir,entries=4,size=4k,prealloc\n\
+             define process name=p {{\n thread name=t {{\n  flowop statfile name=s,filesetname=logs\n }}\n}}\nrun 1\n",
+            busy.display()
+        ),
+    )
+    .unwrap();
+    let o = iolab()
+        .arg("run")
+        .arg(&f)
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("fileset logs: ") && !err.contains("--dir"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(busy.join("logs/theirs")).unwrap(),
+        "not iolab's"
+    );
+}

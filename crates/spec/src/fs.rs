@@ -161,9 +161,10 @@ impl Step {
 }
 
 /// How an operation chooses an existing file (vdbench `fileselect`,
-/// fio `file_service_type`). filebench picks files uniformly among those
-/// that exist (its gamma applies to directory widths and file sizes, not
-/// to the choice), so its personalities use `Uniform`.
+/// fio `file_service_type`). filebench picks files in rotation (one rotor
+/// per fileset shared by its threads); its personalities use `Uniform`,
+/// which touches the files as evenly but in random order
+/// (docs/filesystem.md "Choosing files").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FileSelect {

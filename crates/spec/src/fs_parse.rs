@@ -36,7 +36,7 @@ use crate::units::{parse_duration, parse_size};
 use crate::SpecError;
 
 mod filesets;
-pub use filesets::{filesets_text, parse_filesets, FilesetDecl};
+pub use filesets::{filesets_text, parse_filesets, valid_name as valid_fileset_name, FilesetDecl};
 
 /// Longest `--mix` or `--flow` text accepted.
 pub const MAX_TEXT: usize = 64 * 1024;

@@ -60,6 +60,12 @@ pub struct FlowOut {
     pub dsync: Vec<Option<bool>>,
     /// Per step: `Some(directio)` for reads, writes and appends.
     pub direct: Vec<Option<bool>>,
+    /// Per step: whether filebench counts it as an operation (not an
+    /// open or close the flow added).
+    pub counted: Vec<bool>,
+    /// How many times the pass filebench runs repeats the flow's steps
+    /// (1 unless [`fold`] folded it).
+    pub fold: u32,
     pub end: Option<End>,
 }
 
@@ -187,7 +193,18 @@ fn expand(
             scope.pop();
             r?;
             if body.len() == 1 {
-                body[0].iters = body[0].iters.saturating_mul(iters).min(MAX_ITERS);
+                let n = u64::from(body[0].iters) * u64::from(iters);
+                if n > u64::from(MAX_ITERS) {
+                    return Err(at(
+                        scope.file,
+                        f.line,
+                        format!(
+                            "{} iters={iters} repeats {} {} times, more than {MAX_ITERS}; lower an iters",
+                            f.kind, body[0].name, n
+                        ),
+                    ));
+                }
+                body[0].iters = n as u32;
                 out.append(&mut body);
             } else {
                 for _ in 0..iters {
@@ -314,7 +331,7 @@ fn resolve(scope: &Scope, ctx: &Ctx, f: &Flowop) -> Result<Fop, JobError> {
                 }
             }
             "indexed" => scope
-                .note("indexed: iolab picks files uniformly among those in the state a step needs"),
+                .note("indexed: iolab picks files at random among those in the state a step needs (filebench without indexed picks them in rotation)"),
             "srcfd" | "opennext" | "blocking" | "highwater" | "noreadahead" => {
                 scope.attr_val(a)?;
             }
@@ -380,20 +397,38 @@ struct Build<'s> {
     cur_name: String,
     pending: BTreeMap<u64, (Op, u32, String)>,
     fd_set: BTreeMap<u64, u32>,
+    /// `dsync` and `directio` of the openfile/createfile of each fd:
+    /// filebench opens with them, whatever the flowops on the fd say.
+    fd_flags: BTreeMap<u64, (bool, bool)>,
+    /// Those of the open file.
+    cur_flags: (bool, bool),
     closed_early: BTreeSet<u64>,
+    /// Per step: an open or close the flow added that filebench does
+    /// not count as an operation (the open of a flowop naming its file,
+    /// the close of a file filebench keeps open).
+    added: Vec<bool>,
 }
 
 impl Build<'_> {
     fn push(&mut self, s: Step, name: &str, dsync: Option<bool>, direct: Option<bool>) {
         self.steps.push((s, name.to_string(), dsync, direct));
+        self.added.push(false);
     }
-    fn close(&mut self, name: &str) {
+    /// Close the open file; `added` when filebench would not close it.
+    fn close_as(&mut self, name: &str, added: bool) {
         self.current = None;
         let s = Step {
             fileset: self.cur_set,
             ..Step::new(Op::Close)
         };
         self.push(s, name, None, None);
+        if let Some(a) = self.added.last_mut() {
+            *a = added;
+        }
+    }
+    fn close(&mut self, name: &str) {
+        let implicit = self.current == Some(Key::Implicit);
+        self.close_as(name, implicit);
     }
     /// Make room for another open file at flowop `i`.
     fn free(&mut self, fops: &[Fop], i: usize, what: &str) -> Result<(), JobError> {
@@ -429,6 +464,7 @@ impl Build<'_> {
         self.current = Some(Key::Fd(fd));
         self.cur_set = set;
         self.cur_name = name;
+        self.cur_flags = self.fd_flags.get(&fd).copied().unwrap_or_default();
         Ok(())
     }
 }
@@ -443,7 +479,10 @@ fn steps<'s>(scope: &'s Scope, fops: &[Fop], ctx: &Ctx) -> Result<Build<'s>, Job
         cur_name: String::new(),
         pending: BTreeMap::new(),
         fd_set: BTreeMap::new(),
+        fd_flags: BTreeMap::new(),
+        cur_flags: (false, false),
         closed_early: BTreeSet::new(),
+        added: Vec::new(),
     };
     for (i, f) in fops.iter().enumerate() {
         match f.kind {
@@ -453,12 +492,12 @@ fn steps<'s>(scope: &'s Scope, fops: &[Fop], ctx: &Ctx) -> Result<Build<'s>, Job
             Kind::Open(op) => open_fop(&mut b, scope, fops, i, op)?,
             Kind::Close => match f.fd {
                 Some(fd) if b.closed_early.remove(&fd) => {}
-                Some(fd) if b.current == Some(Key::Fd(fd)) => b.close(&f.name),
+                Some(fd) if b.current == Some(Key::Fd(fd)) => b.close_as(&f.name, false),
                 Some(fd) if b.pending.contains_key(&fd) => {
                     b.open(fops, i, fd)?;
-                    b.close(&f.name);
+                    b.close_as(&f.name, false);
                 }
-                None if b.current.is_some() => b.close(&f.name),
+                None if b.current.is_some() => b.close_as(&f.name, false),
                 _ => {
                     return Err(fop_err(
                         scope,
@@ -516,6 +555,7 @@ fn open_fop(b: &mut Build, scope: &Scope, fops: &[Fop], i: usize, op: Op) -> Res
     }
     b.closed_early.remove(&fd);
     b.fd_set.insert(fd, set);
+    b.fd_flags.insert(fd, (f.dsync, f.direct));
     b.pending.insert(fd, (op, set, f.name.clone()));
     if b.current.is_none() || !used_later(fops, i, b.current.unwrap_or(Key::Implicit)) {
         b.open(fops, i, fd)?;
@@ -534,7 +574,7 @@ fn end_of_pass(b: &mut Build, scope: &Scope) {
         if let Key::Fd(fd) = k {
             scope.note(kept(&name, fd));
         }
-        b.close(&name);
+        b.close_as(&name, true);
     }
     let left: Vec<u64> = b.pending.keys().copied().collect();
     for fd in left {
@@ -546,7 +586,7 @@ fn end_of_pass(b: &mut Build, scope: &Scope) {
             };
             b.push(s, &name, None, None);
             b.cur_set = set;
-            b.close(&name);
+            b.close_as(&name, true);
         }
     }
 }
@@ -566,9 +606,13 @@ fn data_file(b: &mut Build, scope: &Scope, fops: &[Fop], i: usize) -> Result<boo
             ..Step::new(Op::Open)
         };
         b.push(s, &f.name, None, None);
+        if let Some(a) = b.added.last_mut() {
+            *a = true;
+        }
         b.current = Some(Key::Implicit);
         b.cur_set = set;
         b.cur_name = f.name.clone();
+        b.cur_flags = (f.dsync, f.direct);
         return Ok(true);
     }
     if let Some(fd) = f.fd {
@@ -636,11 +680,20 @@ fn data(
     };
     let writes = matches!(op, Op::Write | Op::Append);
     let moves = op != Op::Fsync;
+    // filebench opens with the opening flowop's dsync and directio; on a
+    // file already open they change nothing, here either.
+    let (dsync, direct) = b.cur_flags;
+    if !implicit && ((f.dsync && !dsync) || (f.direct && !direct)) {
+        scope.note(format!(
+            "flowop {}: dsync/directio on a file another flowop opened change nothing in filebench (it takes them from the openfile or createfile), nor in iolab",
+            f.name
+        ));
+    }
     b.push(
         step,
         &f.name,
-        writes.then_some(f.dsync),
-        moves.then_some(f.direct),
+        writes.then_some(dsync),
+        moves.then_some(direct),
     );
     Ok(())
 }
@@ -681,6 +734,8 @@ pub fn thread_flow(
         names: b.steps.iter().map(|s| s.1.clone()).collect(),
         dsync: b.steps.iter().map(|s| s.2).collect(),
         direct: b.steps.iter().map(|s| s.3).collect(),
+        counted: b.added.iter().map(|a| !a).collect(),
+        fold: 1,
         end: None,
     };
     if out.flow.steps.is_empty() {
@@ -716,25 +771,27 @@ fn fold(scope: &Scope, out: &mut FlowOut) {
             && out.names[i] == out.names[j]
             && out.dsync[i] == out.dsync[j]
             && out.direct[i] == out.direct[j]
+            && out.counted[i] == out.counted[j]
     };
     let Some(p) = (1..=MAX_STEPS).find(|&p| n.is_multiple_of(p) && (p..n).all(|i| same(i, i % p)))
     else {
         return;
     };
     scope.note(format!(
-        "flow {}: its pass repeats {p} steps {} times; the flow runs those {p} steps a pass (the same operations in the same order)",
+        "flow {}: its pass repeats {p} steps {} times; the flow runs those {p} steps a pass (the same operations in the same order; think time and event rates are per filebench pass, scaled to the shorter pass)",
         out.flow.name,
         n / p
     ));
+    out.fold = (n / p) as u32;
     out.flow.steps.truncate(p);
     out.names.truncate(p);
     out.dsync.truncate(p);
     out.direct.truncate(p);
+    out.counted.truncate(p);
 }
 
 /// Think time, rate limits, ends and the notes for dropped flowops.
 fn extras(scope: &Scope, ctx: &Ctx, fops: &[Fop], out: &mut FlowOut) -> Result<(), JobError> {
-    let flow = &mut out.flow;
     let mut think_s = 0.0;
     for f in fops {
         match f.kind {
@@ -746,11 +803,19 @@ fn extras(scope: &Scope, ctx: &Ctx, fops: &[Fop], out: &mut FlowOut) -> Result<(
                         "{}: without eventgen rate filebench does not limit, nor does iolab",
                         f.ty
                     )),
-                    Some(_) if flow.rate_ops.is_some() => scope.note(format!(
+                    Some(_) if out.flow.rate_ops.is_some() => scope.note(format!(
                         "flow {}: a second limit ({}) is ignored",
-                        flow.name, f.name
+                        out.flow.name, f.name
                     )),
-                    Some(r) => flow.rate_ops = rate(l, r, f, &out.names, &flow.steps, ctx.sets),
+                    Some(r) => {
+                        // One filebench pass per event is `fold` of the flow's passes.
+                        let r = if l == Limit::Events {
+                            r * f64::from(out.fold)
+                        } else {
+                            r
+                        };
+                        out.flow.rate_ops = rate(l, r, f, &out.names, &out.flow.steps, ctx.sets)
+                    }
                 }
             }
             Kind::FinishCount | Kind::FinishBytes => {
@@ -770,7 +835,7 @@ fn extras(scope: &Scope, ctx: &Ctx, fops: &[Fop], out: &mut FlowOut) -> Result<(
                     }
                     End::Bytes(v)
                 } else {
-                    finish_count(scope, f, v, &out.names, &flow.steps)?
+                    finish_count(scope, f, v, out, fops)?
                 };
                 out.end = Some(match out.end {
                     Some(e) => min_end(e, end),
@@ -791,8 +856,13 @@ fn extras(scope: &Scope, ctx: &Ctx, fops: &[Fop], out: &mut FlowOut) -> Result<(
         }
     }
     if think_s > 0.0 {
-        flow.think_us = iolab_spec::fs_parse::think_us(think_s)
-            .map_err(|e| at(scope.file, 0, format!("delay: {}", e.0)))?;
+        // filebench's delays come once a filebench pass: `fold` of the flow's.
+        let line = fops
+            .iter()
+            .find(|f| f.kind == Kind::Delay)
+            .map_or(0, |f| f.line);
+        out.flow.think_us = iolab_spec::fs_parse::think_us(think_s / f64::from(out.fold))
+            .map_err(|e| at(scope.file, line, format!("delay: {}", e.0)))?;
     }
     Ok(())
 }
@@ -826,23 +896,57 @@ fn targeted<'a>(f: &Fop, names: &'a [String], steps: &'a [Step]) -> Vec<&'a Step
     }
 }
 
-/// `finishoncount value=N`: N operations of all threads, or with
-/// `target=`, as many operations as N of the target's take in this flow.
+/// Operations filebench counts for `finishoncount` in one execution of
+/// a flowop that makes no step: every flowop that ends with
+/// `flowop_endop` and is not an I/O is typed so that it counts too
+/// (delay, the limits, `finishon*` themselves, hog, semblock, block,
+/// wakeup).
+fn counted_extra(f: &Fop) -> u64 {
+    let counts = match f.kind {
+        Kind::Delay | Kind::Limit(_) | Kind::FinishCount | Kind::FinishBytes => true,
+        Kind::Dropped => matches!(f.ty.as_str(), "hog" | "semblock" | "block" | "wakeup"),
+        _ => false,
+    };
+    if counts {
+        u64::from(f.iters)
+    } else {
+        0
+    }
+}
+
+/// `finishoncount value=N`: filebench ends the run once all threads
+/// together did N counted operations (not the opens and closes the flow
+/// added), or with `target=`, once a thread did N of the target's; as
+/// iolab's count of all the flow's operations.
 fn finish_count(
     scope: &Scope,
     f: &Fop,
     n: u64,
-    names: &[String],
-    steps: &[Step],
+    out: &FlowOut,
+    fops: &[Fop],
 ) -> Result<End, JobError> {
-    let all: u64 = steps.iter().map(|s| u64::from(s.iters)).sum::<u64>().max(1);
+    let k = u64::from(out.fold.max(1));
+    let steps = &out.flow.steps;
+    // Per filebench pass (`k` of the flow's).
+    let all: u64 = k * steps.iter().map(|s| u64::from(s.iters)).sum::<u64>();
+    let all = all.max(1);
     let ops = match &f.target {
-        None => n,
+        None => {
+            let own: u64 = steps
+                .iter()
+                .zip(&out.counted)
+                .filter(|(_, c)| **c)
+                .map(|(s, _)| u64::from(s.iters))
+                .sum();
+            let counted = (k * own + fops.iter().map(counted_extra).sum::<u64>()).max(1);
+            ((u128::from(n) * u128::from(all)).div_ceil(u128::from(counted)))
+                .min(u128::from(u64::MAX)) as u64
+        }
         Some(t) => {
-            let hits: u64 = targeted(f, names, steps)
+            let hits: u64 = k * targeted(f, &out.names, steps)
                 .iter()
                 .map(|s| u64::from(s.iters))
-                .sum();
+                .sum::<u64>();
             if hits == 0 {
                 return Err(at(
                     scope.file,
@@ -850,15 +954,22 @@ fn finish_count(
                     format!("{}: target={t} names no flowop of this thread", f.ty),
                 ));
             }
-            n.saturating_mul(all) / hits
+            // Each thread counts its own target's operations.
+            let per = (u128::from(n) * u128::from(all)).div_ceil(u128::from(hits));
+            (per * u128::from(out.flow.threads)).min(u128::from(u64::MAX)) as u64
         }
     };
     // filebench looks at the count once a pass, where the flowop stands.
     let ops = ops.div_ceil(all).saturating_mul(all);
     scope.note(format!(
-        "{} value={n}{}: the run ends after {ops} operations of all threads (whole passes of {all}, as filebench checks once a pass)",
+        "{} value={n}{}: the run ends after {ops} operations of all threads (whole passes of {all}; filebench {}, and checks once a pass)",
         f.name,
-        f.target.as_ref().map(|t| format!(" target={t}")).unwrap_or_default()
+        f.target.as_ref().map(|t| format!(" target={t}")).unwrap_or_default(),
+        if f.target.is_some() {
+            "counts the target's operations per thread"
+        } else {
+            "counts every flowop's operations, delays and limits among them, not the opens and closes iolab adds"
+        }
     ));
     Ok(End::Ops(ops))
 }

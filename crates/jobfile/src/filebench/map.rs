@@ -26,8 +26,8 @@ use std::collections::BTreeMap;
 pub const RUN_DEFAULT_S: u64 = 60;
 /// filebench's `psrun` period without one.
 pub const PSRUN_PERIOD_S: i64 = 10;
-/// Most filesets of one file.
-const MAX_FILESETS: usize = 256;
+/// Most filesets of one file (iolab's `filesets` limit).
+const MAX_FILESETS: usize = iolab_spec::fs::MAX_FILESETS;
 /// Most threads of one flow (iolab's thread limit).
 const MAX_FLOW_THREADS: u64 = 4096;
 
@@ -112,7 +112,9 @@ pub fn translate(w: &WmlFile, lo: &LoadOptions) -> Result<Translation, JobError>
         composites: &composites,
         events,
     };
-    let (flows, sections) = flows(&mut scope, &ctx, w)?;
+    let (mut flows, sections) = flows(&mut scope, &ctx, w)?;
+    share_events(&scope, &mut flows);
+    unused_dir(&scope, w, lo)?;
     if events.is_some_and(|e| e > 0.0) && flows.iter().all(|f| f.flow.rate_ops.is_none()) {
         scope.note("eventgen: no flowop waits on its events (eventlimit, opslimit, iopslimit, bwlimit), so nothing is limited");
     }
@@ -124,7 +126,8 @@ pub fn translate(w: &WmlFile, lo: &LoadOptions) -> Result<Translation, JobError>
             if s.path == dir {
                 s.text.replace(" path=@", "")
             } else {
-                s.text.replace(" path=@", &format!(" path={}", s.path))
+                // Checked in `fileset`: no double quote, no control character.
+                s.text.replace(" path=@", &format!(" path=\"{}\"", s.path))
             }
         })
         .collect();
@@ -133,9 +136,9 @@ pub fn translate(w: &WmlFile, lo: &LoadOptions) -> Result<Translation, JobError>
     wl.insert("name".into(), stem(&w.file).into());
     wl.insert("dir".into(), dir.into());
     wl.insert("filesets".into(), texts.join(" | ").into());
+    flags(&scope, &mut flows, wl);
     let flow_texts: Vec<String> = flows.iter().map(|f| flow_text(&f.flow, &names)).collect();
     wl.insert("flow".into(), flow_texts.join(" | ").into());
-    flags(&scope, &flows, wl);
     run_keys(&scope, w, &flows, &mut t.run, wl)?;
     t.origin = origin_of(w, &flows, &sections);
     t.notes = notes(w, &scope);
@@ -196,22 +199,25 @@ fn origin_of(w: &WmlFile, flows: &[FlowOut], sections: &[String]) -> JobOrigin {
 /// The file's name without directories and `.f`.
 fn stem(file: &str) -> String {
     let base = file.rsplit('/').next().unwrap_or(file);
-    let s = base.strip_suffix(".f").unwrap_or(base);
-    let s: String = s
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "_-.".contains(c) {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
+    let s = clean(base.strip_suffix(".f").unwrap_or(base));
     if s.is_empty() {
         "filebench".into()
     } else {
         s
     }
+}
+
+/// `s` with every character but letters, digits, `_`, `.` and `-` as `-`.
+fn clean(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "_.-".contains(c) {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
 }
 
 /// Composite flowops by name.
@@ -306,18 +312,13 @@ fn flows(
             } else {
                 format!("{pname}.{tname}")
             };
-            let name: String = name
-                .chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() || "_.-".contains(c) {
-                        c
-                    } else {
-                        '-'
-                    }
-                })
-                .collect();
+            let name = clean(&name);
             if out.iter().any(|f| f.flow.name == name) {
                 return Err(at(scope.file, t.line, format!("a second thread flow named {name}; give processes and threads their own names")));
+            }
+            let before: u64 = out.iter().map(|f| u64::from(f.flow.threads)).sum();
+            if before + threads > iolab_spec::fs::MAX_FLOW_THREADS {
+                return Err(at(scope.file, t.line, format!("thread {tname}: the threads of all processes come to more than {}; lower instances", iolab_spec::fs::MAX_FLOW_THREADS)));
             }
             out.push(thread_flow(scope, ctx, &t.flowops, &name, threads as u32)?);
         }
@@ -325,23 +326,82 @@ fn flows(
     Ok((out, sections))
 }
 
-/// `sync` and `direct` when every flowop they can change agrees.
-fn flags(scope: &Scope, flows: &[FlowOut], wl: &mut toml::Table) {
+/// filebench's events come from one queue all waiting threads take from:
+/// flows that wait on them share `eventgen rate` by their threads.
+fn share_events(scope: &Scope, flows: &mut [FlowOut]) {
+    let waiting: Vec<&mut FlowOut> = flows
+        .iter_mut()
+        .filter(|f| f.flow.rate_ops.is_some())
+        .collect();
+    if waiting.len() < 2 {
+        return;
+    }
+    let total: f64 = waiting.iter().map(|f| f64::from(f.flow.threads)).sum();
+    for f in waiting {
+        let share = f64::from(f.flow.threads) / total;
+        f.flow.rate_ops = f.flow.rate_ops.map(|r| r * share);
+    }
+    scope.note("eventgen: filebench's events are one queue for all threads, so the flows that wait on them share its rate by their threads");
+}
+
+/// A `dir=` the file never reads would leave its filesets where the
+/// file says (often /tmp): refused, naming what the file uses instead.
+fn unused_dir(scope: &Scope, w: &WmlFile, lo: &LoadOptions) -> Result<(), JobError> {
+    if !scope.unused_cli().iter().any(|v| v == "dir") {
+        return Ok(());
+    }
+    let given = lo
+        .vars
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "dir")
+        .map_or(String::new(), |(_, v)| v.clone());
+    let f = &w.filesets[0];
+    let path = f.attrs.iter().find(|a| a.name == "path");
+    let what = match path.and_then(|a| a.value.as_ref()) {
+        Some(super::Value::Var(v)) => {
+            format!("its filesets' path is ${v}: give {v}={given} instead")
+        }
+        _ => "its filesets' path is written out: edit path= in the file".to_string(),
+    };
+    Err(at(
+        scope.file,
+        path.map_or(f.line, |a| a.line),
+        super::one_line(&format!(
+            "dir={given} was given but the file uses no $dir, and iolab writes only where it was told; {what}"
+        )),
+    ))
+}
+
+/// `sync` and `direct` when every flowop they can change agrees, else
+/// the steps' own `dsync`/`direct` (given to the open of their file).
+fn flags(scope: &Scope, flows: &mut [FlowOut], wl: &mut toml::Table) {
     let all = |f: &dyn Fn(&FlowOut) -> Vec<bool>| -> (bool, bool) {
         let v: Vec<bool> = flows.iter().flat_map(f).collect();
         (v.iter().any(|x| *x), !v.is_empty() && v.iter().all(|x| *x))
     };
     let (any, every) = all(&|f: &FlowOut| f.dsync.iter().flatten().copied().collect());
+    let (any_d, every_d) = all(&|f: &FlowOut| f.direct.iter().flatten().copied().collect());
+    if any {
+        scope.note("dsync: filebench opens with O_SYNC, iolab with O_DSYNC (the data and the metadata needed to read it back)");
+    }
     if every {
         wl.insert("sync".into(), "dsync".into());
     } else if any {
-        scope.note("dsync is on some writes only; iolab's sync is per workload, so every write runs without O_DSYNC");
+        for f in flows.iter_mut() {
+            for (s, d) in f.flow.steps.iter_mut().zip(&f.dsync) {
+                s.dsync = *d == Some(true);
+            }
+        }
     }
-    let (any, every) = all(&|f: &FlowOut| f.direct.iter().flatten().copied().collect());
-    if every {
+    if every_d {
         wl.insert("direct".into(), true.into());
-    } else if any {
-        scope.note("directio is on some flowops only; iolab's direct is per workload, so every transfer is buffered");
+    } else if any_d {
+        for f in flows.iter_mut() {
+            for (s, d) in f.flow.steps.iter_mut().zip(&f.direct) {
+                s.direct = *d == Some(true);
+            }
+        }
     }
 }
 
@@ -384,6 +444,13 @@ fn run_keys(
                 })?,
                 None => 0,
             };
+            if d as f64 > iolab_spec::units::MAX_DURATION_S {
+                return Err(at(
+                    &w.file,
+                    r.line,
+                    format!("run {d}: more than iolab's longest run, 10000000000 s; give a shorter time"),
+                ));
+            }
             if r.psrun {
                 let p = r.period.filter(|p| *p != 0).unwrap_or(PSRUN_PERIOD_S);
                 run.insert("interval".into(), format!("{}s", p.unsigned_abs()).into());
@@ -440,6 +507,8 @@ const FILESET_ATTRS: &str = "name, path, size, filesize, entries, dirwidth, dirg
 struct Fset {
     name: Option<String>,
     path: Option<String>,
+    /// The line of `path=`.
+    path_line: Option<usize>,
     size: (String, u64),
     entries: Option<u64>,
     width: Option<u64>,
@@ -463,12 +532,8 @@ fn fileset(scope: &Scope, f: &FilesetDef) -> Result<(SetOut, SetInfo), JobError>
     let name = o
         .name
         .ok_or_else(|| at(scope.file, f.line, "define fileset needs name="))?;
-    if name.is_empty()
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
-    {
-        return Err(at(scope.file, f.line, format!("fileset name '{name}': iolab's fileset names are letters, digits, '_', '.' and '-'")));
+    if !iolab_spec::fs_parse::valid_fileset_name(&name) {
+        return Err(at(scope.file, f.line, format!("fileset name '{name}': iolab's fileset names are letters, digits, '_', '.' and '-' (not . or .., at most 255)")));
     }
     let path = o.path.ok_or_else(|| {
         at(
@@ -477,6 +542,17 @@ fn fileset(scope: &Scope, f: &FilesetDef) -> Result<(SetOut, SetInfo), JobError>
             format!("fileset {name} needs path= (where its directory goes)"),
         )
     })?;
+    let line = o.path_line.unwrap_or(f.line);
+    if path.is_empty() {
+        return Err(at(
+            scope.file,
+            line,
+            format!("fileset {name}: path is empty; give the directory its fileset goes in"),
+        ));
+    }
+    if path.contains('"') || path.chars().any(char::is_control) {
+        return Err(at(scope.file, line, super::one_line(&format!("fileset {name}: path '{path}' has a double quote or a control character, which iolab's filesets key cannot hold; rename the directory"))));
+    }
     if let (Some(line), true) = (o.leafdirs, o.prealloc > 0) {
         return Err(at(scope.file, line, format!(
             "fileset {name}: leafdirs with prealloc asks for directories made before the run, which iolab does not make (it makes files); drop prealloc and let makedir make them"
@@ -490,7 +566,7 @@ fn fileset(scope: &Scope, f: &FilesetDef) -> Result<(SetOut, SetInfo), JobError>
         )
     })?;
     if f.single_file {
-        scope.note("define file: iolab keeps each such file in a directory of its own, PATH/NAME/ (filebench's file is PATH/NAME itself)");
+        scope.note("define file: iolab keeps each such file in a directory of its own, PATH/NAME/ (filebench's is PATH/NAME/00000001/00000001)");
     }
     let mut text = format!("{name}(files={entries}");
     if let Some(w) = o.width {
@@ -516,7 +592,10 @@ fn fileset(scope: &Scope, f: &FilesetDef) -> Result<(SetOut, SetInfo), JobError>
 fn fileset_attr(scope: &Scope, f: &FilesetDef, a: &Attr, o: &mut Fset) -> Result<(), JobError> {
     match a.name.as_str() {
         "name" => o.name = Some(scope.text(a)?),
-        "path" => o.path = Some(scope.text(a)?),
+        "path" => {
+            o.path = Some(scope.text(a)?);
+            o.path_line = Some(a.line);
+        }
         "size" | "filesize" => o.size = file_size(scope, a)?,
         "entries" if !f.single_file => o.entries = Some(files(scope, a)?),
         "leafdirs" if !f.single_file => {

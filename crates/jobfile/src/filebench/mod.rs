@@ -186,7 +186,6 @@ pub fn load(origin: &str, text: &str, lo: &LoadOptions) -> Result<Loaded, JobErr
     map::map(&file, lo)
 }
 
-/// `file:line: what` (one line).
 /// `file:line: what` (one line: control characters the file's own text
 /// brought in are escaped).
 pub(crate) fn at(file: &str, line: usize, what: impl std::fmt::Display) -> JobError {

@@ -467,6 +467,18 @@ fn run(p: &mut Parser, w: &mut WmlFile, line: usize, psrun: bool) -> Result<(), 
             cmd.duration = Some(Value::Word(num(t).unwrap_or(0).to_string()));
             p.pos += 1;
         }
+        Some(Tok::Word(n)) if n.starts_with(|c: char| c.is_ascii_digit() || c == '-') => {
+            return Err(at(
+                p.file,
+                line,
+                format!(
+                    "{} {}: the run time is whole seconds from 0 to {}",
+                    if psrun { "psrun" } else { "run" },
+                    super::one_line(n),
+                    i64::MAX
+                ),
+            ));
+        }
         _ => {}
     }
     w.runs.push(cmd);

@@ -74,7 +74,9 @@ fn split_outside_quotes(text: &str, sep: impl Fn(char) -> bool) -> Result<Vec<&s
     Ok(out)
 }
 
-fn valid_name(n: &str) -> bool {
+/// Whether `n` is a fileset name: letters, digits, `_`, `.` and `-`,
+/// not `.` or `..`, at most 255 bytes.
+pub fn valid_name(n: &str) -> bool {
     !n.is_empty()
         && n != "."
         && n != ".."
