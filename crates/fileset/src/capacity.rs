@@ -5,6 +5,7 @@
 use crate::anchor::{is_kind, lstatat, Anchor, AnchorState, DirCache, FsError};
 use crate::create::Format;
 use crate::layout::Layout;
+use iolab_spec::thousands;
 
 /// What creating a layout still needs on the anchor's file system.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -167,28 +168,4 @@ pub fn check_capacity(anchor: &Anchor, needs: &Needs) -> Result<(), FsError> {
             if f.counts_inodes { thousands(f.inodes) } else { "unlimited".into() },
         ),
     ))
-}
-
-/// 64200 as "64,200".
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn thousands_groups_digits() {
-        assert_eq!(super::thousands(64200), "64,200");
-        assert_eq!(super::thousands(1_000_000), "1,000,000");
-        assert_eq!(super::thousands(999), "999");
-        assert_eq!(super::thousands(0), "0");
-    }
 }

@@ -410,7 +410,7 @@ fn too_few_inodes_on_a_small_ext4_is_refused_with_its_count() {
     let msg = e.to_string();
     let want = format!(
         "and {} inodes free",
-        iolab_fileset::capacity::thousands(free)
+        iolab_spec::thousands(free)
     );
     assert!(
         msg.contains(&want) && msg.contains("50,") && msg.contains("inodes;"),

@@ -31,6 +31,7 @@ pub use pattern::{parse_pattern, PatternBytes};
 pub use run::RunSpec;
 pub use steady::{SteadyCheck, SteadyMetric, SteadySpec};
 pub use units::{
-    format_bytes, format_duration, format_duration_exact, parse_duration, parse_size, UnitError,
+    format_bytes, format_duration, format_duration_exact, parse_duration, parse_size, thousands,
+    UnitError,
 };
 pub use workload::*;

@@ -12,7 +12,7 @@
 
 use super::{merge_dir, named_ops, LocalTime, Styled};
 use crate::model::{Cpu, DirResult, FilesetCounts, Interval, RunResult};
-use iolab_spec::{Op, RunSpec};
+use iolab_spec::{thousands, Op, RunSpec};
 use std::collections::BTreeMap;
 
 /// vdbench repeats its header every this many intervals.
@@ -366,24 +366,11 @@ pub fn counters(tod: &str, c: &FilesetCounts, secs: f64) -> Vec<String> {
         out.push(format!(
             "{tod} {:<60} {:>10} {:>10}/sec",
             format!("{lbl}:"),
-            grouped(n),
-            grouped(per_s)
+            thousands(n),
+            thousands(per_s)
         ));
     }
     out.push(format!("{tod} "));
-    out
-}
-
-/// `n` with a comma every three digits (Java's `%,d`).
-pub fn grouped(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
     out
 }
 

@@ -297,8 +297,8 @@ fn counters_are_vdbench_s_miscellaneous_statistics() {
             "{TOD} Miscellaneous statistics: All counters are zero"
         )]
     );
-    assert_eq!(grouped(999), "999");
-    assert_eq!(grouped(1000), "1,000");
+    assert_eq!(iolab_spec::thousands(999), "999");
+    assert_eq!(iolab_spec::thousands(1000), "1,000");
 }
 
 #[test]
