@@ -408,10 +408,7 @@ fn too_few_inodes_on_a_small_ext4_is_refused_with_its_count() {
     let free = statvfs(&anchor).f_favail;
     let e = create(&spec, 1, &layout, &opts(Format::No)).unwrap_err();
     let msg = e.to_string();
-    let want = format!(
-        "and {} inodes free",
-        iolab_spec::thousands(free)
-    );
+    let want = format!("and {} inodes free", iolab_spec::thousands(free));
     assert!(
         msg.contains(&want) && msg.contains("50,") && msg.contains("inodes;"),
         "{msg}"

@@ -13,16 +13,10 @@ use iolab_jobfile::filebench::{looks_like_filebench, map::translate, parse::pars
 use iolab_jobfile::frontend::LoadOptions;
 use std::path::{Path, PathBuf};
 
+mod common;
+
 fn corpus() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/filebench");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/filebench")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "f"))
-        .collect();
-    files.sort();
-    assert!(files.len() >= 10, "the corpus is in tests/filebench");
-    files
+    common::corpus("filebench", "f", 10)
 }
 
 fn load_options(text: &str) -> LoadOptions {
@@ -67,30 +61,12 @@ fn render(path: &Path) -> String {
 
 #[test]
 fn corpus_maps_to_its_golden_plans() {
-    let bless = std::env::var_os("IOLAB_BLESS").is_some();
-    let mut wrong = Vec::new();
-    for p in corpus() {
-        let text = std::fs::read_to_string(&p).unwrap();
+    let files = corpus();
+    for p in &files {
+        let text = std::fs::read_to_string(p).unwrap();
         assert!(looks_like_filebench(&text), "{} is recognised", p.display());
-        let got = render(&p);
-        let golden = p.with_extension("golden");
-        if bless {
-            std::fs::write(&golden, &got).unwrap();
-            continue;
-        }
-        let want = std::fs::read_to_string(&golden).unwrap_or_default();
-        if want != got {
-            wrong.push(format!(
-                "{}:\n--- want\n{want}\n--- got\n{got}",
-                p.display()
-            ));
-        }
     }
-    assert!(
-        wrong.is_empty(),
-        "differs from the golden text (IOLAB_BLESS=1 to rewrite after review):\n{}",
-        wrong.join("\n")
-    );
+    common::check_goldens(&files, |p| p.with_extension("golden"), render);
 }
 
 /// Every refusal in the corpus (`refuse-*.f`) is one line naming the

@@ -16,16 +16,10 @@ use iolab_jobfile::frontend::{load_text, LoadOptions};
 use iolab_jobfile::JobError;
 use std::path::{Path, PathBuf};
 
+mod common;
+
 fn corpus() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fio");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/fio")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "fio"))
-        .collect();
-    files.sort();
-    assert!(files.len() >= 10, "the corpus is in tests/fio");
-    files
+    common::corpus("fio", "fio", 10)
 }
 
 fn load_options(text: &str) -> LoadOptions {
@@ -84,28 +78,7 @@ fn render(path: &Path) -> (String, Result<(), String>) {
 
 #[test]
 fn corpus_maps_to_its_golden_plans() {
-    let bless = std::env::var_os("IOLAB_BLESS").is_some();
-    let mut wrong = Vec::new();
-    for p in corpus() {
-        let (got, _) = render(&p);
-        let golden = p.with_extension("golden");
-        if bless {
-            std::fs::write(&golden, &got).unwrap();
-            continue;
-        }
-        let want = std::fs::read_to_string(&golden).unwrap_or_default();
-        if want != got {
-            wrong.push(format!(
-                "{}:\n--- want\n{want}\n--- got\n{got}",
-                p.display()
-            ));
-        }
-    }
-    assert!(
-        wrong.is_empty(),
-        "differs from the golden text (IOLAB_BLESS=1 to rewrite after review):\n{}",
-        wrong.join("\n")
-    );
+    common::check_goldens(&corpus(), |p| p.with_extension("golden"), |p| render(p).0);
 }
 
 /// Keys the engine helpers' branches add (HELPERS-COMMON's contract); a

@@ -15,23 +15,14 @@ use iolab_jobfile::vdbench::map::{map, translate};
 use iolab_jobfile::vdbench::parse::parse;
 use std::path::{Path, PathBuf};
 
-fn vdb_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "vdb"))
-        .collect();
-    files.sort();
-    files
-}
+mod common;
 
 /// The corpus, then the parameter files of examples/vdbench (run with
 /// `lun=/dev/sdb`; their goldens are `tests/vdbench/example-NAME.golden`).
 fn corpus() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let files = vdb_files(&root.join("tests/vdbench"));
-    assert!(files.len() >= 15, "the corpus is in tests/vdbench");
-    let examples = vdb_files(&root.join("../../examples/vdbench"));
+    let files = common::corpus("vdbench", "vdb", 15);
+    let examples = common::files_with(&root.join("../../examples/vdbench"), "vdb");
     assert!(!examples.is_empty(), "examples/vdbench has parameter files");
     files.into_iter().chain(examples).collect()
 }
@@ -92,28 +83,7 @@ fn render(path: &Path) -> String {
 
 #[test]
 fn corpus_maps_to_its_golden_plans() {
-    let bless = std::env::var_os("IOLAB_BLESS").is_some();
-    let mut wrong = Vec::new();
-    for p in corpus() {
-        let got = render(&p);
-        let golden = golden_of(&p);
-        if bless {
-            std::fs::write(&golden, &got).unwrap();
-            continue;
-        }
-        let want = std::fs::read_to_string(&golden).unwrap_or_default();
-        if want != got {
-            wrong.push(format!(
-                "{}:\n--- want\n{want}\n--- got\n{got}",
-                p.display()
-            ));
-        }
-    }
-    assert!(
-        wrong.is_empty(),
-        "differs from the golden text (IOLAB_BLESS=1 to rewrite after review):\n{}",
-        wrong.join("\n")
-    );
+    common::check_goldens(&corpus(), golden_of, render);
 }
 
 /// A refusal names the file and line of what it refuses.
