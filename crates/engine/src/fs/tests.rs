@@ -898,6 +898,15 @@ fn a_flow_of_every_operation_runs_without_errors() {
     assert_eq!(r.errors_total, 0, "{:?}", r.errors.first());
     let n = ops(&r, Op::Create);
     assert!(n > 10, "{n}");
+    // A step that finds no file in the state it needs at all (not one
+    // held by another slot) is skipped and said in a note; on a busy
+    // machine a delete did so once. Those are allowed for too.
+    let skipped = r
+        .notes
+        .iter()
+        .find_map(|n| n.split_once(" operations found no file"))
+        .and_then(|(k, _)| k.trim().parse::<u64>().ok())
+        .unwrap_or(0);
     for op in Op::FS {
         let per_pass = match op {
             Op::Close | Op::Read => 2,
@@ -905,8 +914,9 @@ fn a_flow_of_every_operation_runs_without_errors() {
         };
         let k = ops(&r, op);
         assert!(
-            k <= per_pass * n && per_pass * n - k <= slots * per_pass,
-            "{op:?}: {k} for {n} passes ({slots} slots)"
+            k <= per_pass * n && per_pass * n - k <= slots * per_pass + skipped,
+            "{op:?}: {k} for {n} passes ({slots} slots, {skipped} skipped; {:?})",
+            r.notes
         );
     }
 }
