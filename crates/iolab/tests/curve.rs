@@ -78,21 +78,7 @@ fn curve_points_run_at_their_share_of_the_maximum() {
     assert!(text.contains("[run 2/3] rate "), "{text}");
     assert!(text.contains("10% of"), "{text}");
     // The report draws the curve.
-    let json = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.extension().is_some_and(|x| x == "json"))
-        .unwrap();
-    let html = dir.path().join("r.html");
-    let o = iolab()
-        .arg("report")
-        .arg(&json)
-        .arg("-o")
-        .arg(&html)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    let page = std::fs::read_to_string(&html).unwrap();
+    let page = report_html(dir.path(), "r.html");
     assert!(page.contains("Response-time curve: db"), "no curve chart");
 }
 

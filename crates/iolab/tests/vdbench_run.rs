@@ -132,21 +132,7 @@ fn the_fc_appendix_runs_unchanged_on_a_loop_device_and_reports() {
     // The device saw reads and writes.
     assert!(after.0 > before.0, "no reads reached {}", dev.name());
     assert!(after.2 > before.2, "no writes reached {}", dev.name());
-    let json = std::fs::read_dir(d.path())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.extension().is_some_and(|x| x == "json"))
-        .unwrap();
-    let html = d.path().join("fc.html");
-    let rep = iolab()
-        .arg("report")
-        .arg(&json)
-        .arg("-o")
-        .arg(&html)
-        .output()
-        .unwrap();
-    assert!(rep.status.success(), "{}", stderr(&rep));
-    let page = std::fs::read_to_string(&html).unwrap();
+    let page = report_html(d.path(), "fc.html");
     for n in ["rd_read", "rd_write", "rd_dsync", "rd_db"] {
         assert!(page.contains(n), "the report has no run {n}");
     }

@@ -39,6 +39,27 @@ pub fn cmd_json(sub: &str, args: &[&str], dir: &Path) -> (Output, Value) {
     (out, serde_json::from_str(&text).unwrap())
 }
 
+/// `iolab report` of the (one) result document `run_json` left in
+/// `dir`, as HTML written to `dir/NAME`; the page's text (the command
+/// must succeed).
+pub fn report_html(dir: &Path, name: &str) -> String {
+    let json = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .expect("a result document in the directory");
+    let html = dir.join(name);
+    let o = iolab()
+        .arg("report")
+        .arg(&json)
+        .arg("-o")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::read_to_string(&html).unwrap()
+}
+
 fn fastish_id() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
