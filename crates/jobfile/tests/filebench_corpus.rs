@@ -90,25 +90,6 @@ fn refusals_name_file_and_line() {
     assert!(n >= 5, "{n} refusal cases");
 }
 
-/// `FB_PEEK=DIR cargo test -p iolab-jobfile --test filebench_corpus
-/// peek -- --nocapture` prints the translation of every `.f` in DIR
-/// (filebench's own workloads, while developing).
-#[test]
-fn peek() {
-    let Some(dir) = std::env::var_os("FB_PEEK") else {
-        return;
-    };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "f"))
-        .collect();
-    files.sort();
-    for p in files {
-        println!("===== {}\n{}", p.display(), render(&p));
-    }
-}
-
 /// The corpus's six personality shapes (`fb-NAME.f`, our own WML) give
 /// the flows of `--personality NAME` step for step (rates and think
 /// times included) and its filesets' counts, widths, sizes and prealloc.
