@@ -13,6 +13,11 @@ pub trait Observer {
     /// The run clock started (after prefill and set-up): time 0 of the
     /// intervals and of every workload's `start_delay`.
     fn clock_started(&mut self) {}
+    /// Every worker is set up and waiting at the gate: the clock starts
+    /// when this returns. A multi-host agent tells the controller it is
+    /// ready here and waits for the start instant they agreed on (or for
+    /// `stop`, when the run then ends at once).
+    fn armed(&mut self, _stop: &std::sync::atomic::AtomicBool) {}
     /// Right after [`Observer::clock_started`]: the run as known before
     /// its first I/O (each workload's spec, settings that took effect,
     /// targets, notes) with no figures yet, `complete` false. A front end

@@ -125,6 +125,7 @@ pub fn run_with<'a, E: From<CoreError>>(
         }
         drivers[wl].setup_done(setup);
     }
+    obs.armed(&stop);
     let cpu_start = process_cpu();
     let t0 = Instant::now();
     set.gate.open(Some(t0));

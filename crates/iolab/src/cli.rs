@@ -53,6 +53,8 @@ pub enum Cmd {
     Man(crate::manual::ManArgs),
     /// Print shell completions: `source <(iolab completions bash)`; zsh and fish alike
     Completions(crate::manual::CompletionsArgs),
+    /// Serve a multi-host controller on stdin and stdout (started by `iolab run --hosts` over ssh; docs/multi-host.md)
+    Agent(crate::agent::Args),
 }
 
 /// `iolab run --help`: the syntax of concurrent workloads
@@ -168,6 +170,89 @@ pub struct RunArgs {
     /// Let --json, --fio-json, fio's log files or --findings-log replace an existing file that iolab did not write (never a block device or a target of the run; see docs/results.md)
     #[arg(long, help_heading = "Output")]
     pub force: bool,
+
+    #[command(flatten)]
+    pub remote: RemoteArgs,
+}
+
+/// The hosts of a multi-host run and how their agents are reached
+/// (docs/multi-host.md).
+#[derive(clap::Args, Debug, Clone)]
+pub struct RemoteArgs {
+    /// Run on these hosts at once, each through `iolab agent --stdio` over ssh (names, ssh aliases or [USER@]HOST[:PORT], comma-separated); a target HOST:PATH is that host's only, one without HOST: is the same path on every host
+    #[arg(
+        long,
+        value_name = "HOST,...",
+        value_delimiter = ',',
+        help_heading = "Hosts"
+    )]
+    pub hosts: Vec<String>,
+
+    /// Read the hosts from FILE: one a line, `[USER@]HOST[:PORT] [PATH...]` with the host's own targets after it; # comments
+    #[arg(long, value_name = "FILE", help_heading = "Hosts")]
+    pub hosts_file: Option<PathBuf>,
+
+    /// Start the agents with this command instead of ssh: {host} is replaced by the host, the agent's command follows as arguments (e.g. 'kubectl exec -i {host} --', 'docker exec -i {host}')
+    #[arg(long, value_name = "CMD {host}", help_heading = "Hosts")]
+    pub remote_shell: Option<String>,
+
+    /// The agent's binary on the hosts (default: iolab from the remote PATH)
+    #[arg(long, value_name = "PATH", help_heading = "Hosts")]
+    pub agent_path: Option<String>,
+
+    /// Copy this iolab to a private temporary path on each host (same architecture only) and remove it after the run
+    #[arg(long, help_heading = "Hosts")]
+    pub push: bool,
+
+    /// ssh's configuration file instead of ~/.ssh/config (ssh -F FILE)
+    #[arg(long, value_name = "FILE", help_heading = "Hosts")]
+    pub ssh_config: Option<PathBuf>,
+
+    /// An ssh option (ssh -o OPTION), e.g. 'ConnectTimeout=5'; repeat for more
+    #[arg(long, value_name = "OPTION", help_heading = "Hosts")]
+    pub ssh_option: Vec<String>,
+
+    /// When a host stops answering: stop the other hosts too, or let them go on; what every host measured is kept either way
+    #[arg(
+        long,
+        value_enum,
+        value_name = "WHAT",
+        default_value = "stop",
+        help_heading = "Hosts"
+    )]
+    pub on_host_loss: OnHostLoss,
+
+    /// A host that sends nothing (not even a heartbeat) for this long is lost
+    #[arg(long, value_name = "TIME", default_value = "10s", value_parser = parse_time, help_heading = "Hosts")]
+    pub host_timeout: std::time::Duration,
+}
+
+impl Default for RemoteArgs {
+    fn default() -> Self {
+        RemoteArgs {
+            hosts: Vec::new(),
+            hosts_file: None,
+            remote_shell: None,
+            agent_path: None,
+            push: false,
+            ssh_config: None,
+            ssh_option: Vec::new(),
+            on_host_loss: OnHostLoss::Stop,
+            host_timeout: std::time::Duration::from_secs(10),
+        }
+    }
+}
+
+/// `--on-host-loss`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OnHostLoss {
+    #[default]
+    Stop,
+    Continue,
+}
+
+fn parse_time(s: &str) -> Result<std::time::Duration, String> {
+    iolab_spec::parse_duration(s).map_err(|e| e.to_string())
 }
 
 /// `iolab run --style`: the layout of the terminal output.
@@ -293,5 +378,6 @@ pub fn main() -> ExitCode {
         Some(Cmd::Mark(args)) => crate::mark_cmd::run(args),
         Some(Cmd::Man(args)) => crate::manual::man(args),
         Some(Cmd::Completions(args)) => crate::manual::completions(args),
+        Some(Cmd::Agent(args)) => crate::agent::run(args),
     }
 }

@@ -20,6 +20,7 @@ macro_rules! out {
     }};
 }
 
+mod agent;
 mod cli;
 mod compare_cmd;
 mod curves;
@@ -36,6 +37,7 @@ mod manual;
 mod mark_cmd;
 mod marks;
 mod monitor;
+mod multi;
 mod outputs;
 mod qdepth;
 mod report_cmd;

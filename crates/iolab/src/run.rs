@@ -191,6 +191,13 @@ pub fn run_loaded(
         Ok(g) => g,
         Err(e) => return bad_input(&e),
     };
+    let hosts = match crate::multi::hosts_of(&args.remote, &got.hosts) {
+        Ok(h) => h,
+        Err(e) => return bad_input(&e),
+    };
+    if !hosts.is_empty() {
+        return crate::multi::run(args, got.runs, got.notes, hosts, fio);
+    }
     let plan = match plan_runs(&args, &got) {
         Ok(p) => p,
         Err(e) => return bad_input(&e),
@@ -248,6 +255,8 @@ struct Gathered {
     temp_file: Option<PathBuf>,
     /// The result document (`--json`; the default job always writes one).
     json: Option<PathBuf>,
+    /// The hosts the job file names (a multi-host run).
+    hosts: Vec<iolab_spec::HostSpec>,
 }
 
 /// The runs of `pre` (`iolab fio`'s command line), of the job file, of
@@ -259,11 +268,14 @@ fn gather_runs(args: &RunArgs, pre: Option<Loaded>) -> Result<Gathered, String> 
         foreign: None,
         temp_file: None,
         json: args.json.clone(),
+        hosts: Vec::new(),
     };
     if let Some(loaded) = pre {
+        got.hosts = loaded.hosts;
         (got.notes, got.runs) = (loaded.notes, loaded.runs);
     } else if let Some(jf) = &args.jobfile {
         let loaded = load_job(args, jf)?;
+        got.hosts = loaded.hosts;
         got.foreign =
             Some(loaded.format).filter(|f| *f != iolab_jobfile::frontend::InputFormat::Iolab);
         (got.notes, got.runs) = (loaded.notes, loaded.runs);

@@ -84,6 +84,10 @@ pub struct Loaded {
     pub format: InputFormat,
     pub runs: Vec<RunOptions>,
     pub notes: Vec<String>,
+    /// The hosts the job names (iolab's top-level `hosts`, vdbench's
+    /// `hd=`): a multi-host run (docs/multi-host.md); empty for a run on
+    /// this host alone. `--hosts` replaces them.
+    pub hosts: Vec<iolab_spec::HostSpec>,
 }
 
 /// The format of a job file's text, tried in this order: filebench's
@@ -126,6 +130,7 @@ pub fn load(path: &Path, lo: &LoadOptions) -> Result<Loaded, JobError> {
                 format,
                 runs,
                 notes: Vec::new(),
+                hosts: Vec::new(),
             })
         }
         InputFormat::Fio => load_text(&[(origin, text)], lo),

@@ -381,6 +381,8 @@ pub fn build_run(raw: &RunRaw) -> RunResult {
         curve: None,
         workloads,
         events: raw.events.iter().map(event_record).collect(),
+        hosts: Vec::new(),
+        start_skew_us: None,
     }
 }
 

@@ -330,6 +330,63 @@ pub struct RunResult {
     /// Events marked during the run (`iolab mark`, SIGUSR1), in time order.
     #[serde(default)]
     pub events: Vec<Event>,
+    /// A run on several hosts (docs/multi-host.md): each host's own
+    /// record, in the order the hosts were named. The run's `summary`,
+    /// `intervals`, `latency_histograms`, errors and `workloads` are then
+    /// every host's together (histograms merged exactly). Absent for a run
+    /// on this host alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<HostRun>,
+    /// A multi-host run: how far apart the hosts' clocks started, in
+    /// microseconds on the controller's clock (the latest start minus the
+    /// earliest, each host's start taken back through its measured clock
+    /// offset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_skew_us: Option<f64>,
+}
+
+/// One host of a multi-host run: its record as a run on it alone would
+/// have it (summary, intervals, workloads, device statistics, errors),
+/// with who and where it is and how its clock compared.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HostRun {
+    /// The host as the user named it.
+    pub host: String,
+    /// The machine the agent ran on.
+    pub host_info: Host,
+    /// The host's clock against the controller's.
+    pub clock: HostClock,
+    /// The host stopped answering during the run: what was measured up to
+    /// then is kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost: Option<HostLoss>,
+    #[serde(flatten)]
+    pub run: RunResult,
+}
+
+/// A host's clock against the controller's, from the probe of least
+/// round-trip delay before the run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct HostClock {
+    /// The host's clock minus the controller's, microseconds.
+    pub offset_us: f64,
+    /// The probe's round trip: the offset is known within half of it.
+    pub rtt_us: f64,
+    /// When the host's run clock started, relative to the instant the
+    /// controller asked for, on the controller's clock (microseconds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_us: Option<f64>,
+}
+
+/// A host lost during a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostLoss {
+    /// Seconds on the run's clock.
+    pub at_s: f64,
+    /// When, RFC 3339.
+    pub at: String,
+    /// Why ("no message for 10 s", "the channel closed: ...").
+    pub reason: String,
 }
 
 impl RunResult {

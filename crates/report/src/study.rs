@@ -432,6 +432,8 @@ pub(crate) mod testing {
             curve: None,
             workloads: vec![],
             events: vec![],
+            hosts: vec![],
+            start_skew_us: None,
         }
     }
 

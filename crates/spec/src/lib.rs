@@ -10,6 +10,7 @@ pub mod dist;
 pub mod fileset;
 pub mod fs;
 pub mod fs_parse;
+pub mod hosts;
 pub mod numa;
 pub mod op;
 pub mod origin;
@@ -24,6 +25,7 @@ pub mod workload;
 
 pub use coupling::{ExitWhat, FlowSpec};
 pub use curve::{parse_curve, CurveSpec};
+pub use hosts::HostSpec;
 pub use numa::{MemMode, MemPolicy, NumaSpec};
 pub use op::Op;
 pub use origin::JobOrigin;

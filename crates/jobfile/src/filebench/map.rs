@@ -81,6 +81,7 @@ pub fn map(w: &WmlFile, lo: &LoadOptions) -> Result<Loaded, JobError> {
         format: InputFormat::Filebench,
         runs: vec![run],
         notes: t.notes,
+        hosts: Vec::new(),
     })
 }
 

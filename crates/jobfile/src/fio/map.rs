@@ -39,6 +39,7 @@ pub fn map(file: &FioFile, lo: &LoadOptions) -> Result<Loaded, JobError> {
         format: InputFormat::Fio,
         runs,
         notes: t.notes,
+        hosts: Vec::new(),
     })
 }
 

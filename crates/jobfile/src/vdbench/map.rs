@@ -38,6 +38,7 @@ pub fn map(file: &VdbFile, lo: &LoadOptions) -> Result<Loaded, JobError> {
         format: InputFormat::Vdbench,
         runs,
         notes: t.notes,
+        hosts: Vec::new(),
     })
 }
 
