@@ -175,21 +175,54 @@ impl LiveDoc {
     fn update(&mut self, now_ns: u64) {
         let Some(sk) = &self.skeleton else { return };
         self.saved_ns = now_ns;
-        let mut raw = sk.clone();
-        let measured_ns = self.measured_end_ns.saturating_sub(sk.warmup_ns);
         let reason = format!(
             "in progress: last updated {:.1} s into the run; if iolab is no longer running, it was killed or crashed before the run finished",
             now_ns as f64 / 1e9
         );
+        let so_far = SoFar {
+            skeleton: sk,
+            whole: &self.whole,
+            workloads: &self.workloads,
+            events: &self.events,
+            measured_end_ns: self.measured_end_ns,
+        };
+        let (_, mut run) = so_far.record(reason, "written while the run was in progress");
+        if let Some((point, repeat, params)) = &self.tags {
+            run.point = Some(*point);
+            run.repeat = Some(*repeat);
+            run.params = params.clone();
+        }
+        run.curve = self.curve.clone();
+        self.writer.update(run);
+    }
+}
+
+/// A run as known before its end: its skeleton (the run core's
+/// `measuring`) and what its intervals so far add up to.
+struct SoFar<'a> {
+    skeleton: &'a RunRaw,
+    whole: &'a Tally,
+    workloads: &'a [Tally],
+    events: &'a [EventRaw],
+    measured_end_ns: u64,
+}
+
+impl SoFar<'_> {
+    /// The provisional raw results and record, incomplete for `reason`,
+    /// with a note saying the record is provisional and `why`.
+    fn record(&self, reason: String, why: &str) -> (RunRaw, RunResult) {
+        let sk = self.skeleton;
+        let mut raw = sk.clone();
+        let measured_ns = self.measured_end_ns.saturating_sub(sk.warmup_ns);
         raw.ops = self.whole.ops.clone();
         raw.fsyncs = self.whole.fsyncs;
         raw.cpu = self.whole.cpu;
         raw.measured_ns = measured_ns;
         raw.stalls = self.whole.stalls();
-        raw.events = self.events.clone();
+        raw.events = self.events.to_vec();
         raw.complete = false;
         raw.incomplete_reason = Some(reason.clone());
-        for (w, t) in raw.workloads.iter_mut().zip(&self.workloads) {
+        for (w, t) in raw.workloads.iter_mut().zip(self.workloads) {
             w.ops = t.ops.clone();
             w.fsyncs = t.fsyncs;
             w.cpu = t.cpu;
@@ -207,7 +240,7 @@ impl LiveDoc {
         }
         let verify = sk.workloads.iter().any(|w| w.spec.verify);
         raw.notes.push(format!(
-            "provisional record, written while the run was in progress: the summary and latency percentiles cover the intervals up to the last update; stall analysis, error records, per-target figures{} come only when the run ends",
+            "provisional record, {why}: the summary and latency percentiles cover the intervals up to the last update; stall analysis, error records, per-target figures{} come only when the run ends",
             if verify {
                 ", device statistics and data validation results (check the target with iolab verify)"
             } else {
@@ -217,21 +250,60 @@ impl LiveDoc {
         let mut run = build_run(&raw);
         run.intervals = self.whole.intervals.clone();
         run.stalls.provisional = true;
-        for (w, t) in run.workloads.iter_mut().zip(&self.workloads) {
+        for (w, t) in run.workloads.iter_mut().zip(self.workloads) {
             w.intervals = t.intervals.clone();
             w.stalls.provisional = true;
             if w.io_summary.is_some() {
                 w.fileset = None;
             }
         }
-        if let Some((point, repeat, params)) = &self.tags {
-            run.point = Some(*point);
-            run.repeat = Some(*repeat);
-            run.params = params.clone();
-        }
-        run.curve = self.curve.clone();
-        self.writer.update(run);
+        (raw, run)
     }
+}
+
+/// The record of a run that ended without its results (a host lost in a
+/// multi-host run): its skeleton, `intervals` (the whole run's and each
+/// workload's, in order) and `events` as received, incomplete for
+/// `reason`, the note saying `why` it is provisional. The raw results
+/// carry the intervals too, for exact merging.
+pub(crate) fn record_so_far(
+    skeleton: &RunRaw,
+    intervals: &[(IntervalRaw, Vec<Option<IntervalRaw>>)],
+    events: &[EventRaw],
+    reason: String,
+    why: &str,
+) -> (RunRaw, RunResult) {
+    let mut whole = Tally::new(skeleton.ops.has_svc());
+    let mut workloads: Vec<Tally> = (skeleton.workloads.iter())
+        .map(|w| Tally::new(w.ops.has_svc()))
+        .collect();
+    let mut measured_end_ns = skeleton.warmup_ns;
+    for (iv, ws) in intervals {
+        whole.add(iv, &iolab_report::interval_record(iv));
+        for (t, w) in workloads.iter_mut().zip(ws) {
+            if let Some(w) = w {
+                t.add(w, &iolab_report::interval_record(w));
+            }
+        }
+        if !iv.warmup {
+            measured_end_ns = measured_end_ns.max(iv.end_ns);
+        }
+    }
+    let so_far = SoFar {
+        skeleton,
+        whole: &whole,
+        workloads: &workloads,
+        events,
+        measured_end_ns,
+    };
+    let (mut raw, run) = so_far.record(reason, why);
+    raw.intervals = intervals.iter().map(|(iv, _)| iv.clone()).collect();
+    for (k, w) in raw.workloads.iter_mut().enumerate() {
+        w.intervals = (intervals.iter())
+            .filter_map(|(_, ws)| ws.get(k).cloned().flatten())
+            .collect();
+    }
+    (raw, run)
 }
 
 /// What the intervals so far add up to, for the whole run or one workload.

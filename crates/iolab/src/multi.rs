@@ -4,11 +4,20 @@
 //! prints a line per host and a total per interval, and records one
 //! document: every host's record in `hosts[]`, their merge as the run's.
 
+mod connect;
+mod exchange;
+mod plan;
+mod session;
+mod shim;
+
 use crate::cli::RemoteArgs;
 use crate::cli::RunArgs;
+use crate::exit::bad_input;
 use iolab_jobfile::RunOptions;
 use iolab_spec::HostSpec;
 use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 /// The run's hosts: `--hosts` and `--hosts-file` (together, in that
 /// order), else the job file's; empty for a run on this host alone.
@@ -51,14 +60,114 @@ fn read_hosts_file(f: &std::path::Path) -> Result<String, String> {
         .map_err(|_| format!("--hosts-file {} is not text (UTF-8)", f.display()))
 }
 
-/// Run `runs` on `hosts`.
+/// Run `runs` on `hosts`: plan every host's runs, check the local
+/// outputs, connect the agents, run the plan, finish the document.
 pub fn run(
-    _args: RunArgs,
-    _runs: Vec<RunOptions>,
-    _notes: Vec<String>,
-    _hosts: Vec<HostSpec>,
-    _fio: Option<crate::fio_out::FioOut>,
+    args: RunArgs,
+    runs: Vec<RunOptions>,
+    notes: Vec<String>,
+    hosts: Vec<HostSpec>,
+    fio: Option<crate::fio_out::FioOut>,
 ) -> ExitCode {
-    eprintln!("iolab: multi-host runs are not built yet");
-    ExitCode::from(crate::exit::EXIT_BAD_INPUT)
+    let plans = match plan::plan_hosts(&runs, &hosts, &args.plan) {
+        Ok(p) => p,
+        Err(e) => return bad_input(&e),
+    };
+    for n in &notes {
+        outln!("{n}");
+    }
+    if args.parse_only {
+        out!("{}", iolab_plan::dry_run_text(&plans[0]));
+        outln!("{}", plan::hosts_line(&hosts, &plans));
+        return ExitCode::SUCCESS;
+    }
+    let out = crate::run::Output {
+        json: args.json.clone(),
+        quiet: args.quiet,
+        findings_log: args.findings_log.clone(),
+        temp_file: None,
+        force: args.force,
+        silent: false,
+        fio,
+        style: args.style.into(),
+    };
+    // Every host's targets are protected from the local outputs (a run
+    // on this host among them would write there).
+    let mut all = plans[0].clone();
+    all.runs = plans.iter().flat_map(|p| p.runs.clone()).collect();
+    let checked = match crate::outputs::check_run(&all, &out) {
+        Ok(c) => c,
+        Err(e) => return crate::outputs::refused(&e),
+    };
+    if args.plan.dry_run {
+        out!("{}", iolab_plan::dry_run_text(&plans[0]));
+        outln!("{}", plan::hosts_line(&hosts, &plans));
+        outln!("(each host checks its own targets when the run starts)");
+        return ExitCode::SUCCESS;
+    }
+    let stop = signals();
+    let mut fleet = match connect::connect(&hosts, &args.remote) {
+        Ok(f) => f,
+        Err(e) => return bad_input(&e),
+    };
+    let mut s = match session(&args, &plans[0], out, checked, &hosts, stop) {
+        Ok(s) => s,
+        Err(e) => {
+            for note in fleet.close() {
+                eprintln!("iolab: {note}");
+            }
+            return bad_input(&e);
+        }
+    };
+    if s.sweep && !s.out.quiet {
+        outln!("plan: {}", iolab_plan::describe(&plans[0]));
+    }
+    let cut = s.run_plan(&mut fleet, &plans);
+    s.finish(fleet, cut)
+}
+
+/// SIGINT and SIGTERM: the first stops the run (every agent stopped,
+/// everything measured kept), a second exits at once.
+fn signals() -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        let _ = signal_hook::flag::register_conditional_shutdown(sig, 130, stop.clone());
+        let _ = signal_hook::flag::register(sig, stop.clone());
+    }
+    stop
+}
+
+/// The session's document, live copy and settings.
+fn session(
+    args: &RunArgs,
+    plan: &iolab_plan::Plan,
+    out: crate::run::Output,
+    checked: crate::outputs::Checked,
+    hosts: &[HostSpec],
+    stop: Arc<AtomicBool>,
+) -> Result<session::Session, String> {
+    let mut doc = iolab_report::ResultDoc::new();
+    let sweep = plan.is_sweep();
+    if sweep {
+        doc.plan = Some(plan.info.clone());
+    }
+    let stream = checked.json.as_ref().is_some_and(|o| o.is_stream());
+    let live = crate::live::LiveDoc::new(checked.json.as_ref().filter(|_| !stream))?;
+    let findings_log = crate::run::FindingsLog::new(out.findings_log.clone(), out.force);
+    Ok(session::Session {
+        doc,
+        live,
+        checked,
+        stream,
+        out,
+        findings_log,
+        stop,
+        names: hosts.iter().map(|h| h.name.clone()).collect(),
+        said_lost: vec![false; hosts.len()],
+        on_loss: args.remote.on_host_loss,
+        timeout: args.remote.host_timeout,
+        sweep,
+        repeats: plan.info.repeat,
+        exit: 0,
+    })
 }

@@ -805,7 +805,7 @@ impl Session {
 /// fio's outputs after the runs: its JSON if asked for, and the log
 /// files fio jobs asked for. The first failure, if any (the others are
 /// said at once).
-fn write_fio(
+pub(crate) fn write_fio(
     doc: &ResultDoc,
     fio: Option<&mut crate::fio_out::FioOut>,
     checked: Option<&iolab_target::OutputPath>,
@@ -833,7 +833,12 @@ fn write_fio(
 
 /// The line that heads run `i` of `n` in a sweep: its point's parameters
 /// and its repetition.
-fn sweep_line(i: usize, n: usize, planned: &iolab_plan::PlannedRun, repeats: u32) -> String {
+pub(crate) fn sweep_line(
+    i: usize,
+    n: usize,
+    planned: &iolab_plan::PlannedRun,
+    repeats: u32,
+) -> String {
     let mut line = format!("[run {}/{}]", i + 1, n);
     if !planned.params.is_empty() {
         line.push(' ');
@@ -895,7 +900,7 @@ fn result_of(
 /// One stderr line for a run that ended on an I/O error or failed its
 /// prefill: where (path, offset), the errno and what to do. The summary on
 /// stdout and the result document keep the details.
-fn failure_line(run: &iolab_report::RunResult) -> Option<String> {
+pub(crate) fn failure_line(run: &iolab_report::RunResult) -> Option<String> {
     if run.incomplete_reason.as_deref() == Some("interrupted") {
         return None;
     }
@@ -946,7 +951,7 @@ fn is_direct_unsupported(e: &iolab_engine::TargetError) -> bool {
     matches!(e, iolab_engine::TargetError::DirectUnsupported { .. })
 }
 
-fn cleanup(temp: &Option<PathBuf>) {
+pub(crate) fn cleanup(temp: &Option<PathBuf>) {
     if let Some(p) = temp {
         let _ = std::fs::remove_file(p);
     }

@@ -1,0 +1,73 @@
+//! Reaching the hosts: the channel and link options from the command
+//! line, the fleet connected, one line per host said.
+
+use crate::cli::RemoteArgs;
+use iolab_remote::channel::{Channel, Shell};
+use iolab_remote::link::{Fleet, LinkOptions};
+use iolab_spec::HostSpec;
+use std::time::Duration;
+
+/// How the agents are started: `--remote-shell`'s words (split at white
+/// space, `{host}` kept for the channel to replace), else ssh with
+/// `--ssh-config` and `--ssh-option`s.
+pub fn channel_of(r: &RemoteArgs) -> Result<Channel, String> {
+    let shell = match &r.remote_shell {
+        Some(t) => {
+            let words: Vec<String> = t.split_whitespace().map(str::to_string).collect();
+            if words.is_empty() {
+                return Err("--remote-shell is empty; give a command such as 'ssh {host}' or 'docker exec -i {host}'".into());
+            }
+            Shell::Template(words)
+        }
+        None => Shell::Ssh {
+            config: r.ssh_config.clone(),
+            options: r.ssh_option.clone(),
+        },
+    };
+    Ok(Channel {
+        shell,
+        agent_path: r.agent_path.clone(),
+        push: r.push,
+    })
+}
+
+/// Heartbeats every quarter of `--host-timeout`, at most every second.
+pub fn link_options(r: &RemoteArgs) -> LinkOptions {
+    let timeout = r.host_timeout.max(Duration::from_millis(100));
+    LinkOptions {
+        heartbeat: (timeout / 4).min(Duration::from_secs(1)),
+        timeout,
+        ..LinkOptions::default()
+    }
+}
+
+/// Connect every host and say each: version, machine, clock.
+pub fn connect(hosts: &[HostSpec], r: &RemoteArgs) -> Result<Fleet, String> {
+    let channel = channel_of(r)?;
+    let fleet = Fleet::connect(hosts, &channel, &link_options(r))?;
+    for (i, h) in hosts.iter().enumerate() {
+        eprintln!("iolab: {}", host_line(&h.name, &fleet, i));
+    }
+    Ok(fleet)
+}
+
+/// `h1: iolab 0.9.0 on db1 (x86_64, 16 CPUs), clock +1.234 ms ± 0.150 ms`.
+fn host_line(name: &str, fleet: &Fleet, i: usize) -> String {
+    let info = fleet.info(i);
+    let clock = match fleet.clock(i) {
+        Some(c) => format!(
+            ", clock {:+.3} ms ± {:.3} ms",
+            c.offset_ns as f64 / 1e6,
+            c.rtt_ns as f64 / 2e6
+        ),
+        None => String::new(),
+    };
+    format!(
+        "host {name}: iolab {} on {} ({}, {} CPU{}){clock}",
+        info.version,
+        info.host.hostname,
+        info.arch,
+        info.host.cpus,
+        if info.host.cpus == 1 { "" } else { "s" }
+    )
+}

@@ -1,0 +1,476 @@
+//! One run on every host: `Run` to each agent with its own spec, every
+//! `Ready` awaited, one start instant told to each in its own clock, the
+//! intervals printed when every host has given them (a line per host and
+//! the total), every `Done` collected, a host lost or a Ctrl-C handled.
+//! What comes out is each host's outcome, ready to be merged.
+
+use super::shim::HostOutcome;
+use crate::cli::OnHostLoss;
+use iolab_raw::{EventRaw, IntervalRaw, RunRaw};
+use iolab_remote::link::{ClockOffset, Fleet, LinkEvent};
+use iolab_remote::{FromAgent, ToAgent};
+use iolab_report::model::{HostClock, HostLoss, RunResult};
+use iolab_spec::RunSpec;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant, SystemTime};
+
+/// One interval of a host: its total and each workload's.
+type HostInterval = (IntervalRaw, Vec<Option<IntervalRaw>>);
+
+/// What every run of the session shares.
+pub struct Ctx<'a> {
+    pub fleet: &'a Fleet,
+    pub names: &'a [String],
+    /// Set by SIGINT/SIGTERM.
+    pub stop: &'a AtomicBool,
+    pub on_loss: OnHostLoss,
+    /// `--host-timeout`: how long stopped agents get to send their results.
+    pub timeout: Duration,
+    pub quiet: bool,
+    /// Hosts whose loss was said already.
+    pub said_lost: &'a mut Vec<bool>,
+    pub live: &'a mut Option<crate::live::LiveDoc>,
+}
+
+/// One host's part of the run as it goes.
+#[derive(Default)]
+struct Leg {
+    /// The host takes part (it was not lost before the run).
+    active: bool,
+    skeleton: Option<RunRaw>,
+    ready: bool,
+    /// When its clock started, ns on the controller's clock.
+    started_ns: Option<i64>,
+    intervals: Vec<HostInterval>,
+    events: Vec<EventRaw>,
+    done: Option<(RunRaw, RunResult)>,
+    lost: Option<(SystemTime, String)>,
+    refused: bool,
+    stopped: bool,
+}
+
+impl Leg {
+    fn finished(&self) -> bool {
+        !self.active || self.done.is_some() || self.lost.is_some() || self.refused
+    }
+
+    fn last_index(&self) -> Option<u32> {
+        self.intervals.last().map(|(iv, _)| iv.index)
+    }
+
+    fn interval(&self, k: u32) -> Option<&HostInterval> {
+        self.intervals.iter().rev().find(|(iv, _)| iv.index == k)
+    }
+}
+
+/// How a run ended.
+pub enum Ended {
+    /// Each host's outcome (lost hosts' rebuilt from what they sent) and
+    /// the start skew, µs.
+    Ran {
+        outcomes: Vec<HostOutcome>,
+        skew_us: Option<f64>,
+        lost: bool,
+    },
+    /// A host refused the run: the line to say (exit 2).
+    Refused(String),
+}
+
+/// Run `specs` (one per host; None: a host lost before) as run `index`.
+pub struct Exchange<'a, 'c> {
+    ctx: &'c mut Ctx<'a>,
+    index: u32,
+    legs: Vec<Leg>,
+    clocks: Vec<Option<ClockOffset>>,
+    /// The start instant, ns on the controller's clock.
+    instant_ns: Option<i64>,
+    refused: Option<String>,
+    stop_sent: bool,
+    deadline: Option<Instant>,
+    next_iv: u32,
+    header_done: bool,
+}
+
+fn now_ns() -> i64 {
+    ns_of(SystemTime::now())
+}
+
+fn ns_of(t: SystemTime) -> i64 {
+    match t.duration_since(SystemTime::UNIX_EPOCH) {
+        Ok(d) => d.as_nanos() as i64,
+        Err(e) => -(e.duration().as_nanos() as i64),
+    }
+}
+
+impl<'a, 'c> Exchange<'a, 'c> {
+    pub fn new(ctx: &'c mut Ctx<'a>, index: u32, clocks: Vec<Option<ClockOffset>>) -> Self {
+        let n = ctx.names.len();
+        Exchange {
+            ctx,
+            index,
+            legs: (0..n).map(|_| Leg::default()).collect(),
+            clocks,
+            instant_ns: None,
+            refused: None,
+            stop_sent: false,
+            deadline: None,
+            next_iv: 0,
+            header_done: false,
+        }
+    }
+
+    /// The whole run: set up, start, collect.
+    pub fn run(mut self, specs: Vec<Option<RunSpec>>) -> Ended {
+        for (h, spec) in specs.into_iter().enumerate() {
+            let Some(spec) = spec else { continue };
+            self.legs[h].active = true;
+            let m = ToAgent::Run {
+                index: self.index,
+                spec,
+            };
+            if let Err(e) = self.ctx.fleet.send(h, &m) {
+                self.lose(h, SystemTime::now(), e);
+            }
+        }
+        self.wait(|l| l.ready || l.finished());
+        if !self.stop_sent && self.refused.is_none() {
+            self.start();
+        }
+        self.wait(Leg::finished);
+        self.flush(true);
+        if let Some(l) = self.ctx.live.as_mut() {
+            l.settle();
+        }
+        match self.refused.take() {
+            Some(line) => Ended::Refused(line),
+            None => self.outcomes(),
+        }
+    }
+
+    /// Handle events until every active leg satisfies `until`; a stop
+    /// (Ctrl-C, a loss with `--on-host-loss stop`, a refusal) sends Stop
+    /// and gives the agents `--host-timeout` (and a little) to answer.
+    fn wait(&mut self, until: fn(&Leg) -> bool) {
+        while !self.legs.iter().all(|l| !l.active || until(l)) {
+            if self.ctx.stop.load(Ordering::Relaxed) && !self.stop_sent {
+                self.stop_all();
+            }
+            if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                let why = format!(
+                    "no results within {:.0} s of the stop",
+                    self.ctx.timeout.as_secs_f64() + 2.0
+                );
+                for h in 0..self.legs.len() {
+                    if !self.legs[h].finished() {
+                        self.lose(h, SystemTime::now(), why.clone());
+                    }
+                }
+                return;
+            }
+            if let Some((h, ev)) = self.ctx.fleet.recv_timeout(Duration::from_millis(100)) {
+                self.on_event(h, ev);
+            }
+        }
+    }
+
+    /// Stop every leg still running.
+    fn stop_all(&mut self) {
+        self.stop_sent = true;
+        self.deadline
+            .get_or_insert_with(|| Instant::now() + self.ctx.timeout + Duration::from_secs(2));
+        for h in 0..self.legs.len() {
+            let l = &mut self.legs[h];
+            if l.finished() || l.stopped {
+                continue;
+            }
+            l.stopped = true;
+            if let Err(e) = self.ctx.fleet.send(h, &ToAgent::Stop) {
+                self.lose(h, SystemTime::now(), e);
+            }
+        }
+    }
+
+    /// Tell every ready host the start instant in its own clock: now plus
+    /// a lead that covers the messages' way (50 ms, or 4 round trips).
+    fn start(&mut self) {
+        let rtt = (self.clocks.iter().flatten())
+            .map(|c| c.rtt_ns)
+            .max()
+            .unwrap_or(0);
+        let lead = (4 * rtt as i64).max(50_000_000);
+        let instant = now_ns() + lead;
+        self.instant_ns = Some(instant);
+        if let Some(sk) = self.legs.iter().find_map(|l| l.skeleton.as_ref()) {
+            if let Some(live) = self.ctx.live.as_mut() {
+                live.measuring(sk);
+            }
+        }
+        for h in 0..self.legs.len() {
+            if !self.legs[h].ready || self.legs[h].finished() {
+                continue;
+            }
+            let offset = self.clocks.get(h).copied().flatten().unwrap_or_default();
+            let m = ToAgent::Start {
+                index: self.index,
+                at_ns: instant + offset.offset_ns,
+            };
+            if let Err(e) = self.ctx.fleet.send(h, &m) {
+                self.lose(h, SystemTime::now(), e);
+            }
+        }
+    }
+}
+
+impl Exchange<'_, '_> {
+    fn on_event(&mut self, h: usize, ev: LinkEvent) {
+        let m = match ev {
+            LinkEvent::Lost { at, reason } => return self.lose(h, at, reason),
+            LinkEvent::Message(m) => m,
+        };
+        let name = &self.ctx.names[h];
+        let ours = |i: u32| i == self.index;
+        let leg = &mut self.legs[h];
+        match *m {
+            FromAgent::Measuring { index, raw } if ours(index) => leg.skeleton = Some(raw),
+            FromAgent::Ready { index } if ours(index) => leg.ready = true,
+            FromAgent::Refused { index, message } if index.is_none_or(ours) => {
+                leg.refused = true;
+                if self.refused.is_none() {
+                    self.refused = Some(format!("host {name}: {message}"));
+                }
+                self.stop_all();
+            }
+            FromAgent::Started { index, at_ns } if ours(index) => {
+                let off = self.clocks.get(h).copied().flatten().unwrap_or_default();
+                leg.started_ns = Some(at_ns - off.offset_ns);
+            }
+            FromAgent::Note { message, .. } => eprintln!("iolab: host {name}: {message}"),
+            FromAgent::Error { message } => eprintln!("iolab: host {name}: {message}"),
+            FromAgent::Interval {
+                index,
+                total,
+                workloads,
+            } if ours(index) => {
+                leg.intervals.push((total, workloads));
+                self.flush(false);
+            }
+            FromAgent::Event { index, event } if ours(index) => leg.events.push(event),
+            FromAgent::Done { index, raw, result } if ours(index) => {
+                leg.done = Some((raw, result));
+                self.flush(false);
+            }
+            _ => {}
+        }
+    }
+
+    /// Host `h` was lost at `at`: said once; its run ends with what it
+    /// sent; with `--on-host-loss stop` the others are stopped.
+    fn lose(&mut self, h: usize, at: SystemTime, reason: String) {
+        if !self.ctx.said_lost[h] {
+            self.ctx.said_lost[h] = true;
+            let when = match self.instant_ns {
+                Some(i) => format!(" at {:.1} s", (ns_of(at) - i).max(0) as f64 / 1e9),
+                None => " before the run started".into(),
+            };
+            eprintln!("iolab: host {} lost{when} ({reason})", self.ctx.names[h]);
+        }
+        let leg = &mut self.legs[h];
+        if leg.finished() {
+            return;
+        }
+        leg.lost = Some((at, reason));
+        if self.ctx.on_loss == OnHostLoss::Stop {
+            self.stop_all();
+        }
+        self.flush(false);
+    }
+
+    /// Print every interval every host has given (or never will: lost,
+    /// done); at the end (`all`), whatever is left.
+    fn flush(&mut self, all: bool) {
+        loop {
+            let k = self.next_iv;
+            let waiting = (self.legs.iter())
+                .any(|l| !all && l.active && !l.finished() && l.last_index().is_none_or(|i| i < k));
+            if waiting {
+                return;
+            }
+            let later = self
+                .legs
+                .iter()
+                .any(|l| l.last_index().is_some_and(|i| i >= k));
+            if !later {
+                return;
+            }
+            self.next_iv += 1;
+            self.show(k);
+        }
+    }
+
+    /// Interval `k`: a line per host, the total (every host's merged
+    /// exactly), the live document following the total.
+    fn show(&mut self, k: u32) {
+        let got: Vec<Option<&HostInterval>> = (self.legs.iter())
+            .map(|l| l.interval(k).filter(|_| l.active))
+            .collect();
+        let mut total: Option<IntervalRaw> = None;
+        let mut ws: Vec<Option<IntervalRaw>> = Vec::new();
+        for (iv, w) in got.iter().flatten() {
+            match total.as_mut() {
+                Some(t) => t.merge(iv),
+                None => total = Some(iv.clone()),
+            }
+            if ws.len() < w.len() {
+                ws.resize(w.len(), None);
+            }
+            for (m, x) in ws.iter_mut().zip(w) {
+                match (m.as_mut(), x) {
+                    (Some(m), Some(x)) => m.merge(x),
+                    (None, Some(x)) => *m = Some(x.clone()),
+                    _ => {}
+                }
+            }
+        }
+        let Some(total) = total else { return };
+        let rec = iolab_report::interval_record(&total);
+        if let Some(l) = self.ctx.live.as_mut() {
+            let recs: Vec<_> = (ws.iter())
+                .map(|w| w.as_ref().map(iolab_report::interval_record))
+                .collect();
+            l.interval(&total, &rec, &ws, &recs);
+        }
+        if self.ctx.quiet {
+            return;
+        }
+        let per: Vec<Option<iolab_report::model::Interval>> = (got.iter())
+            .map(|g| g.map(|(iv, _)| iolab_report::interval_record(iv)))
+            .collect();
+        let names: Vec<&str> = self.ctx.names.iter().map(String::as_str).collect();
+        let rows: Vec<(&str, Option<&iolab_report::model::Interval>)> = (names.iter())
+            .zip(&per)
+            .zip(&self.legs)
+            .filter(|(_, l)| l.active)
+            .map(|((n, r), _)| (*n, r.as_ref()))
+            .collect();
+        if !self.header_done {
+            self.header_done = true;
+            let fs = rec.all.is_some();
+            let shown: Vec<&str> = rows.iter().map(|(n, _)| *n).collect();
+            outln!("{}", iolab_report::terminal::interval_header_of(&shown, fs));
+        }
+        for line in iolab_report::terminal::interval_lines(&rec, &rows) {
+            outln!("{line}");
+        }
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+    }
+}
+
+impl Exchange<'_, '_> {
+    /// Each host's outcome: its own record, or for a host lost before its
+    /// results came, the record rebuilt from its skeleton and intervals.
+    fn outcomes(self) -> Ended {
+        let instant = self.instant_ns;
+        let starts: Vec<i64> = (self.legs.iter())
+            .filter(|l| l.active)
+            .filter_map(|l| l.started_ns)
+            .collect();
+        let skew_us = match (starts.iter().max(), starts.iter().min()) {
+            (Some(a), Some(b)) => Some((a - b) as f64 / 1e3),
+            _ => None,
+        };
+        let any_skeleton = (self.legs.iter()).find_map(|l| {
+            l.skeleton
+                .clone()
+                .or_else(|| l.done.as_ref().map(|d| d.0.clone()))
+        });
+        let mut outcomes = Vec::new();
+        let mut lost = false;
+        for (h, leg) in self.legs.into_iter().enumerate() {
+            if !leg.active {
+                continue;
+            }
+            let name = &self.ctx.names[h];
+            let off = self.clocks.get(h).copied().flatten().unwrap_or_default();
+            let clock = HostClock {
+                offset_us: off.offset_ns as f64 / 1e3,
+                rtt_us: off.rtt_ns as f64 / 1e3,
+                start_us: match (leg.started_ns, instant) {
+                    (Some(s), Some(i)) => Some((s - i) as f64 / 1e3),
+                    _ => None,
+                },
+            };
+            let loss = leg.lost.as_ref().map(|(at, reason)| HostLoss {
+                at_s: instant.map_or(0.0, |i| (ns_of(*at) - i).max(0) as f64 / 1e9),
+                at: rfc3339(*at),
+                reason: reason.clone(),
+            });
+            let (raw, result) = match leg.done {
+                Some(d) => d,
+                None => {
+                    let Some(sk) = leg.skeleton.as_ref().or(any_skeleton.as_ref()) else {
+                        continue;
+                    };
+                    let why = loss.as_ref().map_or("", |l| l.reason.as_str());
+                    crate::live::record_so_far(
+                        sk,
+                        &leg.intervals,
+                        &leg.events,
+                        format!("host {name} lost: {why}"),
+                        "rebuilt from the intervals the host sent before it was lost",
+                    )
+                }
+            };
+            lost |= loss.is_some();
+            outcomes.push(HostOutcome {
+                host: name.clone(),
+                info: self.ctx.fleet.info(h).host.clone(),
+                clock,
+                lost: loss,
+                raw,
+                result,
+            });
+        }
+        Ended::Ran {
+            outcomes,
+            skew_us,
+            lost,
+        }
+    }
+}
+
+/// `t` in RFC 3339, UTC, to the millisecond.
+pub fn rfc3339(t: SystemTime) -> String {
+    let ms = ns_of(t).div_euclid(1_000_000);
+    let (secs, milli) = (ms.div_euclid(1000), ms.rem_euclid(1000));
+    let (days, sod) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{milli:03}Z",
+        sod / 3600,
+        sod / 60 % 60,
+        sod % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rfc3339;
+    use std::time::{Duration, SystemTime};
+
+    #[test]
+    fn rfc3339_is_utc_with_milliseconds() {
+        let t = SystemTime::UNIX_EPOCH + Duration::from_millis(1_709_251_199_123);
+        assert_eq!(rfc3339(t), "2024-02-29T23:59:59.123Z");
+        assert_eq!(rfc3339(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+    }
+}

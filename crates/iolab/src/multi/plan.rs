@@ -1,0 +1,94 @@
+//! Each host's plan in a multi-host run: the runs with that host's own
+//! targets and `destroy_data_on` names, planned as a local run would be
+//! (the targets are the host's: nothing here looks at them). Every host
+//! must have the same runs, so run `i` is the same run everywhere.
+
+use iolab_jobfile::RunOptions;
+use iolab_plan::{Plan, PlanArgs};
+use iolab_spec::HostSpec;
+
+/// One plan per host, in the hosts' order; Err: the one line that says
+/// what is wrong.
+pub fn plan_hosts(
+    runs: &[RunOptions],
+    hosts: &[HostSpec],
+    pa: &PlanArgs,
+) -> Result<Vec<Plan>, String> {
+    // The targets are on the hosts: none is looked at here.
+    iolab_jobfile::without_target_probes();
+    let mut plans = Vec::with_capacity(hosts.len());
+    for h in hosts {
+        let mine = super::shim::runs_for_host(runs, h, hosts)
+            .map_err(|e| format!("host {}: {e}", h.name))?;
+        let plan =
+            iolab_plan::build(&mine, pa).map_err(|e| format!("host {}: {}", h.name, e.message))?;
+        if plan.runs.iter().any(|r| r.curve.is_some()) {
+            return Err("response-time curves (curve, iorate=curve) are not run on several hosts at once; run the curve on each host alone, or give the rates as a list (--rate 1000,2000)".into());
+        }
+        plans.push(plan);
+    }
+    same_runs(hosts, &plans)?;
+    Ok(plans)
+}
+
+/// Every plan has the first's runs: as many, of the same names and
+/// workloads.
+fn same_runs(hosts: &[HostSpec], plans: &[Plan]) -> Result<(), String> {
+    let shape = |p: &Plan| -> Vec<(String, Vec<String>)> {
+        (p.runs.iter())
+            .map(|r| {
+                let ws = r.spec.workloads.iter().map(|w| w.name.clone()).collect();
+                (r.spec.name.clone(), ws)
+            })
+            .collect()
+    };
+    let first = shape(&plans[0]);
+    for (h, p) in hosts.iter().zip(plans).skip(1) {
+        let this = shape(p);
+        if this != first {
+            return Err(format!(
+                "host {} would run {} run{} ({}) where host {} runs {} ({}); every host runs the same runs: give each host a target for every workload",
+                h.name,
+                this.len(),
+                if this.len() == 1 { "" } else { "s" },
+                names(&this),
+                hosts[0].name,
+                first.len(),
+                names(&first)
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn names(runs: &[(String, Vec<String>)]) -> String {
+    let all: Vec<&str> = runs.iter().map(|(n, _)| n.as_str()).collect();
+    let mut s = all.iter().take(4).copied().collect::<Vec<_>>().join(", ");
+    if all.len() > 4 {
+        s.push_str(", ...");
+    }
+    s
+}
+
+/// The line `--parse-only` and `--dry-run` add after the plan: each
+/// host's targets.
+pub fn hosts_line(hosts: &[HostSpec], plans: &[Plan]) -> String {
+    let per: Vec<String> = (hosts.iter().zip(plans))
+        .map(|(h, p)| {
+            let mut ts: Vec<&str> = Vec::new();
+            for t in (p.runs.iter())
+                .flat_map(|r| &r.spec.workloads)
+                .flat_map(|w| &w.targets)
+            {
+                if !ts.contains(&t.path.as_str()) {
+                    ts.push(&t.path);
+                }
+            }
+            match ts.len() {
+                0 => h.name.clone(),
+                _ => format!("{} ({})", h.name, ts.join(", ")),
+            }
+        })
+        .collect();
+    format!("hosts: {}", per.join(", "))
+}

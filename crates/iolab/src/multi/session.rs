@@ -1,0 +1,300 @@
+//! A multi-host plan as it runs on the controller: the document (saved
+//! after every run, kept live during one), the terminal, the findings
+//! log, the exit code; the plan's runs one after another on the hosts
+//! still there.
+
+use super::exchange::{Ctx, Ended, Exchange};
+use crate::cli::OnHostLoss;
+use crate::run::{FindingsLog, Output};
+use iolab_plan::{Plan, PlannedRun};
+use iolab_remote::link::Fleet;
+use iolab_report::{save_document, terminal, ResultDoc};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+pub struct Session {
+    pub doc: ResultDoc,
+    pub live: Option<crate::live::LiveDoc>,
+    pub checked: crate::outputs::Checked,
+    pub stream: bool,
+    pub out: Output,
+    pub findings_log: FindingsLog,
+    pub stop: Arc<AtomicBool>,
+    pub names: Vec<String>,
+    pub said_lost: Vec<bool>,
+    pub on_loss: OnHostLoss,
+    pub timeout: Duration,
+    pub sweep: bool,
+    /// `--repeat`.
+    pub repeats: u32,
+    pub exit: u8,
+}
+
+/// Why the plan ended before its last run.
+pub enum Cut {
+    /// A host refused a run: exit 2.
+    Refused,
+    /// A host was lost with `--on-host-loss stop`, or every host.
+    Lost,
+    /// Ctrl-C, or an I/O error with `--on-error stop`.
+    Stopped,
+}
+
+impl Session {
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    pub fn save(&self) -> Result<(), String> {
+        match &self.checked.json {
+            Some(o) => save_document(o, &self.doc).map_err(|e| e.0),
+            None => Ok(()),
+        }
+    }
+
+    /// Every run of `plans` (one plan per host, the same runs), in order.
+    pub fn run_plan(&mut self, fleet: &mut Fleet, plans: &[Plan]) -> Option<Cut> {
+        let n = plans[0].runs.len();
+        for i in 0..n {
+            if self.stopped() {
+                return Some(Cut::Stopped);
+            }
+            let live: Vec<bool> = (0..self.names.len()).map(|h| !fleet.is_lost(h)).collect();
+            let gone = live.iter().filter(|l| !**l).count();
+            if gone == live.len() || (gone > 0 && self.on_loss == OnHostLoss::Stop) {
+                let left = n - i;
+                eprintln!(
+                    "iolab: the remaining {left} run{} do not run: {} (--on-host-loss {})",
+                    if left == 1 { "" } else { "s" },
+                    if gone == live.len() {
+                        "every host was lost"
+                    } else {
+                        "a host was lost"
+                    },
+                    if self.on_loss == OnHostLoss::Stop {
+                        "stop"
+                    } else {
+                        "continue"
+                    }
+                );
+                return Some(Cut::Lost);
+            }
+            let planned: Vec<&PlannedRun> = plans.iter().map(|p| &p.runs[i]).collect();
+            if let Some(cut) = self.one_run(fleet, i, n, &planned, &live) {
+                return Some(cut);
+            }
+            let pause = planned[0].pause_after_s;
+            if i + 1 < n && pause > 0.0 {
+                pause_for(Duration::from_secs_f64(pause), &self.stop);
+            }
+        }
+        None
+    }
+
+    /// Run `i` of `n` on the live hosts: print, measure, merge, record.
+    fn one_run(
+        &mut self,
+        fleet: &mut Fleet,
+        i: usize,
+        n: usize,
+        planned: &[&PlannedRun],
+        live: &[bool],
+    ) -> Option<Cut> {
+        let first = planned[0];
+        self.heading(i, n, first, live);
+        let clocks = fleet.sync_clocks();
+        let specs = (planned.iter().zip(live))
+            .map(|(p, l)| l.then(|| p.spec.clone()))
+            .collect();
+        let tags = self
+            .sweep
+            .then(|| (first.point, first.repeat, first.params_map()));
+        if let Some(l) = self.live.as_mut() {
+            l.begin(&self.doc, tags, None);
+        }
+        let mut ctx = Ctx {
+            fleet,
+            names: &self.names,
+            stop: &self.stop,
+            on_loss: self.on_loss,
+            timeout: self.timeout,
+            quiet: self.out.quiet,
+            said_lost: &mut self.said_lost,
+            live: &mut self.live,
+        };
+        let ended = Exchange::new(&mut ctx, i as u32, clocks).run(specs);
+        let (outcomes, skew_us, lost) = match ended {
+            Ended::Refused(line) => {
+                eprintln!("iolab: {line}");
+                return Some(Cut::Refused);
+            }
+            Ended::Ran {
+                outcomes,
+                skew_us,
+                lost,
+            } => (outcomes, skew_us, lost),
+        };
+        if outcomes.is_empty() {
+            return Some(Cut::Lost);
+        }
+        let mut run = super::shim::merge_hosts(outcomes, skew_us);
+        if lost {
+            run.complete = false;
+            if run.incomplete_reason.is_none() {
+                run.incomplete_reason = Some("a host was lost during the run".into());
+            }
+        }
+        if self.sweep {
+            run.point = Some(first.point);
+            run.repeat = Some(first.repeat);
+            run.params = first.params_map();
+        }
+        self.report(&run);
+        let error_stop = run.errors_total > 0 && !run.complete && !self.stopped();
+        self.record(i, n, run, &first.spec);
+        if error_stop && i + 1 < n {
+            eprintln!(
+                "iolab: skipping the remaining {} run(s) after the I/O error (--on-error stop); use --on-error continue to run them anyway",
+                n - i - 1
+            );
+            return Some(Cut::Stopped);
+        }
+        None
+    }
+
+    /// The run's heading: its sweep line, its workloads, its hosts.
+    fn heading(&self, i: usize, n: usize, planned: &PlannedRun, live: &[bool]) {
+        if self.out.quiet {
+            return;
+        }
+        if self.sweep {
+            outln!("{}", crate::run::sweep_line(i, n, planned, self.repeats));
+        }
+        let hosts: Vec<&str> = (self.names.iter().zip(live))
+            .filter(|(_, l)| **l)
+            .map(|(n, _)| n.as_str())
+            .collect();
+        let spec = &planned.spec;
+        outln!(
+            "{}: on {} host{} at once ({})",
+            spec.name,
+            hosts.len(),
+            if hosts.len() == 1 { "" } else { "s" },
+            hosts.join(", ")
+        );
+        for w in &spec.workloads {
+            match &w.fs {
+                Some(_) => outln!("{}", w.fs_heading().unwrap_or_default()),
+                None => outln!("{}", terminal::run_heading(w)),
+            }
+        }
+    }
+
+    /// The merged run's summary and the line of the I/O error it ended on.
+    fn report(&self, run: &iolab_report::RunResult) {
+        if !self.out.quiet {
+            outln!("{}", terminal::summary(run));
+            if let Some(s) = run.start_skew_us {
+                outln!("start skew between the hosts: {s:.0} us");
+            }
+        }
+        if let Some(line) = crate::run::failure_line(run) {
+            eprintln!("iolab: {line}");
+        }
+    }
+}
+
+impl Session {
+    /// Add run `i` to the document (its verification to the findings
+    /// log, its failures to the exit code) and save it.
+    fn record(
+        &mut self,
+        i: usize,
+        n: usize,
+        run: iolab_report::RunResult,
+        spec: &iolab_spec::RunSpec,
+    ) {
+        if !run.complete || run.errors_total > 0 {
+            self.exit = self.exit.max(1);
+        }
+        for v in run.hosts.iter().filter_map(|h| h.run.verify.as_ref()) {
+            if v.findings_total > 0 {
+                self.exit = self.exit.max(1);
+            }
+            let journal = spec.workloads.iter().find_map(|w| w.journal.as_deref());
+            if let Err(e) = self.findings_log.append(v, journal) {
+                eprintln!("iolab: {e}");
+            }
+        }
+        if let Some(v) = &run.verify {
+            self.doc.verify.get_or_insert_with(Default::default).add(v);
+        }
+        let doc = &mut self.doc;
+        doc.runs.push(run);
+        doc.complete = i + 1 == n && doc.runs.iter().all(|r| r.complete);
+        if self.sweep {
+            doc.points = iolab_report::summarize_points(doc);
+        }
+        let saved = if self.stream { Ok(()) } else { self.save() };
+        if let Err(e) = saved {
+            eprintln!("iolab: {e}");
+            self.exit = self.exit.max(1);
+        }
+    }
+
+    /// After the plan (`cut`: why it ended early): the document finished
+    /// and saved, fio's outputs, the agents' session closed; the exit
+    /// code (130 when interrupted, 2 when a host refused a run).
+    pub fn finish(mut self, fleet: Fleet, cut: Option<Cut>) -> ExitCode {
+        let interrupted = self.stopped();
+        self.doc.finished_at = Some(iolab_report::model_time_now());
+        if cut.is_some() || interrupted {
+            self.doc.complete = false;
+        }
+        if self.sweep && !self.out.quiet && !self.doc.points.is_empty() {
+            outln!("{}", terminal::points_table(&self.doc));
+        }
+        if let Err(e) = self.save() {
+            eprintln!("iolab: {e}");
+            self.exit = self.exit.max(1);
+        }
+        for note in fleet.close() {
+            eprintln!("iolab: {note}");
+        }
+        if let Some(p) = &self.out.json {
+            eprintln!("iolab: results written to {}", p.display());
+        }
+        if let Err(e) = crate::run::write_fio(
+            &self.doc,
+            self.out.fio.as_mut(),
+            self.checked.fio_json.as_ref(),
+            &self.checked.rules,
+        ) {
+            eprintln!("iolab: {e}");
+            self.exit = self.exit.max(1);
+        }
+        if let Some(p) = self.findings_log.written() {
+            eprintln!("iolab: data validation findings logged to {}", p.display());
+        }
+        match cut {
+            Some(Cut::Refused) => ExitCode::from(crate::exit::EXIT_BAD_INPUT),
+            _ if interrupted => ExitCode::from(130),
+            Some(Cut::Lost) => ExitCode::from(self.exit.max(1)),
+            _ => ExitCode::from(self.exit),
+        }
+    }
+}
+
+/// Sleep, waking early when asked to stop.
+fn pause_for(d: Duration, stop: &AtomicBool) {
+    let end = std::time::Instant::now() + d;
+    while !stop.load(Ordering::Relaxed) {
+        let now = std::time::Instant::now();
+        if now >= end {
+            break;
+        }
+        std::thread::sleep((end - now).min(Duration::from_millis(100)));
+    }
+}
