@@ -126,11 +126,14 @@ pub fn load(path: &Path, lo: &LoadOptions) -> Result<Loaded, JobError> {
             let runs = job
                 .runs()
                 .map_err(|e| JobError(format!("job file {origin}: {}", e.0)))?;
+            let hosts = job
+                .hosts()
+                .map_err(|e| JobError(format!("job file {origin}: {}", e.0)))?;
             Ok(Loaded {
                 format,
                 runs,
                 notes: Vec::new(),
-                hosts: Vec::new(),
+                hosts,
             })
         }
         InputFormat::Fio => load_text(&[(origin, text)], lo),

@@ -17,6 +17,7 @@ pub mod fio;
 pub mod flags;
 pub mod frontend;
 pub mod fs;
+pub mod hosts;
 mod options;
 mod resolve;
 pub mod runs;

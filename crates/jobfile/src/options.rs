@@ -40,7 +40,7 @@ fn de_str<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
 
 fn de_list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
     let v = toml::Value::deserialize(d)?;
-    let what = "a path as a string, or an array of them (e.g. [\"/dev/sdb\", \"/dev/sdc\"])";
+    let what = "a path as a string, an array of them (e.g. [\"/dev/sdb\", \"/dev/sdc\"]) or a table of them by host (e.g. { h1 = \"/dev/sdb\", h2 = \"/dev/sdc\" })";
     match v {
         toml::Value::String(s) => Ok(vec![s]),
         toml::Value::Array(items) => items
@@ -50,8 +50,57 @@ fn de_list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
                 other => Err(expected(what, &other)),
             })
             .collect(),
+        toml::Value::Table(t) => host_map(t).map_err(serde::de::Error::custom),
         other => Err(expected(what, &other)),
     }
+}
+
+/// A per-host map, `{ h1 = "/dev/sdb", h2 = ["/dev/sdc", "/dev/sdd"] }`:
+/// each path as `HOST:PATH` (docs/jobfile.md "Several hosts"), hosts in
+/// name order. Keys are host names as `--hosts` gives them.
+fn host_map(t: toml::Table) -> Result<Vec<String>, String> {
+    if t.is_empty() {
+        return Err(
+            "a table of paths by host names at least one host (e.g. { h1 = \"/dev/sdb\" })".into(),
+        );
+    }
+    let mut out = Vec::new();
+    for (host, v) in t {
+        let named = iolab_spec::hosts::parse_host(&host)
+            .ok()
+            .filter(|h| h.name == host && h.user.is_none() && h.port.is_none());
+        if named.is_none() {
+            return Err(format!(
+                "'{host}' is not a host's name; the keys of a table of paths are host names as --hosts gives them (h1, db-2.example.com), without user or port"
+            ));
+        }
+        let paths = match v {
+            toml::Value::String(p) => vec![p],
+            toml::Value::Array(items) => items
+                .into_iter()
+                .map(|i| match i {
+                    toml::Value::String(p) => Ok(p),
+                    other => Err(format!(
+                        "host {host}: expected a path as a string, found {}",
+                        found(&other)
+                    )),
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+            other => {
+                return Err(format!(
+                    "host {host}: expected a path as a string or an array of them, found {}",
+                    found(&other)
+                ))
+            }
+        };
+        if paths.is_empty() || paths.iter().any(|p| p.trim().is_empty()) {
+            return Err(format!(
+                "host {host}: give at least one path and no empty one"
+            ));
+        }
+        out.extend(paths.into_iter().map(|p| format!("{host}:{p}")));
+    }
+    Ok(out)
 }
 
 /// The value of a parameter that may take a list (a sweep): one or more

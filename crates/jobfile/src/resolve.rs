@@ -30,6 +30,10 @@ pub struct JobFile {
     pub workload: Vec<WorkloadOptions>,
     #[serde(default)]
     pub run: Vec<RunTable>,
+    /// The top-level `hosts` key: one host a string, as a host file's line
+    /// (`"root@h1:22 /dev/sdb"`); read by [`hosts`](Self::hosts).
+    #[serde(default)]
+    pub hosts: Vec<String>,
     /// The file's text, for the line of a key in messages.
     #[serde(skip)]
     pub text: Option<String>,
@@ -63,6 +67,36 @@ impl JobFile {
             )));
         }
         runs_of(&self.global, &self.run, text)
+    }
+
+    /// The hosts of the top-level `hosts` key (docs/jobfile.md "Several
+    /// hosts"): each string a host file's line, `[USER@]HOST[:PORT]
+    /// [PATH...]`; a host named twice is refused.
+    pub fn hosts(&self) -> Result<Vec<iolab_spec::HostSpec>, JobError> {
+        let at = self
+            .text
+            .as_deref()
+            .and_then(|t| {
+                t.lines()
+                    .take_while(|l| !l.trim_start().starts_with('['))
+                    .position(|l| l.trim_start().starts_with("hosts") && l.contains('='))
+            })
+            .map(|n| format!("line {}: ", n + 1))
+            .unwrap_or_default();
+        let mut hosts = Vec::new();
+        for (i, line) in self.hosts.iter().enumerate() {
+            let bad = |e: String| JobError(format!("{at}hosts[{i}] '{line}': {e}"));
+            if line.contains(['\n', '#']) {
+                return Err(bad("one host a string, without '#' or a line break".into()));
+            }
+            let mut listed = iolab_spec::hosts::parse_hosts_file(line)
+                .map_err(|e| bad(e.strip_prefix("line 1: ").unwrap_or(&e).to_string()))?;
+            let Some(h) = listed.pop() else {
+                return Err(bad("give a host: \"[USER@]HOST[:PORT] [PATH...]\"".into()));
+            };
+            iolab_spec::hosts::add_host(&mut hosts, h).map_err(bad)?;
+        }
+        Ok(hosts)
     }
 
     /// The workloads with the global defaults applied: of a file of

@@ -44,10 +44,19 @@ impl HostSpec {
 
 /// The host a `HOST:PATH` name is qualified by, if `HOST` is one of
 /// `hosts`, and the path; `(None, name)` for a name of every host.
+/// The longest host name that prefixes `name` with a ':' wins, so that a
+/// host named by an IPv6 address (`fe80::1:/dev/sdb`) is found too.
 pub fn split_host<'a>(name: &'a str, hosts: &[HostSpec]) -> (Option<&'a str>, &'a str) {
-    match name.split_once(':') {
-        Some((h, p)) if hosts.iter().any(|x| x.name == h) => (Some(h), p),
-        _ => (None, name),
+    let host = hosts
+        .iter()
+        .filter(|x| {
+            name.strip_prefix(x.name.as_str())
+                .is_some_and(|rest| rest.starts_with(':'))
+        })
+        .max_by_key(|x| x.name.len());
+    match host {
+        Some(x) => (Some(&name[..x.name.len()]), &name[x.name.len() + 1..]),
+        None => (None, name),
     }
 }
 
@@ -188,5 +197,12 @@ mod tests {
         );
         // A prefix that names no host is part of the path.
         assert_eq!(split_host("h3:/x", &hosts), (None, "h3:/x"));
+        // A host named by an IPv6 address: the longest name wins.
+        let v6 = [HostSpec::named("fe80::1"), HostSpec::named("fe80")];
+        assert_eq!(
+            split_host("fe80::1:/dev/sdb", &v6),
+            (Some("fe80::1"), "/dev/sdb")
+        );
+        assert_eq!(split_host("fe80:/dev/sdc", &v6), (Some("fe80"), "/dev/sdc"));
     }
 }
