@@ -153,7 +153,10 @@ fn several_job_sections_per_host_keep_their_aggregate() {
     }
     // The terminal's summary of such a run has the aggregate line.
     let text = crate::terminal::summary(&r);
-    assert!(text.contains("mixed (total of 2 workloads)"), "{text}");
+    assert!(
+        text.contains("mixed (total of 2 workloads on 2 hosts)"),
+        "{text}"
+    );
 }
 
 #[test]
