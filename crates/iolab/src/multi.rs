@@ -8,7 +8,6 @@ mod connect;
 mod exchange;
 mod plan;
 mod session;
-mod shim;
 
 use crate::cli::RemoteArgs;
 use crate::cli::RunArgs;
@@ -78,7 +77,7 @@ pub fn run(
     }
     if args.parse_only {
         out!("{}", iolab_plan::dry_run_text(&plans[0]));
-        outln!("{}", plan::hosts_line(&hosts, &plans));
+        outln!("{}", iolab_jobfile::hosts::describe(&hosts, &runs));
         return ExitCode::SUCCESS;
     }
     let out = crate::run::Output {
@@ -101,7 +100,7 @@ pub fn run(
     };
     if args.plan.dry_run {
         out!("{}", iolab_plan::dry_run_text(&plans[0]));
-        outln!("{}", plan::hosts_line(&hosts, &plans));
+        outln!("{}", iolab_jobfile::hosts::describe(&hosts, &runs));
         outln!("(each host checks its own targets when the run starts)");
         return ExitCode::SUCCESS;
     }

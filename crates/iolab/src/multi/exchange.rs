@@ -4,12 +4,12 @@
 //! the total), every `Done` collected, a host lost or a Ctrl-C handled.
 //! What comes out is each host's outcome, ready to be merged.
 
-use super::shim::HostOutcome;
 use crate::cli::OnHostLoss;
 use iolab_raw::{EventRaw, IntervalRaw, RunRaw};
 use iolab_remote::link::{ClockOffset, Fleet, LinkEvent};
 use iolab_remote::{FromAgent, ToAgent};
 use iolab_report::model::{HostClock, HostLoss, RunResult};
+use iolab_report::HostOutcome;
 use iolab_spec::RunSpec;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
@@ -200,11 +200,6 @@ impl<'a, 'c> Exchange<'a, 'c> {
         let lead = (4 * rtt as i64).max(50_000_000);
         let instant = now_ns() + lead;
         self.instant_ns = Some(instant);
-        if let Some(sk) = self.legs.iter().find_map(|l| l.skeleton.as_ref()) {
-            if let Some(live) = self.ctx.live.as_mut() {
-                live.measuring(sk);
-            }
-        }
         for h in 0..self.legs.len() {
             if !self.legs[h].ready || self.legs[h].finished() {
                 continue;
@@ -231,7 +226,14 @@ impl Exchange<'_, '_> {
         let ours = |i: u32| i == self.index;
         let leg = &mut self.legs[h];
         match *m {
-            FromAgent::Measuring { index, raw } if ours(index) => leg.skeleton = Some(raw),
+            FromAgent::Measuring { index, raw } if ours(index) => {
+                // The first host's skeleton heads the live document.
+                let first = self.legs.iter().all(|l| l.skeleton.is_none());
+                if let Some(live) = self.ctx.live.as_mut().filter(|_| first) {
+                    live.measuring(&raw);
+                }
+                self.legs[h].skeleton = Some(raw);
+            }
             FromAgent::Ready { index } if ours(index) => leg.ready = true,
             FromAgent::Refused { index, message } if index.is_none_or(ours) => {
                 leg.refused = true;
@@ -355,10 +357,9 @@ impl Exchange<'_, '_> {
         if !self.header_done {
             self.header_done = true;
             let fs = rec.all.is_some();
-            let shown: Vec<&str> = rows.iter().map(|(n, _)| *n).collect();
-            outln!("{}", iolab_report::terminal::interval_header_of(&shown, fs));
+            outln!("{}", iolab_report::terminal::host_interval_header(fs));
         }
-        for line in iolab_report::terminal::interval_lines(&rec, &rows) {
+        for line in iolab_report::terminal::host_interval_lines(&rec, &rows) {
             outln!("{line}");
         }
         use std::io::Write;

@@ -18,7 +18,7 @@ pub fn plan_hosts(
     iolab_jobfile::without_target_probes();
     let mut plans = Vec::with_capacity(hosts.len());
     for h in hosts {
-        let mine = super::shim::runs_for_host(runs, h, hosts)
+        let mine = iolab_jobfile::hosts::runs_for_host(runs, h, hosts)
             .map_err(|e| format!("host {}: {e}", h.name))?;
         let plan =
             iolab_plan::build(&mine, pa).map_err(|e| format!("host {}: {}", h.name, e.message))?;
@@ -31,23 +31,16 @@ pub fn plan_hosts(
     Ok(plans)
 }
 
-/// Every plan has the first's runs: as many, of the same names and
-/// workloads.
+/// Every plan has the first's runs: as many, of the same names (their
+/// workloads may differ: a vdbench sd defined on some hosts only).
 fn same_runs(hosts: &[HostSpec], plans: &[Plan]) -> Result<(), String> {
-    let shape = |p: &Plan| -> Vec<(String, Vec<String>)> {
-        (p.runs.iter())
-            .map(|r| {
-                let ws = r.spec.workloads.iter().map(|w| w.name.clone()).collect();
-                (r.spec.name.clone(), ws)
-            })
-            .collect()
-    };
+    let shape = |p: &Plan| -> Vec<String> { p.runs.iter().map(|r| r.spec.name.clone()).collect() };
     let first = shape(&plans[0]);
     for (h, p) in hosts.iter().zip(plans).skip(1) {
         let this = shape(p);
         if this != first {
             return Err(format!(
-                "host {} would run {} run{} ({}) where host {} runs {} ({}); every host runs the same runs: give each host a target for every workload",
+                "host {} would run {} run{} ({}) where host {} runs {} ({}); every host runs the same runs: give each host its targets for every run",
                 h.name,
                 this.len(),
                 if this.len() == 1 { "" } else { "s" },
@@ -61,34 +54,11 @@ fn same_runs(hosts: &[HostSpec], plans: &[Plan]) -> Result<(), String> {
     Ok(())
 }
 
-fn names(runs: &[(String, Vec<String>)]) -> String {
-    let all: Vec<&str> = runs.iter().map(|(n, _)| n.as_str()).collect();
+fn names(runs: &[String]) -> String {
+    let all: Vec<&str> = runs.iter().map(String::as_str).collect();
     let mut s = all.iter().take(4).copied().collect::<Vec<_>>().join(", ");
     if all.len() > 4 {
         s.push_str(", ...");
     }
     s
-}
-
-/// The line `--parse-only` and `--dry-run` add after the plan: each
-/// host's targets.
-pub fn hosts_line(hosts: &[HostSpec], plans: &[Plan]) -> String {
-    let per: Vec<String> = (hosts.iter().zip(plans))
-        .map(|(h, p)| {
-            let mut ts: Vec<&str> = Vec::new();
-            for t in (p.runs.iter())
-                .flat_map(|r| &r.spec.workloads)
-                .flat_map(|w| &w.targets)
-            {
-                if !ts.contains(&t.path.as_str()) {
-                    ts.push(&t.path);
-                }
-            }
-            match ts.len() {
-                0 => h.name.clone(),
-                _ => format!("{} ({})", h.name, ts.join(", ")),
-            }
-        })
-        .collect();
-    format!("hosts: {}", per.join(", "))
 }

@@ -139,7 +139,7 @@ impl Session {
         if outcomes.is_empty() {
             return Some(Cut::Lost);
         }
-        let mut run = super::shim::merge_hosts(outcomes, skew_us);
+        let mut run = iolab_report::merge_hosts(outcomes, skew_us);
         if lost {
             run.complete = false;
             if run.incomplete_reason.is_none() {
@@ -196,9 +196,6 @@ impl Session {
     fn report(&self, run: &iolab_report::RunResult) {
         if !self.out.quiet {
             outln!("{}", terminal::summary(run));
-            if let Some(s) = run.start_skew_us {
-                outln!("start skew between the hosts: {s:.0} us");
-            }
         }
         if let Some(line) = crate::run::failure_line(run) {
             eprintln!("iolab: {line}");
