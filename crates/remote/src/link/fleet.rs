@@ -222,6 +222,17 @@ impl Fleet {
         &self.hosts
     }
 
+    /// The private directory of ssh's multiplexing sockets (removed by
+    /// `close`), for an ssh channel.
+    pub fn control_dir(&self) -> Option<&Path> {
+        self.ctl.as_ref().map(|c| c.path())
+    }
+
+    /// The directory `--push` made on host `i`.
+    pub fn pushed_dir(&self, i: usize) -> Option<&str> {
+        self.pushed.get(i).and_then(|p| p.as_deref())
+    }
+
     /// Host `i`'s hello.
     pub fn info(&self, i: usize) -> &AgentInfo {
         &self.infos[i]
