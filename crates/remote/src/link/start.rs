@@ -69,7 +69,8 @@ fn start_agent(job: &Job, pushed: Option<&str>) -> Result<Greeted, String> {
     let argv = job.channel.agent_argv(pushed);
     let cmd = job.channel.command(job.ctl, job.host, job.index, &argv);
     let mut proc = Proc::spawn(cmd).map_err(|e| job.channel.spawn_error(&e))?;
-    let (done, timed_out) = deadline(proc.pid(), job.opts.timeout);
+    let limit = connect_time(job.opts);
+    let (done, timed_out) = deadline(proc.pid(), limit);
     let mut out = BufReader::new(proc.stdout.take().expect("stdout is piped"));
     let r = greet(job, &mut proc, &mut out);
     let _ = done.send(());
@@ -79,9 +80,9 @@ fn start_agent(job: &Job, pushed: Option<&str>) -> Result<Greeted, String> {
         r => {
             let said = if late {
                 format!(
-                    "host {}: no answer from its agent within {} s (--host-timeout){}",
+                    "host {}: no answer from its agent within {} s{}",
                     job.host.name,
-                    job.opts.timeout.as_secs_f64(),
+                    limit.as_secs_f64(),
                     proc.tail
                         .last_line()
                         .map(|l| format!("; the channel said: {l}"))
@@ -94,6 +95,17 @@ fn start_agent(job: &Job, pushed: Option<&str>) -> Result<Greeted, String> {
             Err(said)
         }
     }
+}
+
+/// The least time a host has to connect and greet: ssh's set-up (key
+/// exchange, authentication, a login shell) takes longer than a
+/// heartbeat's silence on a busy machine.
+pub const CONNECT_TIME: Duration = Duration::from_secs(15);
+
+/// How long a host may take to connect and greet: the host timeout, at
+/// least [`CONNECT_TIME`].
+pub fn connect_time(opts: &LinkOptions) -> Duration {
+    opts.timeout.max(CONNECT_TIME)
 }
 
 /// A thread that kills process group `pid` unless told it is done
@@ -128,6 +140,9 @@ fn greet(
     if let Some(w) = stdin.as_mut() {
         // A channel that failed shows in what it says, read below.
         let _ = proto::write_frame(w, &hello);
+    }
+    if let Some(text) = talk_before(out) {
+        return Err(refuse::banner(name, &text));
     }
     let info = match next(out) {
         Ok(FromAgent::Hello {
@@ -167,6 +182,15 @@ fn greet(
     .map_err(|e| format!("host {name}: measuring its clock failed: {e}"))?;
     proc.stdin = stdin;
     Ok((info, clock))
+}
+
+/// What the remote side printed before the first frame, if it did not
+/// start with the protocol's marker (looked at without consuming it).
+fn talk_before(out: &mut BufReader<ChildStdout>) -> Option<Vec<u8>> {
+    use std::io::BufRead;
+    let buf = out.fill_buf().ok()?;
+    let n = buf.len().min(proto::MAGIC.len());
+    (n > 0 && buf[..n] != proto::MAGIC[..n]).then(|| buf[..buf.len().min(200)].to_vec())
 }
 
 /// The next message other than a heartbeat.
