@@ -4,10 +4,13 @@
 //! thread per agent feeding a single queue, heartbeats both ways and the
 //! loss of a host when it stops answering.
 
-use crate::channel::Channel;
-use crate::proto::{FromAgent, ToAgent};
+mod fleet;
+mod start;
+
+pub use fleet::Fleet;
+
+use crate::proto::FromAgent;
 use iolab_report::model::Host;
-use iolab_spec::HostSpec;
 use std::time::{Duration, SystemTime};
 
 /// Heartbeats and the silence after which a host is lost.
@@ -63,63 +66,63 @@ pub enum LinkEvent {
     Lost { at: SystemTime, reason: String },
 }
 
-/// Every connected host.
-pub struct Fleet {
-    _private: (),
+/// `CLOCK_REALTIME` now, nanoseconds since the Unix epoch.
+pub fn now_ns() -> i64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
 }
 
-impl Fleet {
-    /// Start and greet an agent on every host, in parallel; measure each
-    /// clock. The first failure (a refused connection, a version other
-    /// than ours, another architecture with `--push`) is one line naming
-    /// the host, and every agent already started is stopped.
-    pub fn connect(
-        _hosts: &[HostSpec],
-        _channel: &Channel,
-        _opts: &LinkOptions,
-    ) -> Result<Fleet, String> {
-        Err("multi-host runs are not built yet".into())
+/// Measure a clock with `rounds` probes: `ping(seq)` sends one,
+/// `pong(seq)` waits for its answer, (the agent's clock, when it
+/// arrived). The probe of least round trip counts; the offset is the
+/// agent's clock minus the middle of that round trip.
+pub fn measure(
+    rounds: u32,
+    mut ping: impl FnMut(u32) -> Result<(), String>,
+    mut pong: impl FnMut(u32) -> Result<(i64, i64), String>,
+) -> Result<ClockOffset, String> {
+    let mut best: Option<ClockOffset> = None;
+    for seq in 0..rounds.max(1) {
+        let t0 = now_ns();
+        ping(seq)?;
+        let (clock, t1) = pong(seq)?;
+        let rtt = (t1 - t0).max(0) as u64;
+        let offset_ns = clock - (t0 + (t1 - t0) / 2);
+        if best.is_none_or(|b| rtt < b.rtt_ns) {
+            best = Some(ClockOffset {
+                offset_ns,
+                rtt_ns: rtt,
+            });
+        }
     }
+    best.ok_or_else(|| "no probe".into())
+}
 
-    /// The hosts, in the order given.
-    pub fn hosts(&self) -> &[HostSpec] {
-        &[]
-    }
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-    /// Host `i`'s hello.
-    pub fn info(&self, _i: usize) -> &AgentInfo {
-        unreachable!("no fleet is built yet")
-    }
-
-    /// Measure every live host's clock again (before each run).
-    pub fn sync_clocks(&mut self) -> Vec<Option<ClockOffset>> {
-        Vec::new()
-    }
-
-    /// Host `i`'s last measured clock.
-    pub fn clock(&self, _i: usize) -> Option<ClockOffset> {
-        None
-    }
-
-    /// Send `m` to host `i`; an error when it is lost.
-    pub fn send(&self, _i: usize, _m: &ToAgent) -> Result<(), String> {
-        Err("not built".into())
-    }
-
-    /// Whether host `i` was lost.
-    pub fn is_lost(&self, _i: usize) -> bool {
-        true
-    }
-
-    /// The next event from any host, waiting at most `d`.
-    pub fn recv_timeout(&self, _d: Duration) -> Option<(usize, LinkEvent)> {
-        None
-    }
-
-    /// End the session: `Bye` to every live agent, wait for the channels
-    /// to close (killing what does not within a grace time), remove
-    /// pushed binaries. Notes about what had to be forced.
-    pub fn close(self) -> Vec<String> {
-        Vec::new()
+    #[test]
+    fn the_least_delay_probe_counts() {
+        // An agent 5 ms ahead; probes of 3, 1 and 2 ms (said by the
+        // answers' arrival times around a real clock).
+        let delays = [3_000_000i64, 1_000_000, 2_000_000];
+        let sent = std::cell::Cell::new(0i64);
+        let c = measure(
+            3,
+            |_| {
+                sent.set(now_ns());
+                Ok(())
+            },
+            |seq| {
+                let d = delays[seq as usize];
+                Ok((sent.get() + d / 2 + 5_000_000, sent.get() + d))
+            },
+        )
+        .unwrap();
+        assert!((c.rtt_ns as i64 - 1_000_000).abs() < 200_000, "{c:?}");
+        assert!((c.offset_ns - 5_000_000).abs() < 200_000, "{c:?}");
     }
 }

@@ -1,0 +1,94 @@
+//! Hosts lost mid-session: an agent killed (its channel ends) and an
+//! agent gone silent (no heartbeat for the timeout) are each reported
+//! once, with when and why; the others go on.
+
+mod common;
+
+use common::*;
+use iolab_remote::link::{Fleet, LinkEvent};
+use iolab_remote::ToAgent;
+use iolab_testutil::sshd::Sshd;
+use iolab_testutil::{require, require_sshd};
+use std::time::{Duration, Instant, SystemTime};
+
+macro_rules! require_fake {
+    () => {
+        require_sshd!();
+        require!(python().is_some(), "needs python3 (the fake agent)");
+    };
+}
+
+/// The next loss, within `d`; messages skipped.
+fn next_loss(f: &Fleet, d: Duration) -> Option<(usize, SystemTime, String)> {
+    let until = Instant::now() + d;
+    while Instant::now() < until {
+        if let Some((i, LinkEvent::Lost { at, reason })) = f.recv_timeout(Duration::from_millis(50))
+        {
+            return Some((i, at, reason));
+        }
+    }
+    None
+}
+
+#[test]
+fn a_killed_agent_is_lost_with_its_reason() {
+    require_fake!();
+    let sshd = Sshd::start(&["h1", "h2"]).unwrap();
+    let fake = Fake::ours("normal");
+    let fleet = Fleet::connect(
+        &hosts(&["h1", "h2"]),
+        &ssh(&sshd.config(), &fake.path_str()),
+        &quick(3000),
+    )
+    .unwrap();
+    let pid = fleet.info(1).pid;
+    let t = SystemTime::now();
+    // SAFETY: kill(2) of the fake agent this test started.
+    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    let (i, at, reason) =
+        next_loss(&fleet, Duration::from_secs(3)).expect("lost within the timeout");
+    eprintln!("lost {i} after {:?}: {reason}", at.duration_since(t));
+    assert_eq!(i, 1);
+    assert!(reason.contains("the agent's channel closed"), "{reason}");
+    assert!(at >= t);
+    assert!(fleet.is_lost(1) && !fleet.is_lost(0));
+    assert!(fleet.send(1, &ToAgent::Stop).is_err());
+    // The other host goes on; the loss is said once.
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(next_loss(&fleet, Duration::from_millis(300)).is_none());
+    assert!(fleet.send(0, &ToAgent::Stop).is_ok());
+    let notes = fleet.close();
+    assert!(notes.is_empty(), "{notes:?}");
+    assert!(eventually(Duration::from_secs(3), || fake
+        .running()
+        .is_empty()));
+}
+
+#[test]
+fn a_silent_agent_is_lost_after_the_timeout() {
+    require_fake!();
+    let sshd = Sshd::start(&["h1"]).unwrap();
+    let fake = Fake::ours("mute");
+    let fleet = Fleet::connect(
+        &hosts(&["h1"]),
+        &ssh(&sshd.config(), &fake.path_str()),
+        &quick(1000),
+    )
+    .unwrap();
+    let t = Instant::now();
+    let (i, _, reason) = next_loss(&fleet, Duration::from_secs(5)).expect("lost");
+    let after = t.elapsed();
+    eprintln!("silent host lost after {after:?}: {reason}");
+    assert_eq!(i, 0);
+    assert!(
+        reason.starts_with("nothing from its agent for "),
+        "{reason}"
+    );
+    assert!(after >= Duration::from_millis(900), "{after:?}");
+    fleet.close();
+    assert!(
+        eventually(Duration::from_secs(3), || fake.running().is_empty()),
+        "{:?}",
+        fake.running()
+    );
+}
