@@ -195,6 +195,9 @@ pub fn run_loaded(
         Ok(h) => h,
         Err(e) => return bad_input(&e),
     };
+    if !hosts.is_empty() && args.parse_only {
+        return parse_only_hosts(&args, &got, &hosts);
+    }
     if !hosts.is_empty() {
         return crate::multi::run(args, got.runs, got.notes, hosts, fio);
     }
@@ -310,6 +313,7 @@ fn gather_runs(args: &RunArgs, pre: Option<Loaded>) -> Result<Gathered, String> 
 /// tool's job file, by the workload's section name; in iolab's, at its
 /// line.
 fn plan_runs(args: &RunArgs, got: &Gathered) -> Result<iolab_plan::Plan, String> {
+    iolab_jobfile::hosts::check_local(&got.runs)?;
     let e = match iolab_plan::build(&got.runs, &args.plan) {
         Ok(p) => return Ok(p),
         Err(e) => e,
@@ -327,6 +331,32 @@ fn plan_runs(args: &RunArgs, got: &Gathered) -> Result<iolab_plan::Plan, String>
         }
         None => e.message,
     })
+}
+
+/// `--parse-only` of a multi-host job: the notes, the hosts with their
+/// targets, then each host's plan (its own targets), nothing contacted.
+fn parse_only_hosts(args: &RunArgs, got: &Gathered, hosts: &[iolab_spec::HostSpec]) -> ExitCode {
+    let mut text = String::new();
+    for h in hosts {
+        let runs = match iolab_jobfile::hosts::runs_for_host(&got.runs, h, hosts) {
+            Ok(r) => r,
+            Err(e) => return bad_input(&e),
+        };
+        match iolab_plan::build(&runs, &args.plan) {
+            Ok(p) => text.push_str(&format!(
+                "host {}:\n{}",
+                h.name,
+                iolab_plan::dry_run_text(&p)
+            )),
+            Err(e) => return bad_input(&format!("host {}: {}", h.name, e.message)),
+        }
+    }
+    for n in &got.notes {
+        outln!("{n}");
+    }
+    outln!("{}", iolab_jobfile::hosts::describe(hosts, &got.runs));
+    out!("{text}");
+    ExitCode::SUCCESS
 }
 
 /// `--dry-run`: the same checks as the real run, targets and outputs, so
