@@ -750,6 +750,48 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_multi_host_run_gets_a_hosts_table_in_markdown_and_csv() {
+        let r = crate::testraw::two_hosts();
+        let doc = ResultDoc {
+            runs: vec![r.clone()],
+            ..Default::default()
+        };
+        let t = document_tables(&doc);
+        let hosts = t.iter().find(|t| t.title == "Hosts of shared").unwrap();
+        for c in &hosts.columns {
+            assert!(column_has_unit(c, &[]), "column {c:?}");
+        }
+        // CSV: the block under the table's title; its numbers parse back
+        // to each host's figures.
+        let csv = document_csv(&doc);
+        let block = csv.split("Hosts of shared\n").nth(1).unwrap();
+        let mut lines = block.lines();
+        let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let col = |name: &str| head.iter().position(|h| *h == name).unwrap();
+        for (line, h) in lines.zip(&r.hosts) {
+            let cells: Vec<&str> = line.split(',').collect();
+            assert_eq!(cells[col("host")], h.host);
+            let n = |c: &str| cells[col(c)].parse::<f64>().unwrap();
+            let tot = &h.run.summary.total;
+            assert!((n("IOPS") - tot.iops).abs() < 1e-3, "{line}");
+            assert!((n("p99 us") - tot.lat_us.p99).abs() < 1e-3, "{line}");
+            assert_eq!(n("offset within us"), h.clock.rtt_us / 2.0);
+        }
+        let md = document_markdown(&doc);
+        assert!(md.contains("| h2 | h2.lab |"), "{md}");
+        // A local run has none.
+        let local = ResultDoc {
+            runs: vec![crate::build_run(&crate::testraw::host_run(
+                1, 5, 1000, 2000,
+            ))],
+            ..Default::default()
+        };
+        assert!(!document_tables(&local)
+            .iter()
+            .any(|t| t.title.starts_with("Hosts")));
+    }
+
+    #[test]
     fn numbers_for_reading_and_for_csv() {
         assert_eq!(fmt_num(95801.655), "95802");
         assert_eq!(fmt_num(392.4035), "392");
