@@ -75,11 +75,6 @@ pub fn run(
     for n in &notes {
         outln!("{n}");
     }
-    if args.parse_only {
-        out!("{}", iolab_plan::dry_run_text(&plans[0]));
-        outln!("{}", iolab_jobfile::hosts::describe(&hosts, &runs));
-        return ExitCode::SUCCESS;
-    }
     let out = crate::run::Output {
         json: args.json.clone(),
         quiet: args.quiet,
