@@ -76,7 +76,7 @@ fn agents(tag: &str, host: Option<&str>) -> Vec<i32> {
             continue;
         };
         let vars: Vec<&[u8]> = env.split(|b| *b == 0).collect();
-        let has = |s: &str| vars.iter().any(|v| *v == s.as_bytes());
+        let has = |s: &str| vars.contains(&s.as_bytes());
         if has(&format!("IOLAB_TEST_TAG={tag}"))
             && host.is_none_or(|h| has(&format!("IOLAB_HOST={h}")))
         {
