@@ -103,7 +103,7 @@ impl Session {
         live: &[bool],
     ) -> Option<Cut> {
         let first = planned[0];
-        self.heading(i, n, first, live);
+        self.heading(i, n, planned, live);
         let clocks = fleet.sync_clocks();
         let specs = (planned.iter().zip(live))
             .map(|(p, l)| l.then(|| p.spec.clone()))
@@ -164,21 +164,31 @@ impl Session {
         None
     }
 
-    /// The run's heading: its sweep line, its workloads, its hosts.
-    fn heading(&self, i: usize, n: usize, planned: &PlannedRun, live: &[bool]) {
+    /// The run's heading: its sweep line, its hosts with their targets,
+    /// its workloads (as the first host runs them).
+    fn heading(&self, i: usize, n: usize, planned: &[&PlannedRun], live: &[bool]) {
         if self.out.quiet {
             return;
         }
+        let first = planned[0];
         if self.sweep {
-            outln!("{}", crate::run::sweep_line(i, n, planned, self.repeats));
+            outln!("{}", crate::run::sweep_line(i, n, first, self.repeats));
         }
-        let hosts: Vec<&str> = (self.names.iter().zip(live))
+        let hosts: Vec<String> = (self.names.iter().zip(planned).zip(live))
             .filter(|(_, l)| **l)
-            .map(|(n, _)| n.as_str())
+            .map(|((name, p), _)| {
+                let mut ts: Vec<&str> = Vec::new();
+                for t in p.spec.workloads.iter().flat_map(|w| &w.targets) {
+                    if !ts.contains(&t.path.as_str()) {
+                        ts.push(&t.path);
+                    }
+                }
+                format!("{name} {}", ts.join(" "))
+            })
             .collect();
-        let spec = &planned.spec;
+        let spec = &first.spec;
         outln!(
-            "{}: on {} host{} at once ({})",
+            "{}: on {} host{} at once: {}",
             spec.name,
             hosts.len(),
             if hosts.len() == 1 { "" } else { "s" },
