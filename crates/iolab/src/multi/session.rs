@@ -61,23 +61,22 @@ impl Session {
             if self.stopped() {
                 return Some(Cut::Stopped);
             }
+            self.between_runs(fleet);
             let live: Vec<bool> = (0..self.names.len()).map(|h| !fleet.is_lost(h)).collect();
-            let gone = live.iter().filter(|l| !**l).count();
-            if gone == live.len() || (gone > 0 && self.on_loss == OnHostLoss::Stop) {
+            let gone: Vec<&str> = (self.names.iter().zip(&live))
+                .filter(|(_, l)| !**l)
+                .map(|(n, _)| n.as_str())
+                .collect();
+            if gone.len() == live.len() || (!gone.is_empty() && self.on_loss == OnHostLoss::Stop) {
                 let left = n - i;
+                let policy = match self.on_loss {
+                    OnHostLoss::Stop => "stop",
+                    OnHostLoss::Continue => "continue",
+                };
                 eprintln!(
-                    "iolab: the remaining {left} run{} do not run: {} (--on-host-loss {})",
+                    "iolab: the remaining {left} run{} do not run: {} lost (--on-host-loss {policy})",
                     if left == 1 { "" } else { "s" },
-                    if gone == live.len() {
-                        "every host was lost"
-                    } else {
-                        "a host was lost"
-                    },
-                    if self.on_loss == OnHostLoss::Stop {
-                        "stop"
-                    } else {
-                        "continue"
-                    }
+                    gone.join(", "),
                 );
                 return Some(Cut::Lost);
             }
@@ -91,6 +90,20 @@ impl Session {
             }
         }
         None
+    }
+
+    /// Between two runs: what the hosts said since the last run ended (a
+    /// loss is said now; anything about an earlier run is past).
+    fn between_runs(&mut self, fleet: &Fleet) {
+        while let Some((h, ev)) = fleet.recv_timeout(Duration::ZERO) {
+            match ev {
+                iolab_remote::link::LinkEvent::Lost { reason, .. } if !self.said_lost[h] => {
+                    self.said_lost[h] = true;
+                    eprintln!("iolab: host {} lost between runs ({reason})", self.names[h]);
+                }
+                _ => {}
+            }
+        }
     }
 
     /// Run `i` of `n` on the live hosts: print, measure, merge, record.
