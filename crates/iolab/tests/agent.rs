@@ -215,6 +215,9 @@ fn the_agent_answers_hello_with_its_versions_and_host() {
         }
         m => panic!("expected Hello, got {m:?}"),
     }
+    // Its stdout is kept for frames: fd 1 is its stderr now.
+    let fd = |n: u32| std::fs::read_link(format!("/proc/{}/fd/{n}", a.child.id())).unwrap();
+    assert_eq!(fd(1), fd(2));
     a.send(&ToAgent::Bye);
     assert_eq!(a.exit_within(WAIT).code(), Some(0));
 }
@@ -384,6 +387,14 @@ fn a_target_the_safety_rules_refuse_is_refused_and_the_agent_stays_up() {
             assert_eq!(index, Some(3));
             assert!(message.contains(dev.path_str()), "{message}");
             assert!(!message.contains('\n'), "{message}");
+            // The line a local run prints for the same target.
+            let local = Command::new(env!("CARGO_BIN_EXE_iolab"))
+                .args(["run", "--target", dev.path_str(), "--rw", "randwrite"])
+                .args(["--duration", "0.3s", "--dry-run"])
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&local.stderr);
+            assert_eq!(err.trim_end(), format!("iolab: {message}"));
         }
         m => panic!("expected Refused, got {m:?}"),
     }
