@@ -252,12 +252,18 @@ fn failed(job: &Job, proc: &mut Proc, out: &mut BufReader<ChildStdout>, e: Frame
         FrameError::Eof | FrameError::Truncated { .. } | FrameError::Io(_) => {
             let st = proc.wait_for(Duration::from_secs(2));
             proc.join_tail();
-            refuse::refusal(
+            let said = refuse::refusal(
                 name,
                 job.channel.is_ssh(),
                 st.and_then(|s| s.code()),
                 &proc.tail.text(),
-            )
+            );
+            match &job.channel.agent_path {
+                Some(p) if said.contains("no iolab in the remote PATH") => format!(
+                    "host {name}: no agent at {p} there (--agent-path); install iolab there, fix the path, or use --push"
+                ),
+                _ => said,
+            }
         }
     }
 }
