@@ -92,3 +92,36 @@ fn a_silent_agent_is_lost_after_the_timeout() {
         fake.running()
     );
 }
+
+#[test]
+fn a_cut_link_is_lost_after_the_timeout() {
+    require_fake!();
+    iolab_testutil::require_root!();
+    iolab_testutil::require_tool!("ip");
+    let sshd = Sshd::start_netns(&["h1"]).unwrap();
+    let fake = Fake::ours("normal");
+    let fleet = Fleet::connect(
+        &hosts(&["h1"]),
+        &ssh(&sshd.config(), &fake.path_str()),
+        &quick(1000),
+    )
+    .unwrap_or_else(|e| panic!("{e}\n{}", sshd.log()));
+    assert!(
+        next_loss(&fleet, Duration::from_millis(1500)).is_none(),
+        "lost before the cut"
+    );
+    sshd.cut().unwrap();
+    let t = Instant::now();
+    let (i, _, reason) = next_loss(&fleet, Duration::from_secs(5)).expect("lost");
+    let after = t.elapsed();
+    eprintln!("cut host lost after {after:?}: {reason}");
+    assert_eq!(i, 0);
+    assert!(
+        reason.starts_with("nothing from its agent for "),
+        "{reason}"
+    );
+    let t = Instant::now();
+    let notes = fleet.close();
+    eprintln!("close after the cut: {:?} {notes:?}", t.elapsed());
+    assert!(t.elapsed() < Duration::from_secs(8), "{:?}", t.elapsed());
+}
