@@ -821,6 +821,7 @@ pub struct HistogramData {
     pub significant_digits: u8,
     pub min_ns: u64,
     pub max_ns: u64,
+    #[serde(deserialize_with = "iolab_stats::u128_any")]
     pub sum_ns: u128,
     pub buckets: Vec<(u64, u64)>,
 }
