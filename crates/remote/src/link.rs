@@ -6,7 +6,8 @@
 //!
 //! What a caller can rely on:
 //! - `Fleet::connect` takes about as long as the slowest host; each host
-//!   has its host timeout, at least 15 s, to connect and greet. On any
+//!   has its host timeout, at least 15 s plus 0.25 s a host, to connect
+//!   and greet. On any
 //!   failure every agent already started is stopped and the error is one
 //!   line naming the host as the user named it.
 //! - The queue ([`Fleet::recv_timeout`]) has every message but heartbeats

@@ -253,3 +253,33 @@ fn hosts_connect_in_parallel() {
     );
     assert!(fleet.close().is_empty());
 }
+
+/// A figure, not a check (`--ignored`): 64 hosts over one sshd.
+#[test]
+#[ignore]
+fn sixty_four_hosts_over_ssh() {
+    require_fake!();
+    const N: usize = 64;
+    let names: Vec<String> = (0..N).map(|i| format!("h{i}")).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let sshd = Sshd::start(&refs).unwrap();
+    let fake = Fake::ours("normal");
+    let ch = ssh(&sshd.config(), &fake.path_str());
+    let t = Instant::now();
+    let mut fleet = Fleet::connect(&hosts(&refs), &ch, &quick(30_000))
+        .unwrap_or_else(|e| panic!("{e}\n{}", sshd.log()));
+    let tc = t.elapsed();
+    let t = Instant::now();
+    let clocks = fleet.sync_clocks();
+    let ts = t.elapsed();
+    let worst = clocks.iter().map(|c| c.unwrap().rtt_ns).max().unwrap();
+    let t = Instant::now();
+    let notes = fleet.close();
+    eprintln!(
+        "{N} hosts: connect {tc:?}, sync_clocks {ts:?} (worst rtt {worst} ns), close {:?}, notes {notes:?}",
+        t.elapsed()
+    );
+    assert!(eventually(Duration::from_secs(5), || fake
+        .running()
+        .is_empty()));
+}

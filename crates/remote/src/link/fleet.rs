@@ -143,6 +143,7 @@ impl Fleet {
                         ctl: ctl_path,
                         opts,
                         exe,
+                        hosts: hosts.len(),
                     };
                     s.spawn(move || start::start(&job))
                 })
