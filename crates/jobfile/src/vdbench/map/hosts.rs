@@ -142,14 +142,14 @@ fn own(def: &VdbDef, p: &VdbParam) -> bool {
     p.file == def.file && p.line >= def.line
 }
 
+/// A lun and the hosts it is on (`None`: every host).
+type Lun = (Option<Vec<String>>, String);
+
 /// An sd's luns: each with the hosts it is on (`None`: every host the
 /// sd's hosts are, vdbench's `*`). vdbench pairs its own `host=` and
 /// `lun=` in order (`host=(a,b),lun=X,lun=Y,host=c`); one `lun=`
 /// without a `host=` is on the sd's default hosts (`sd=default,host=`).
-fn sd_luns(
-    sd: &VdbDef,
-    hosts: &[HostSpec],
-) -> Result<Vec<(Option<Vec<String>>, String)>, JobError> {
+fn sd_luns(sd: &VdbDef, hosts: &[HostSpec]) -> Result<Vec<Lun>, JobError> {
     let mine = |k: &str| -> Vec<&VdbParam> {
         sd.params
             .iter()
