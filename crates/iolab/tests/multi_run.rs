@@ -420,3 +420,49 @@ fn ctrl_c_stops_every_agent_and_keeps_both_hosts_figures() {
         agents(&t, None)
     );
 }
+
+#[test]
+fn over_ssh_two_hosts_run_like_over_a_local_shell_and_leave_no_session() {
+    require_root!();
+    iolab_testutil::require_sshd!();
+    let sshd = iolab_testutil::sshd::Sshd::start(&["h1", "h2"]).unwrap();
+    let (a, b) = two_devices();
+    let d = tempfile::tempdir().unwrap();
+    let t = tag("ssh");
+    let mut args = two_hosts(&a, &b, true, &t);
+    // The default channel (ssh) instead of the local shell.
+    args.drain(1..3);
+    let cfg = sshd.config().to_string_lossy().into_owned();
+    let run = [
+        "--ssh-config",
+        &cfg,
+        "--rw",
+        "randread",
+        "--duration",
+        "1s",
+        "--json",
+        "r.json",
+    ];
+    args.extend(run.map(String::from));
+    let before = [diskstats(&a.name()).unwrap(), diskstats(&b.name()).unwrap()];
+    let o = Controller::start(&args, d.path(), &t).wait(Duration::from_secs(60));
+    let after = [diskstats(&a.name()).unwrap(), diskstats(&b.name()).unwrap()];
+    assert!(o.status.success(), "{}\nsshd: {}", stderr(&o), sshd.log());
+    let doc = doc_of(d.path());
+    let run = &ptr(&doc, "runs")[0];
+    for (i, h) in ptr(run, "hosts").as_array().unwrap().iter().enumerate() {
+        let reads = after[i].0 - before[i].0;
+        let mine = u(h, "summary/read/ops");
+        assert!(
+            mine > 0 && reads >= mine && reads - mine <= mine / 100,
+            "{}: device {reads} reads, iolab {mine}",
+            h["host"]
+        );
+    }
+    assert!(f(run, "start_skew_us") >= 0.0);
+    assert!(
+        wait_until(Duration::from_secs(5), || sshd.session_pids().is_empty()),
+        "sessions left: {:?}",
+        sshd.session_pids()
+    );
+}
