@@ -73,10 +73,13 @@ impl Session {
                     OnHostLoss::Stop => "stop",
                     OnHostLoss::Continue => "continue",
                 };
+                let what = match left {
+                    1 => "the remaining run does not run".to_string(),
+                    n => format!("the remaining {n} runs do not run"),
+                };
                 eprintln!(
-                    "iolab: the remaining {left} run{} do not run: {} lost (--on-host-loss {policy})",
-                    if left == 1 { "" } else { "s" },
-                    gone.join(", "),
+                    "iolab: {what}: {} lost (--on-host-loss {policy})",
+                    gone.join(", ")
                 );
                 return Some(Cut::Lost);
             }
