@@ -529,3 +529,27 @@ fn a_silent_host_is_lost_after_the_timeout_and_stop_ends_the_plan() {
         agents(&t, None)
     );
 }
+
+#[test]
+fn hosts_without_targets_are_one_line_before_any_host_is_contacted() {
+    let d = tempfile::tempdir().unwrap();
+    let o = iolab()
+        .args([
+            "run",
+            "--hosts",
+            "h1,h2",
+            "--rw",
+            "randread",
+            "--remote-shell",
+            "false {host}",
+        ])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert_bad_input(&o, "a run on several hosts needs its targets");
+    assert_eq!(
+        std::fs::read_dir(d.path()).unwrap().count(),
+        0,
+        "a file was left"
+    );
+}
