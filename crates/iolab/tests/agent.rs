@@ -293,6 +293,10 @@ fn a_run_streams_intervals_that_add_up_to_its_done() {
     let file = data_file(dir.path(), 4);
     let mut a = Agent::hello(100, 5000);
     let (at, started) = start_run(&mut a, 0, read_run(&file, 0.5));
+    eprintln!(
+        "agent start: {} ns after the instant asked for",
+        started - at
+    );
     // The start instant is honoured: not before it, not long after.
     assert!(started >= at, "started {} ns early", at - started);
     assert!(
