@@ -163,7 +163,11 @@ fn sd_luns(sd: &VdbDef, hosts: &[HostSpec]) -> Result<Vec<Lun>, JobError> {
             .filter(|p| p.key == k && own(sd, p))
             .collect()
     };
-    let (own_hosts, luns) = (mine("host"), mine("lun"));
+    let (own_hosts, mut luns) = (mine("host"), mine("lun"));
+    if luns.is_empty() {
+        // vdbench refuses lun= on sd=default; iolab takes the last one.
+        luns.extend(sd.params.iter().rev().find(|p| p.key == "lun"));
+    }
     let default_host = sd
         .params
         .iter()
