@@ -20,6 +20,7 @@ pub fn seeds(family: &str) -> &'static [(&'static str, &'static [u8])] {
         ],
         "jobfile" => &[
             ("sweep.toml", include_bytes!("../seeds/jobfile/sweep.toml")),
+            ("hosts.toml", include_bytes!("../seeds/jobfile/hosts.toml")),
             (
                 "examples/cached-vs-uncached.toml",
                 include_bytes!("../../../examples/cached-vs-uncached.toml"),
@@ -61,6 +62,7 @@ pub fn seeds(family: &str) -> &'static [(&'static str, &'static [u8])] {
         "vdbench" => &[
             ("raw.vdb", include_bytes!("../seeds/vdbench/raw.vdb")),
             ("fs.vdb", include_bytes!("../seeds/vdbench/fs.vdb")),
+            ("hosts.vdb", include_bytes!("../seeds/vdbench/hosts.vdb")),
         ],
         "filebench" => &[
             (

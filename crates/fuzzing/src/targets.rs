@@ -146,8 +146,22 @@ pub fn jobfile(data: &[u8]) {
     }
     // Its hosts (the top-level `hosts` key, host-file lines), and the
     // text as a host file and as one host per line.
-    if let Err(e) = job.hosts() {
-        assert!(!e.0.contains('\n'), "a job-file error is one line: {e}");
+    match (job.hosts(), job.runs()) {
+        (Err(e), _) => assert!(!e.0.contains('\n'), "a job-file error is one line: {e}"),
+        // Each host's runs (a few hosts), the local check, the hosts line.
+        (Ok(hosts), Ok(runs)) => {
+            use iolab_jobfile::hosts::{check_local, describe, runs_for_host};
+            if let Err(e) = check_local(&runs) {
+                assert!(!e.contains('\n'), "a host error is one line: {e}");
+            }
+            for h in hosts.iter().take(4) {
+                if let Err(e) = runs_for_host(&runs, h, &hosts) {
+                    assert!(!e.contains('\n'), "a host error is one line: {e}");
+                }
+            }
+            let _ = describe(&hosts[..hosts.len().min(4)], &runs);
+        }
+        (Ok(_), Err(_)) => {}
     }
     if let Err(e) = iolab_spec::hosts::parse_hosts_file(&text) {
         assert!(!e.contains('\n'), "a host file error is one line: {e}");
