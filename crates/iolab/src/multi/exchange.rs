@@ -260,6 +260,10 @@ impl Exchange<'_, '_> {
             FromAgent::Done { index, raw, result } if ours(index) => {
                 leg.done = Some((raw, result));
                 self.flush(false);
+                // Its results hold every interval: keep only those still
+                // to be shown.
+                let next = self.next_iv;
+                self.legs[h].intervals.retain(|(iv, _)| iv.index >= next);
             }
             _ => {}
         }
