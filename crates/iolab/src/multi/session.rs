@@ -301,9 +301,10 @@ impl Session {
         if let Some(p) = self.findings_log.written() {
             eprintln!("iolab: data validation findings logged to {}", p.display());
         }
+        // Interrupted first: a host may refuse a run a Ctrl-C cut short.
         match cut {
-            Some(Cut::Refused) => ExitCode::from(crate::exit::EXIT_BAD_INPUT),
             _ if interrupted => ExitCode::from(130),
+            Some(Cut::Refused) => ExitCode::from(crate::exit::EXIT_BAD_INPUT),
             Some(Cut::Lost) => ExitCode::from(self.exit.max(1)),
             _ => ExitCode::from(self.exit),
         }
