@@ -565,3 +565,50 @@ fn hosts_without_targets_are_one_line_before_any_host_is_contacted() {
         "a file was left"
     );
 }
+
+#[test]
+fn a_curve_runs_each_hosts_points_at_that_hosts_own_maximum() {
+    require_root!();
+    let (a, b) = two_devices();
+    let d = tempfile::tempdir().unwrap();
+    let t = tag("curve");
+    let mut args = two_hosts(&a, &b, true, &t);
+    let run = [
+        "--rw",
+        "randread",
+        "--duration",
+        "1s",
+        "--curve",
+        "50",
+        "--json",
+        "r.json",
+    ];
+    args.extend(run.map(String::from));
+    let o = Controller::start(&args, d.path(), &t).wait(Duration::from_secs(60));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc = doc_of(d.path());
+    let runs = ptr(&doc, "runs").as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    let hosts = |r: &Value| r["hosts"].as_array().unwrap().clone();
+    let (maxes, points) = (hosts(&runs[0]), hosts(&runs[1]));
+    assert_eq!((maxes.len(), points.len()), (2, 2));
+    for (max, point) in maxes.iter().zip(&points) {
+        let measured = f(max, "summary/total/iops");
+        let rate = f(point, "curve/rate_iops");
+        let achieved = f(point, "summary/total/iops");
+        eprintln!(
+            "{}: max {measured:.0} IOPS, 50% point at {rate:.0}/s, achieved {achieved:.0}",
+            point["host"]
+        );
+        assert!(
+            (rate - measured / 2.0).abs() <= measured * 0.02,
+            "{}: rate {rate} for a maximum of {measured}",
+            point["host"]
+        );
+        assert!(
+            (achieved - rate).abs() <= rate * 0.1,
+            "{}: achieved {achieved} of {rate}",
+            point["host"]
+        );
+    }
+}
