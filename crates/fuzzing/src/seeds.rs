@@ -1,7 +1,9 @@
 //! Seed inputs of each family: small valid inputs the mutations start
 //! from, also the seed corpus of the cargo-fuzz targets (`fuzz/run` copies
 //! them). Result documents and the journal were written by iolab itself
-//! (null engine, then host details blanked); the job files are the
+//! (null engine, then host details blanked); the agent protocol's
+//! frames are every message kind of each direction, from a real agent's
+//! session (psync on a temporary file) and written by hand; the job files are the
 //! repository's examples (fio's are written for the seeds); the rest is written by hand to the formats'
 //! layouts. Regenerate the documents when the schema changes: a test
 //! checks every seed still parses.
@@ -101,6 +103,10 @@ pub fn seeds(family: &str) -> &'static [(&'static str, &'static [u8])] {
                 "workloads-events.json",
                 include_bytes!("../seeds/result_doc/workloads-events.json"),
             ),
+            (
+                "multi-host.json",
+                include_bytes!("../seeds/result_doc/multi-host.json"),
+            ),
         ],
         "journal" => &[
             ("closed.bin", include_bytes!("../seeds/journal/closed.bin")),
@@ -156,6 +162,24 @@ pub fn seeds(family: &str) -> &'static [(&'static str, &'static [u8])] {
             (
                 "md-16mib.bin",
                 include_bytes!("../seeds/signatures/md-16mib.bin"),
+            ),
+        ],
+        "remote" => &[
+            (
+                "to-agent.bin",
+                include_bytes!("../seeds/remote/to-agent.bin"),
+            ),
+            (
+                "from-agent-session.bin",
+                include_bytes!("../seeds/remote/from-agent-session.bin"),
+            ),
+            (
+                "from-agent-run.bin",
+                include_bytes!("../seeds/remote/from-agent-run.bin"),
+            ),
+            (
+                "from-agent-done.bin",
+                include_bytes!("../seeds/remote/from-agent-done.bin"),
             ),
         ],
         _ => &[],

@@ -349,6 +349,27 @@ fn fio_value(s: &str) {
     let _ = v::eval_bc(s);
 }
 
+/// What the terminal shows of a run on several hosts (the HTML report,
+/// the tables and compare reach the rest): the interval lines per host
+/// and the per-host summary.
+fn multi_host_lines(r: &iolab_report::model::RunResult) {
+    if r.hosts.is_empty() {
+        return;
+    }
+    let _ = terminal::host_interval_header(false);
+    let _ = terminal::hosts_summary(r);
+    let _ = tables::hosts_table(r);
+    for (i, iv) in r.intervals.iter().enumerate().take(MAX_LINES) {
+        let hs: Vec<(&str, Option<&iolab_report::model::Interval>)> = r
+            .hosts
+            .iter()
+            .take(MAX_LINES)
+            .map(|h| (h.host.as_str(), h.run.intervals.get(i)))
+            .collect();
+        let _ = terminal::host_interval_lines(iv, &hs);
+    }
+}
+
 /// A result document: parsed, then everything `iolab report` and
 /// `iolab compare` make of it (HTML, Markdown, CSV, terminal text, a
 /// comparison of the document with itself).
@@ -384,6 +405,7 @@ pub fn result_doc(data: &[u8]) {
         if let Some(d) = &r.devices {
             let _ = terminal::device_summary(d);
         }
+        multi_host_lines(r);
     }
     if let Some(v) = &doc.verify {
         let _ = terminal::verify_summary(v);
@@ -608,4 +630,39 @@ pub fn signatures(data: &[u8]) {
         .expect("memfd seek");
     f.write_all(body).expect("memfd write");
     let _ = iolab_target::detect_signatures(&f, size);
+}
+
+/// The agent protocol (iolab_remote::proto): the agent's parser of the
+/// controller's frames (`parse_agent_stream`) and the controller's of an
+/// agent's (`FromAgent` frames), and the input as one payload of either.
+/// A message read must write and read back: the same message from the
+/// controller, a readable one from an agent. Host files and host names
+/// (`--hosts`, `--hosts-file`) too.
+pub fn remote(data: &[u8]) {
+    use iolab_remote::proto::{self, FromAgent, ToAgent};
+    for m in proto::parse_agent_stream(data).into_iter().flatten() {
+        let mut b = Vec::new();
+        proto::write_frame(&mut b, &m).expect("a message read writes");
+        let back = proto::parse_agent_stream(&b);
+        assert!(
+            matches!(back.as_slice(), [Ok(x)] if *x == m),
+            "{m:?} reads back as {back:?}"
+        );
+    }
+    let mut r = data;
+    while let Ok(m) = proto::read_message::<_, FromAgent>(&mut r) {
+        let mut b = Vec::new();
+        proto::write_frame(&mut b, &m).expect("a message read writes");
+        if let Err(e) = proto::read_message::<_, FromAgent>(&mut b.as_slice()) {
+            panic!("an agent's message does not read back: {e}");
+        }
+    }
+    let _ = proto::decode::<ToAgent>(data);
+    let _ = proto::decode::<FromAgent>(data);
+    // Where the agents run: a host file, and each line as a host name.
+    let text = String::from_utf8_lossy(data);
+    let _ = iolab_spec::hosts::parse_hosts_file(&text);
+    for l in text.lines().take(MAX_LINES) {
+        let _ = iolab_spec::hosts::parse_host(l);
+    }
 }

@@ -667,19 +667,14 @@ impl Session {
         }
         let mut dev = crate::devstats::DevSampler::default();
         let default_job = self.temp_file.is_some();
-        let made = crate::targets::make_personality_dirs(spec);
-        let raw = match &made {
-            Ok(_) => run_one(
-                spec,
-                &mut self.term,
-                &mut dev,
-                &self.stop,
-                &self.events,
-                default_job,
-            ),
-            Err(e) => Err(iolab_engine::RunError::Setup(e.clone())),
-        };
-        crate::targets::remove_if_empty(made.as_deref().unwrap_or_default());
+        let raw = run_in_dirs(
+            spec,
+            &mut self.term,
+            &mut dev,
+            &self.stop,
+            &self.events,
+            default_job,
+        );
         if let Some(l) = self.term.live.as_mut() {
             l.settle();
         }
@@ -875,18 +870,38 @@ fn sweep_line(i: usize, n: usize, planned: &iolab_plan::PlannedRun, repeats: u32
     line
 }
 
-/// Run `spec` on the run core with the devices under its targets sampled
-/// on the run's clock. The default job (`default_job`) runs buffered on a
-/// file system without O_DIRECT: `spec` then says so.
-fn run_one(
+/// [`run_one`] with the directories of `spec`'s personalities made first
+/// (and removed after, if the run left them empty): a local run's and an
+/// agent's (crate::agent) way to run a spec.
+pub(crate) fn run_in_dirs(
     spec: &mut RunSpec,
-    term: &mut Term,
+    obs: &mut dyn Observer,
     dev: &mut crate::devstats::DevSampler,
     stop: &Arc<AtomicBool>,
     events: &Arc<EventLog>,
     default_job: bool,
 ) -> Result<RunRaw, iolab_engine::RunError> {
-    let mut once = |spec: &RunSpec, term: &mut Term| {
+    let made = crate::targets::make_personality_dirs(spec);
+    let raw = match &made {
+        Ok(_) => run_one(spec, obs, dev, stop, events, default_job),
+        Err(e) => Err(iolab_engine::RunError::Setup(e.clone())),
+    };
+    crate::targets::remove_if_empty(made.as_deref().unwrap_or_default());
+    raw
+}
+
+/// Run `spec` on the run core with the devices under its targets sampled
+/// on the run's clock. The default job (`default_job`) runs buffered on a
+/// file system without O_DIRECT: `spec` then says so.
+fn run_one(
+    spec: &mut RunSpec,
+    term: &mut dyn Observer,
+    dev: &mut crate::devstats::DevSampler,
+    stop: &Arc<AtomicBool>,
+    events: &Arc<EventLog>,
+    default_job: bool,
+) -> Result<RunRaw, iolab_engine::RunError> {
+    let mut once = |spec: &RunSpec, term: &mut dyn Observer| {
         iolab_engine::run_with(spec, term, stop.clone(), events.clone(), &mut [&mut *dev])
     };
     match once(spec, term) {
@@ -906,7 +921,7 @@ fn run_one(
 /// The result record of a run, with its devices' figures compared with
 /// the workloads as they ran (an io_uring fallback to psync changes
 /// engine, jobs and qd).
-fn result_of(
+pub(crate) fn result_of(
     raw: &RunRaw,
     spec: &RunSpec,
     mut dev: crate::devstats::DevSampler,

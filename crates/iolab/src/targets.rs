@@ -14,33 +14,52 @@ pub fn check_targets(plan: &Plan) -> Result<(), String> {
     let n = plan.runs.len();
     for (i, r) in plan.runs.iter().enumerate() {
         for w in &r.spec.workloads {
-            check
-                .check(w)
-                .and_then(|_| {
-                    check_anchors(w).map_err(|e| iolab_engine::RunError::Setup(from_file(w, e)))
-                })
-                .map_err(|e| {
-                    // A run of several workloads names the one refused.
-                    let e = if r.is_concurrent() {
-                        format!("workload '{}': {e}", w.name)
+            check_workload(&mut check, w, r.is_concurrent()).map_err(|e| {
+                if n > 1 {
+                    let params = r.params_text();
+                    let what = if params.is_empty() {
+                        r.spec.name.clone()
                     } else {
-                        e.to_string()
+                        params
                     };
-                    if n > 1 {
-                        let params = r.params_text();
-                        let what = if params.is_empty() {
-                            r.spec.name.clone()
-                        } else {
-                            params
-                        };
-                        format!("run {}/{n} ({what}): {e}", i + 1)
-                    } else {
-                        e
-                    }
-                })?;
+                    format!("run {}/{n} ({what}): {e}", i + 1)
+                } else {
+                    e
+                }
+            })?;
         }
     }
     Ok(())
+}
+
+/// The targets of one run, checked as [`check_targets`] checks a plan's
+/// (the same lines): what an agent checks, under its own host's rules,
+/// before it runs what a controller sent (crate::agent).
+pub fn check_run(spec: &iolab_spec::RunSpec) -> Result<(), String> {
+    let mut check = iolab_engine::PlanCheck::new();
+    for w in &spec.workloads {
+        check_workload(&mut check, w, spec.workloads.len() > 1)?;
+    }
+    Ok(())
+}
+
+/// One workload's targets and anchors; a run of several workloads
+/// (`concurrent`) names the one refused.
+fn check_workload(
+    check: &mut iolab_engine::PlanCheck,
+    w: &iolab_spec::WorkloadSpec,
+    concurrent: bool,
+) -> Result<(), String> {
+    check
+        .check(w)
+        .and_then(|_| check_anchors(w).map_err(|e| iolab_engine::RunError::Setup(from_file(w, e))))
+        .map_err(|e| {
+            if concurrent {
+                format!("workload '{}': {e}", w.name)
+            } else {
+                e.to_string()
+            }
+        })
 }
 
 /// A refused anchor of a workload another tool's file gave (a vdbench

@@ -4,9 +4,11 @@
 //! anything else that reads results) does not depend on the engine.
 
 mod errno;
+mod merge;
 mod ops;
 mod raw;
 
 pub use errno::errno_name;
+pub use merge::{common_stalls, completion, merge_notes, merge_runs, merge_workloads};
 pub use ops::{Op, OpStats};
 pub use raw::*;

@@ -8,11 +8,16 @@
 //!   bytes from another host);
 //! - [`channel`]: how an agent is started on a host (ssh, a remote-shell
 //!   template, `--push`), and the one line a refused connection becomes;
+//! - [`process`]: a channel's local process (its own process group, its
+//!   stderr's end kept, killed with its group);
+//! - [`refuse`]: the one line a failed connection becomes;
 //! - [`link`]: one connected agent as the controller sees it: a writer, a
 //!   reader thread, heartbeats, liveness, the clock offset.
 
 pub mod channel;
 pub mod link;
+pub mod process;
 pub mod proto;
+pub mod refuse;
 
 pub use proto::{FromAgent, ToAgent, PROTOCOL};

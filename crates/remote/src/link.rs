@@ -1,13 +1,36 @@
 //! The controller's side of the agents: every host connected in
-//! parallel (started through the [`Channel`], hello and versions
-//! compared, clock offset measured), one writer per agent, one reader
-//! thread per agent feeding a single queue, heartbeats both ways and the
-//! loss of a host when it stops answering.
+//! parallel (started through the [`crate::channel::Channel`], hello and
+//! versions compared, clock offset measured), one writer per agent, one
+//! reader thread per agent feeding a single queue, heartbeats both ways
+//! and the loss of a host when it stops answering.
+//!
+//! What a caller can rely on:
+//! - `Fleet::connect` takes about as long as the slowest host; each host
+//!   has its host timeout, at least 15 s plus 0.25 s a host, to connect
+//!   and greet. On any
+//!   failure every agent already started is stopped and the error is one
+//!   line naming the host as the user named it.
+//! - The queue ([`Fleet::recv_timeout`]) has every message but heartbeats
+//!   and pongs, in each host's order, and one [`LinkEvent::Lost`] per
+//!   host: nothing heard for the timeout ("nothing from its agent for
+//!   10.0 s"), the stream ended ("the agent's channel closed (exit 255)")
+//!   or failed, or the channel process ended; a lost host's channel is
+//!   killed at once and `send` to it is an error.
+//! - Messages read before a host's loss come before it in the queue;
+//!   nothing of that host follows it.
+//! - `close` (or dropping the fleet) sends `Bye`, closes the agents'
+//!   stdin, waits 2 s, kills what is left, removes `--push` copies,
+//!   ends ssh's master connections and removes their directory. A
+//!   controller killed outright leaves no agent either: the channels'
+//!   stdin closes and agents exit at its end.
 
-use crate::channel::Channel;
-use crate::proto::{FromAgent, ToAgent};
+mod fleet;
+mod start;
+
+pub use fleet::Fleet;
+
+use crate::proto::FromAgent;
 use iolab_report::model::Host;
-use iolab_spec::HostSpec;
 use std::time::{Duration, SystemTime};
 
 /// Heartbeats and the silence after which a host is lost.
@@ -63,63 +86,63 @@ pub enum LinkEvent {
     Lost { at: SystemTime, reason: String },
 }
 
-/// Every connected host.
-pub struct Fleet {
-    _private: (),
+/// `CLOCK_REALTIME` now, nanoseconds since the Unix epoch.
+pub fn now_ns() -> i64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
 }
 
-impl Fleet {
-    /// Start and greet an agent on every host, in parallel; measure each
-    /// clock. The first failure (a refused connection, a version other
-    /// than ours, another architecture with `--push`) is one line naming
-    /// the host, and every agent already started is stopped.
-    pub fn connect(
-        _hosts: &[HostSpec],
-        _channel: &Channel,
-        _opts: &LinkOptions,
-    ) -> Result<Fleet, String> {
-        Err("multi-host runs are not built yet".into())
+/// Measure a clock with `rounds` probes: `ping(seq)` sends one,
+/// `pong(seq)` waits for its answer, (the agent's clock, when it
+/// arrived). The probe of least round trip counts; the offset is the
+/// agent's clock minus the middle of that round trip.
+pub fn measure(
+    rounds: u32,
+    mut ping: impl FnMut(u32) -> Result<(), String>,
+    mut pong: impl FnMut(u32) -> Result<(i64, i64), String>,
+) -> Result<ClockOffset, String> {
+    let mut best: Option<ClockOffset> = None;
+    for seq in 0..rounds.max(1) {
+        let t0 = now_ns();
+        ping(seq)?;
+        let (clock, t1) = pong(seq)?;
+        let rtt = (t1 - t0).max(0) as u64;
+        let offset_ns = clock - (t0 + (t1 - t0) / 2);
+        if best.is_none_or(|b| rtt < b.rtt_ns) {
+            best = Some(ClockOffset {
+                offset_ns,
+                rtt_ns: rtt,
+            });
+        }
     }
+    best.ok_or_else(|| "no probe".into())
+}
 
-    /// The hosts, in the order given.
-    pub fn hosts(&self) -> &[HostSpec] {
-        &[]
-    }
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-    /// Host `i`'s hello.
-    pub fn info(&self, _i: usize) -> &AgentInfo {
-        unreachable!("no fleet is built yet")
-    }
-
-    /// Measure every live host's clock again (before each run).
-    pub fn sync_clocks(&mut self) -> Vec<Option<ClockOffset>> {
-        Vec::new()
-    }
-
-    /// Host `i`'s last measured clock.
-    pub fn clock(&self, _i: usize) -> Option<ClockOffset> {
-        None
-    }
-
-    /// Send `m` to host `i`; an error when it is lost.
-    pub fn send(&self, _i: usize, _m: &ToAgent) -> Result<(), String> {
-        Err("not built".into())
-    }
-
-    /// Whether host `i` was lost.
-    pub fn is_lost(&self, _i: usize) -> bool {
-        true
-    }
-
-    /// The next event from any host, waiting at most `d`.
-    pub fn recv_timeout(&self, _d: Duration) -> Option<(usize, LinkEvent)> {
-        None
-    }
-
-    /// End the session: `Bye` to every live agent, wait for the channels
-    /// to close (killing what does not within a grace time), remove
-    /// pushed binaries. Notes about what had to be forced.
-    pub fn close(self) -> Vec<String> {
-        Vec::new()
+    #[test]
+    fn the_least_delay_probe_counts() {
+        // An agent 5 ms ahead; probes of 3, 1 and 2 ms (said by the
+        // answers' arrival times around a real clock).
+        let delays = [3_000_000i64, 1_000_000, 2_000_000];
+        let sent = std::cell::Cell::new(0i64);
+        let c = measure(
+            3,
+            |_| {
+                sent.set(now_ns());
+                Ok(())
+            },
+            |seq| {
+                let d = delays[seq as usize];
+                Ok((sent.get() + d / 2 + 5_000_000, sent.get() + d))
+            },
+        )
+        .unwrap();
+        assert!((c.rtt_ns as i64 - 1_000_000).abs() < 200_000, "{c:?}");
+        assert!((c.offset_ns - 5_000_000).abs() < 200_000, "{c:?}");
     }
 }

@@ -26,6 +26,7 @@
 //! CSV or HTML.
 
 mod charts;
+mod hosts;
 mod key;
 pub mod ops;
 pub mod render;
@@ -293,6 +294,11 @@ pub struct Row {
     /// by position, in the matched runs. Empty for runs of one workload.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub workloads: Vec<Row>,
+    /// For runs on several hosts: a row per host of the baseline's run
+    /// (label `row on HOST`), its counterparts the same host (by name) in
+    /// the matched runs; a host on one side only is in `notes`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<Row>,
     /// For a file-system workload: a row per operation of the baseline's
     /// (label `row operation`), matched by operation name; changes of
     /// ops/s, MB/s, mean and p99 latency ([`ops::OP_FIGURES`]).
@@ -305,9 +311,11 @@ pub struct Row {
 }
 
 impl Row {
-    /// This row, then its workload rows.
+    /// This row, then its workload rows, then its host rows.
     pub fn with_workloads(&self) -> impl Iterator<Item = &Row> {
-        std::iter::once(self).chain(self.workloads.iter())
+        std::iter::once(self)
+            .chain(self.workloads.iter())
+            .chain(self.hosts.iter())
     }
 
     /// The rows with fs figures: this row and its workload rows that
@@ -613,6 +621,7 @@ fn workload_rows(
             entries: wentries,
             changes,
             workloads: Vec::new(),
+            hosts: Vec::new(),
         });
     }
     rows
@@ -696,8 +705,10 @@ pub fn compare(docs: &[(String, String, &ResultDoc)], ignore: &[String]) -> Comp
             }
         }
         let workloads = workload_rows(docs, &row_entries, ignore, &mut res.notes);
+        let hosts = hosts::host_rows(docs, &row_entries, &mut res.notes);
         let per_doc = single_workloads(docs, &row_entries);
         rows.push(Row {
+            hosts,
             label: b.label.clone(),
             key: b.key.clone(),
             operations: ops::op_rows(&b.label, &per_doc),
@@ -881,6 +892,74 @@ mod tests {
             .all(|r| r.operations.is_empty()));
         assert!(!render::text(&res).contains("by operation"));
         assert!(!res.charts.iter().any(|c| c.title.contains("by operation")));
+    }
+
+    #[test]
+    fn multi_host_documents_compare_in_aggregate_and_per_common_host() {
+        use testraw::{host, host_run};
+        let before = ResultDoc {
+            runs: vec![testraw::two_hosts()],
+            ..Default::default()
+        };
+        // After: h1 twice as fast, h2 gone, h3 new.
+        let after_run = crate::merge_hosts(
+            vec![
+                host("h1", host_run(3, 200, 100_000, 300_000)),
+                host("h3", host_run(3, 300, 1_000_000, 5_000_000)),
+            ],
+            Some(100.0),
+        );
+        let after = ResultDoc {
+            runs: vec![after_run],
+            ..Default::default()
+        };
+        let docs = [
+            ("before".to_string(), "b.json".to_string(), &before),
+            ("after".to_string(), "a.json".to_string(), &after),
+        ];
+        let res = compare(&docs, &[]);
+        assert_eq!(res.rows.len(), 1, "{:?}", res.unmatched);
+        let row = &res.rows[0];
+        // The aggregate: 400 -> 500 IOPS.
+        let agg = row.change(1, Figure::Iops).unwrap().change_pct.unwrap();
+        assert!((agg - 25.0).abs() < 1e-9, "{agg}");
+        let labels: Vec<&str> = row.hosts.iter().map(|h| h.label.as_str()).collect();
+        assert_eq!(labels, ["shared on h1", "shared on h2"]);
+        let h1 = &row.hosts[0];
+        let c = h1.change(1, Figure::Iops).unwrap().change_pct.unwrap();
+        assert!((c - 100.0).abs() < 1e-9, "{c}");
+        let h2 = &row.hosts[1];
+        assert!(h2.entries[1].is_none() && h2.changes.is_empty());
+        let notes = res.notes.join("\n");
+        assert!(
+            notes.contains("before: host h2 of shared is not in after"),
+            "{notes}"
+        );
+        assert!(
+            notes.contains("after: host h3 of shared is not in before"),
+            "{notes}"
+        );
+        // In the tables and the text.
+        assert!(res.tables[0].rows.iter().any(|r| r[0] == "shared on h1"));
+        let text = render::text(&res);
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("shared on h1"))
+            .unwrap();
+        assert!(line.contains("+100.0 %"), "{line}");
+        // A local document against a multi-host one: the aggregate only.
+        let local = doc_of(&host_run(3, 400, 100_000, 300_000));
+        let docs = [
+            ("local".to_string(), "l.json".to_string(), &local),
+            ("multi".to_string(), "m.json".to_string(), &before),
+        ];
+        let res = compare(&docs, &[]);
+        assert_eq!(res.rows.len(), 1);
+        assert!(res.rows[0].hosts.is_empty());
+        assert!(res
+            .notes
+            .iter()
+            .any(|n| n.contains("host h1 of shared is not in local")));
     }
 
     #[test]

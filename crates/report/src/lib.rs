@@ -10,6 +10,7 @@ mod host;
 pub mod html;
 mod json;
 pub mod model;
+pub mod multi;
 mod points;
 pub mod study;
 pub mod style;
@@ -23,6 +24,7 @@ pub use host::host_info;
 pub use iolab_raw::errno_name;
 pub use json::{load_document, parse_document, save_document, write_document, LoadError};
 pub use model::*;
+pub use multi::{merge_hosts, HostOutcome};
 pub use points::{spread, summarize_points};
 
 impl ResultDoc {

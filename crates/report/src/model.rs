@@ -821,6 +821,10 @@ pub struct HistogramData {
     pub significant_digits: u8,
     pub min_ns: u64,
     pub max_ns: u64,
+    /// Read from any JSON number: a histogram inside `hosts[]` (whose
+    /// fields are flattened) passes through serde's buffer, which has no
+    /// 128-bit integers.
+    #[serde(deserialize_with = "iolab_stats::u128_any")]
     pub sum_ns: u128,
     pub buckets: Vec<(u64, u64)>,
 }

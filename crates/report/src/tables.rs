@@ -54,8 +54,10 @@ const UNITS: [&str; 13] = [
 
 /// Columns that hold names, labels, verdicts or plain counts, which have
 /// no unit.
-const LABELS: [&str; 44] = [
+const LABELS: [&str; 46] = [
     "",
+    "host",
+    "hostname",
     "operation",
     "workload",
     "note",
@@ -131,6 +133,9 @@ pub fn document_tables(doc: &ResultDoc) -> Vec<Table> {
     t.push(runs_table(doc));
     for r in doc.runs.iter().filter(|r| r.workloads.len() > 1) {
         t.push(workloads_table(r));
+    }
+    for r in doc.runs.iter().filter(|r| !r.hosts.is_empty()) {
+        t.push(hosts_table(r));
     }
     for r in &doc.runs {
         for w in r.workloads.iter().filter(|w| w.io_summary.is_some()) {
@@ -264,6 +269,86 @@ pub fn workloads_table(run: &RunResult) -> Table {
         columns: columns.iter().map(|c| c.to_string()).collect(),
         rows,
     }
+}
+
+/// One row per host of a multi-host run: the machine, its figures over
+/// its own measured time, its clock against the controller's (the offset,
+/// known within half the probe's round trip, and when its run clock
+/// started against the instant asked for) and when it was lost.
+pub fn hosts_table(run: &RunResult) -> Table {
+    let columns = [
+        "host",
+        "hostname",
+        "IOPS",
+        "MB/s",
+        "mean us",
+        "p99 us",
+        "p99.9 us",
+        "errors",
+        "clock offset us",
+        "offset within us",
+        "start us",
+        "lost at s",
+        "complete",
+        "note",
+    ];
+    let rows = run
+        .hosts
+        .iter()
+        .map(|h| {
+            let t = &h.run.summary.total;
+            vec![
+                json!(h.host),
+                json!(h.host_info.hostname),
+                num(t.iops),
+                num(t.mbps),
+                num(t.lat_us.mean),
+                num(t.lat_us.p99),
+                num(t.lat_us.p99_9),
+                json!(h.run.errors_total),
+                num(h.clock.offset_us),
+                num(h.clock.rtt_us / 2.0),
+                h.clock.start_us.map_or(Value::Null, num),
+                h.lost.as_ref().map_or(Value::Null, |l| num(l.at_s)),
+                json!(h.lost.is_none() && h.run.complete),
+                json!(match (&h.lost, &h.run.incomplete_reason) {
+                    (Some(l), _) => format!("lost: {}", l.reason),
+                    (None, Some(r)) => r.clone(),
+                    (None, None) => String::new(),
+                }),
+            ]
+        })
+        .collect();
+    Table {
+        title: format!("Hosts of {}", run.name),
+        columns: columns.iter().map(|c| c.to_string()).collect(),
+        rows,
+    }
+}
+
+/// The start skew of a multi-host run and how well the clocks were
+/// known: `hosts started within 0.21 ms of each other (clock offsets
+/// known within ±0.05 ms)`; `None` for a run on one host.
+pub fn skew_text(run: &RunResult) -> Option<String> {
+    if run.hosts.is_empty() {
+        return None;
+    }
+    let within = run
+        .hosts
+        .iter()
+        .map(|h| h.clock.rtt_us / 2.0)
+        .fold(0.0, f64::max);
+    let known = format!("clock offsets known within ±{:.2} ms", within / 1e3);
+    Some(match run.start_skew_us {
+        Some(s) => format!(
+            "hosts started within {:.2} ms of each other ({known})",
+            s / 1e3
+        ),
+        None => format!(
+            "{} hosts; start skew not measured ({known})",
+            run.hosts.len()
+        ),
+    })
 }
 
 /// One row per run: what ran and its main figures.
@@ -663,6 +748,48 @@ pub fn document_csv(doc: &ResultDoc) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_multi_host_run_gets_a_hosts_table_in_markdown_and_csv() {
+        let r = crate::testraw::two_hosts();
+        let doc = ResultDoc {
+            runs: vec![r.clone()],
+            ..Default::default()
+        };
+        let t = document_tables(&doc);
+        let hosts = t.iter().find(|t| t.title == "Hosts of shared").unwrap();
+        for c in &hosts.columns {
+            assert!(column_has_unit(c, &[]), "column {c:?}");
+        }
+        // CSV: the block under the table's title; its numbers parse back
+        // to each host's figures.
+        let csv = document_csv(&doc);
+        let block = csv.split("Hosts of shared\n").nth(1).unwrap();
+        let mut lines = block.lines();
+        let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let col = |name: &str| head.iter().position(|h| *h == name).unwrap();
+        for (line, h) in lines.zip(&r.hosts) {
+            let cells: Vec<&str> = line.split(',').collect();
+            assert_eq!(cells[col("host")], h.host);
+            let n = |c: &str| cells[col(c)].parse::<f64>().unwrap();
+            let tot = &h.run.summary.total;
+            assert!((n("IOPS") - tot.iops).abs() < 1e-3, "{line}");
+            assert!((n("p99 us") - tot.lat_us.p99).abs() < 1e-3, "{line}");
+            assert_eq!(n("offset within us"), h.clock.rtt_us / 2.0);
+        }
+        let md = document_markdown(&doc);
+        assert!(md.contains("| h2 | h2.lab |"), "{md}");
+        // A local run has none.
+        let local = ResultDoc {
+            runs: vec![crate::build_run(&crate::testraw::host_run(
+                1, 5, 1000, 2000,
+            ))],
+            ..Default::default()
+        };
+        assert!(!document_tables(&local)
+            .iter()
+            .any(|t| t.title.starts_with("Hosts")));
+    }
 
     #[test]
     fn numbers_for_reading_and_for_csv() {

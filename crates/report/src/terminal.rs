@@ -370,6 +370,82 @@ pub fn interval_lines(total: &Interval, workloads: &[(&str, Option<&Interval>)])
     }
 }
 
+/// Column heads for the interval lines of a multi-host run: a host
+/// column, then [`interval_header`] (or [`interval_header_fs`]).
+pub fn host_interval_header(fs: bool) -> String {
+    let head = if fs {
+        interval_header_fs()
+    } else {
+        interval_header()
+    };
+    format!("{:<NAME_W$} {head}", "host")
+}
+
+/// The lines of one interval of a multi-host run: a line per host (its
+/// own interval; `-` for a host that sent none for it, a lost one) and
+/// the total of every host, under [`host_interval_header`].
+pub fn host_interval_lines(total: &Interval, hosts: &[(&str, Option<&Interval>)]) -> Vec<String> {
+    let mut out: Vec<String> = hosts
+        .iter()
+        .map(|(name, iv)| match iv {
+            Some(iv) => format!("{:<NAME_W$} {}", cut(name, NAME_W), interval_line(iv)),
+            None => format!(
+                "{:<NAME_W$} {:>7.1}s {:>10}",
+                cut(name, NAME_W),
+                total.end_s,
+                "-"
+            ),
+        })
+        .collect();
+    out.push(format!("{:<NAME_W$} {}", "total", interval_line(total)));
+    out
+}
+
+/// The per-host part of a multi-host run's summary: a line per host
+/// (IOPS, MB/s, mean and p99 latency, errors, when it was lost) and the
+/// start skew line. Empty for a run on one host.
+pub fn hosts_summary(run: &RunResult) -> String {
+    let mut s = String::new();
+    if run.hosts.is_empty() {
+        return s;
+    }
+    let w = run
+        .hosts
+        .iter()
+        .map(|h| h.host.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(4);
+    writeln!(
+        s,
+        "{:<w$} {:>10} {:>9} {:>10} {:>10} {:>7}  lost",
+        "host", "IOPS", "MB/s", "mean us", "p99 us", "errors"
+    )
+    .unwrap();
+    for h in &run.hosts {
+        let t = &h.run.summary.total;
+        let lost = match &h.lost {
+            Some(l) => format!("at {:.1} s: {}", l.at_s, l.reason),
+            None => "-".into(),
+        };
+        writeln!(
+            s,
+            "{:<w$} {:>10.0} {:>9.1} {:>10} {:>10} {:>7}  {lost}",
+            h.host,
+            t.iops,
+            t.mbps,
+            fmt_us(t.lat_us.mean),
+            fmt_us(t.lat_us.p99),
+            h.run.errors_total
+        )
+        .unwrap();
+    }
+    if let Some(k) = crate::tables::skew_text(run) {
+        writeln!(s, "{k}").unwrap();
+    }
+    s
+}
+
 /// An event in the interval stream, at its time:
 /// `   12.345 s  mark: controller A failed`.
 pub fn event_line(e: &Event) -> String {
@@ -598,10 +674,11 @@ pub fn summary(run: &RunResult) -> String {
         s,
         "{}{}: {:.1} s measured{}{}",
         run.name,
-        if run.workloads.len() > 1 {
-            format!(" (total of {} workloads)", run.workloads.len())
-        } else {
-            String::new()
+        match (run.hosts.len(), run.workloads.len()) {
+            (0 | 1, 0 | 1) => String::new(),
+            (0 | 1, n) => format!(" (total of {n} workloads)"),
+            (h, 0 | 1) => format!(" (total of {h} hosts)"),
+            (h, n) => format!(" (total of {n} workloads on {h} hosts)"),
         },
         run.measured_s,
         if run.warmup_s > 0.0 {
@@ -690,6 +767,7 @@ pub fn summary(run: &RunResult) -> String {
     if let Some(v) = &run.verify {
         s.push_str(&verify_summary(v));
     }
+    s.push_str(&hosts_summary(run));
     if let Some(d) = &run.devices {
         s.push_str(&device_summary(d));
     }
@@ -965,6 +1043,85 @@ pub fn point_label(p: &crate::model::PointSummary, axes: &[&str]) -> String {
 mod tests {
     use super::*;
     use crate::testraw;
+
+    /// The numbers of a line, in order (`-` and words skipped).
+    fn numbers(line: &str) -> Vec<f64> {
+        line.split_whitespace()
+            .filter_map(|w| w.trim_end_matches('s').parse().ok())
+            .collect()
+    }
+
+    #[test]
+    fn a_multi_host_interval_is_a_line_per_host_and_a_total() {
+        let r = testraw::two_hosts();
+        let iv = 1;
+        let hosts: Vec<(&str, Option<&Interval>)> = r
+            .hosts
+            .iter()
+            .map(|h| (h.host.as_str(), h.run.intervals.get(iv)))
+            .collect();
+        let lines = host_interval_lines(&r.intervals[iv], &hosts);
+        assert_eq!(lines.len(), 3);
+        let head = host_interval_header(false);
+        let head: Vec<&str> = head.split_whitespace().collect();
+        assert_eq!(head[..3], ["host", "time", "IOPS"]);
+        assert!(lines[0].starts_with("h1 ") && lines[1].starts_with("h2 "));
+        assert!(lines[2].starts_with("total "));
+        // time, IOPS of each line: the total's IOPS is the hosts' sum.
+        let iops: Vec<f64> = lines.iter().map(|l| numbers(l)[1]).collect();
+        assert_eq!(iops, [100.0, 300.0, 400.0]);
+        assert!(lines.iter().all(|l| numbers(l)[0] == 2.0));
+        // A lost host that sent no interval: a dash.
+        let lost = host_interval_lines(&r.intervals[iv], &[("h1", hosts[0].1), ("h2", None)]);
+        assert_eq!(lost[1].split_whitespace().nth(2), Some("-"));
+    }
+
+    #[test]
+    fn a_multi_host_summary_has_the_aggregate_a_row_per_host_and_the_skew() {
+        let mut r = testraw::two_hosts();
+        r.hosts[1].lost = Some(crate::model::HostLoss {
+            at_s: 3.25,
+            at: String::new(),
+            reason: "no message for 10 s".into(),
+        });
+        let text = summary(&r);
+        assert!(text.contains("shared (total of 2 hosts)"), "{text}");
+        let row = |h: &str| {
+            text.lines()
+                .find(|l| l.split_whitespace().next() == Some(h))
+                .unwrap_or_else(|| panic!("no row of {h} in {text}"))
+                .to_string()
+        };
+        for (h, run) in [("h1", &r.hosts[0].run), ("h2", &r.hosts[1].run)] {
+            let n = numbers(&row(h));
+            assert!((n[0] - run.summary.total.iops).abs() < 0.5, "{h}: {n:?}");
+            assert!(
+                (n[2] - run.summary.total.lat_us.mean).abs() < 0.01 * n[2],
+                "{h}"
+            );
+            assert!(
+                (n[3] - run.summary.total.lat_us.p99).abs() < 0.01 * n[3],
+                "{h}"
+            );
+        }
+        assert!(
+            row("h2").contains("at 3.2 s: no message for 10 s"),
+            "{text}"
+        );
+        assert!(row("h1").ends_with(" -"), "{text}");
+        let skew = text
+            .lines()
+            .find(|l| l.starts_with("hosts started"))
+            .unwrap();
+        assert_eq!(
+            skew,
+            "hosts started within 0.21 ms of each other (clock offsets known within ±0.04 ms)"
+        );
+        // A run on one host says nothing of hosts.
+        let local = crate::build_run(&testraw::host_run(2, 10, 1000, 2000));
+        assert!(hosts_summary(&local).is_empty());
+        assert!(!summary(&local).contains("hosts"));
+    }
     use iolab_devices::findings::{volatile_cache_no_flush, WorkloadFacts};
 
     fn lines_of(r: &RunResult, i: usize) -> Vec<String> {

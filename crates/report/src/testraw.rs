@@ -257,3 +257,70 @@ pub fn fs_workload(name: &str) -> WorkloadRaw {
     w.errors_total = 4;
     w
 }
+
+/// A host of a multi-host run that measured `raw`: its record is
+/// `build_run(raw)`, its clock 12.5 us ahead known within 40 us.
+pub fn host(name: &str, raw: RunRaw) -> crate::multi::HostOutcome {
+    crate::multi::HostOutcome {
+        host: name.into(),
+        info: crate::model::Host {
+            hostname: format!("{name}.lab"),
+            kernel: "6.1.0".into(),
+            os: "Debian 12".into(),
+            cpus: 4,
+            memory_bytes: 8 << 30,
+        },
+        clock: crate::model::HostClock {
+            offset_us: 12.5,
+            rtt_us: 80.0,
+            start_us: Some(40.0),
+        },
+        lost: None,
+        result: crate::build_run(&raw),
+        raw,
+    }
+}
+
+/// A target of `path`, a 1 GiB file, for workloads that need one.
+pub fn target(path: &str) -> iolab_raw::TargetRaw {
+    iolab_raw::TargetRaw {
+        path: path.into(),
+        kind: iolab_raw::TargetKind::File,
+        size: 1 << 30,
+        region_start: 0,
+        region_len: 1 << 30,
+        logical_block_size: 512,
+        created: false,
+        prefilled_bytes: 0,
+        prefill_secs: 0.0,
+        measured: None,
+    }
+}
+
+/// One host's run named "shared" of one workload "reader" on /dev/sdb:
+/// `n` reads an interval in each of `intervals`, latencies spread over
+/// `lo_ns..hi_ns`.
+pub fn host_run(intervals: u32, n: u64, lo_ns: u64, hi_ns: u64) -> RunRaw {
+    let ivs = (0..intervals)
+        .map(|i| {
+            let mut o = OpStats::rw(false);
+            add_op(&mut o, Op::Read, n, 4096, lo_ns, hi_ns);
+            (i, o)
+        })
+        .collect();
+    let mut w = workload("reader", "randread", ivs);
+    w.targets = vec![target("/dev/sdb")];
+    run_of("shared", vec![w], intervals)
+}
+
+/// A run on two hosts: h1 reads 100 an interval at 100-300 us for 3 s,
+/// h2 300 an interval at 1-5 ms on its own /dev/sdb.
+pub fn two_hosts() -> crate::model::RunResult {
+    crate::multi::merge_hosts(
+        vec![
+            host("h1", host_run(3, 100, 100_000, 300_000)),
+            host("h2", host_run(3, 300, 1_000_000, 5_000_000)),
+        ],
+        Some(210.0),
+    )
+}

@@ -55,9 +55,42 @@ pub struct LatHistWire {
     pub count: u64,
     pub min: u64,
     pub max: u64,
+    #[serde(deserialize_with = "u128_any")]
     pub sum: u128,
     /// (highest equivalent value in ns, count), ascending.
     pub buckets: Vec<(u64, u64)>,
+}
+
+/// A `u128` read with `deserialize_any`, so that it reads inside serde's
+/// buffered content too (an internally tagged enum, such as the messages
+/// of the agent protocol, iolab_remote::proto), which has no `u128`: an
+/// integer up to `u64::MAX` exactly, a larger one through its float.
+pub fn u128_any<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u128, D::Error> {
+    use serde::de::{Error, Unexpected, Visitor};
+    struct V;
+    impl Visitor<'_> for V {
+        type Value = u128;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a non-negative integer")
+        }
+        fn visit_u64<E: Error>(self, v: u64) -> Result<u128, E> {
+            Ok(v as u128)
+        }
+        fn visit_u128<E: Error>(self, v: u128) -> Result<u128, E> {
+            Ok(v)
+        }
+        fn visit_i64<E: Error>(self, v: i64) -> Result<u128, E> {
+            u128::try_from(v).map_err(|_| E::invalid_value(Unexpected::Signed(v), &self))
+        }
+        fn visit_f64<E: Error>(self, v: f64) -> Result<u128, E> {
+            if v >= 0.0 && v.fract() == 0.0 && v < u128::MAX as f64 {
+                Ok(v as u128)
+            } else {
+                Err(E::invalid_value(Unexpected::Float(v), &self))
+            }
+        }
+    }
+    d.deserialize_any(V)
 }
 
 impl From<LatHist> for LatHistWire {

@@ -8,4 +8,4 @@
 
 mod hist;
 
-pub use hist::{LatHist, LatSummary, MAX_TRACKABLE_NS, SIGFIG};
+pub use hist::{u128_any, LatHist, LatSummary, MAX_TRACKABLE_NS, SIGFIG};

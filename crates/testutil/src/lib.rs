@@ -3,10 +3,13 @@
 //! panics; zram devices of an interrupted test are removed by the next
 //! one), and the `require!` family of macros that skip a test with a
 //! `SKIP <test>: <reason>` line, or fail it under CI, where every
-//! capability must be present.
+//! capability must be present. [`sshd`]: a private OpenSSH server for
+//! multi-host tests.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+pub mod sshd;
 
 /// True when running as root (uid 0).
 pub fn is_root() -> bool {

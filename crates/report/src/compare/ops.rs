@@ -123,6 +123,7 @@ fn op_row(label: &str, op: &str, entries: Vec<Option<Entry>>) -> Row {
         entries,
         changes,
         workloads: Vec::new(),
+        hosts: Vec::new(),
         operations: Vec::new(),
         fileset: Vec::new(),
     }

@@ -471,6 +471,74 @@ fn workload_time_charts(run: &RunResult) -> Vec<(Chart, ChartExtras)> {
     ]
 }
 
+/// A multi-host run's throughput and IOPS over time: a line per host
+/// (its own interval of each index; null where it sent none, as after
+/// its loss) and the total, with each lost host's loss as a mark.
+pub fn host_time_charts(run: &RunResult) -> Vec<(Chart, ChartExtras)> {
+    if run.hosts.is_empty() || run.intervals.is_empty() {
+        return Vec::new();
+    }
+    let ivs = &run.intervals;
+    let (x, x_values, lo, hi) = time_axis(run);
+    let mut marks = event_marks(run, lo, hi);
+    for h in &run.hosts {
+        if let Some(l) = &h.lost {
+            marks.push(Mark {
+                x: format!("{}", l.at_s),
+                label: format!("{} lost", h.host),
+            });
+        }
+    }
+    type Pick = fn(&crate::model::DirResult) -> f64;
+    let series = |f: Pick| -> Vec<Series> {
+        let mut v: Vec<Series> = run
+            .hosts
+            .iter()
+            .map(|h| {
+                // By index: a damaged document may hold many intervals.
+                let own: std::collections::HashMap<u32, &crate::model::Interval> =
+                    h.run.intervals.iter().map(|x| (x.index, x)).collect();
+                Series {
+                    name: h.host.clone(),
+                    values: ivs
+                        .iter()
+                        .map(|iv| own.get(&iv.index).map(|x| f(&x.total)))
+                        .collect(),
+                }
+            })
+            .collect();
+        v.push(Series {
+            name: "total".into(),
+            values: ivs.iter().map(|iv| Some(f(&iv.total))).collect(),
+        });
+        v
+    };
+    let chart = |title: &str, y: &str, f: Pick| {
+        let c = Chart {
+            kind: "line".into(),
+            title: title.into(),
+            x_label: "time, s".into(),
+            y_label: y.into(),
+            log_x: false,
+            x: x.clone(),
+            x_values: x_values.clone(),
+            series: series(f),
+            marks: marks.clone(),
+        };
+        let ex = ChartExtras {
+            bands: run_bands(run),
+            x_domain: Some((lo, hi)),
+            nice_x: true,
+            ..Default::default()
+        };
+        (c, ex)
+    };
+    vec![
+        chart("Throughput over time, per host", "MB/s", |d| d.mbps),
+        chart("IOPS over time, per host", "IOPS", |d| d.iops),
+    ]
+}
+
 /// The values counted in a histogram. Saturating: a damaged or hostile
 /// document may hold counts that add up past u64::MAX.
 fn bucket_total(h: &HistogramData) -> u64 {

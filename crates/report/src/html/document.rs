@@ -270,6 +270,7 @@ fn run_section(p: &mut Page, doc: &ResultDoc, i: usize, r: &RunResult, axes: &[S
     if r.workloads.len() > 1 {
         p.table(&crate::tables::workloads_table(r));
     }
+    super::hosts::hosts_section(p, r);
     crate::fs::tables::html_sections(p, r);
     let c = &r.summary.cpu;
     let mut line = format!(

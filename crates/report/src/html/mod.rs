@@ -13,6 +13,7 @@
 
 mod charts;
 mod document;
+mod hosts;
 mod svg;
 
 pub use charts::{axis_number, axis_title, percentile_ns};
