@@ -409,6 +409,11 @@ fn ctrl_c_stops_every_agent_and_keeps_both_hosts_figures() {
         "the run did not start"
     );
     std::thread::sleep(Duration::from_millis(1500));
+    // Nothing of iolab's listens on any port while the run goes on.
+    if let Ok(ss) = Command::new("ss").args(["-ltnpH"]).output() {
+        let text = String::from_utf8_lossy(&ss.stdout);
+        assert!(!text.contains("\"iolab\""), "iolab listens:\n{text}");
+    }
     // SAFETY: signalling the controller this test started.
     unsafe { libc::kill(c.pid(), libc::SIGINT) };
     let started = Instant::now();
