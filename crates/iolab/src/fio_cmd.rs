@@ -473,9 +473,6 @@ fn clients(l: &mut FioLine) -> Result<(Vec<HostSpec>, Vec<String>), String> {
             ports.join(" ")
         ));
     }
-    if !hosts.is_empty() {
-        notes.push("fio's --client runs put each server's address before the name of a file under directory= (unique_filename); iolab uses the same names on every host, so on a shared file system the hosts share each file".to_string());
-    }
     Ok((hosts, notes))
 }
 

@@ -276,3 +276,43 @@ fn command_line_targets_are_per_host_or_every_host_s() {
     assert!(!plan_of(&out, "h1").contains("/dev/sdc"), "{out}");
     assert!(!plan_of(&out, "h2").contains("/dev/sdb"), "{out}");
 }
+
+#[test]
+fn fio_files_under_a_directory_are_each_host_s_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = write(
+        dir.path(),
+        "v.fio",
+        "[v]\nrw=randwrite\ndirectory=/mnt/nfs\nsize=1m\nverify=crc32c\n",
+    );
+    for args in [
+        vec!["fio", "--client=h1", "--client=h2", &job, "--parse-only"],
+        vec!["run", &job, "--hosts", "h1,h2", "--parse-only"],
+    ] {
+        let o = iolab().args(&args).output().unwrap();
+        let out = stdout(&o);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(
+            out.contains("hosts: h1 (/mnt/nfs/h1.v.0.0), h2 (/mnt/nfs/h2.v.0.0)\n"),
+            "{args:?}: {out}"
+        );
+        assert!(plan_of(&out, "h2").contains("/mnt/nfs/h2.v.0.0"), "{out}");
+        assert!(!plan_of(&out, "h2").contains("h1.v"), "{out}");
+    }
+    // unique_filename=0: one file for every host, as in fio.
+    let shared = write(
+        dir.path(),
+        "s.fio",
+        "[v]\nrw=randwrite\ndirectory=/mnt/nfs\nunique_filename=0\nsize=1m\n",
+    );
+    let o = iolab()
+        .args(["fio", "--client=h1", "--client=h2", &shared, "--parse-only"])
+        .output()
+        .unwrap();
+    let out = stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        out.contains("hosts: h1 (/mnt/nfs/v.0.0), h2 (/mnt/nfs/v.0.0)\n"),
+        "{out}"
+    );
+}

@@ -89,7 +89,8 @@ fn layer_for(o: &WorkloadOptions, host: &str, hosts: &[HostSpec]) -> WorkloadOpt
 }
 
 /// The run as `host` runs it, every workload kept (an empty target list
-/// where the host has none).
+/// where the host has none); a fio job's files under its `directory=`
+/// named for the host (fio's `unique_filename`).
 fn run_for(r: &RunOptions, host: &HostSpec, hosts: &[HostSpec]) -> RunOptions {
     let mut out = r.clone();
     out.run = layer_for(&r.run, &host.name, hosts);
@@ -98,6 +99,11 @@ fn run_for(r: &RunOptions, host: &HostSpec, hosts: &[HostSpec]) -> RunOptions {
         .iter()
         .map(|w| layer_for(w, &host.name, hosts))
         .collect();
+    for (w, o) in out.workloads.iter_mut().zip(&r.origins) {
+        if let Some(o) = o {
+            unique::apply(w, o, &host.name);
+        }
+    }
     out.overrides = layer_for(&r.overrides, &host.name, hosts);
     // The host file's targets are the host's `--target HOST:PATH`.
     out.overrides.target.extend(host.targets.iter().cloned());
@@ -249,3 +255,4 @@ fn reach(h: &HostSpec) -> String {
 
 #[cfg(test)]
 mod tests;
+mod unique;

@@ -16,7 +16,7 @@ mod integrity;
 mod job;
 mod names;
 mod table;
-mod val;
+pub(crate) mod val;
 
 use super::{FioFile, FioJob, FioOpt};
 pub(crate) use crate::frontend::tables::Notes;

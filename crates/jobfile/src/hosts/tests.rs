@@ -222,3 +222,49 @@ fn a_vdbench_workload_runs_only_where_its_sd_has_a_lun() {
         "{e}"
     );
 }
+
+fn fio(text: &str) -> crate::frontend::Loaded {
+    let files = [("j.fio".to_string(), text.to_string())];
+    crate::frontend::load_text(&files, &LoadOptions::default()).unwrap()
+}
+
+/// Each host's targets of run `r`'s workloads.
+fn host_targets(l: &crate::frontend::Loaded, hosts: &[HostSpec], h: usize) -> Vec<Vec<String>> {
+    let runs = runs_for_host(&l.runs, &hosts[h], hosts).unwrap();
+    runs[0].workloads.iter().map(|w| w.target.clone()).collect()
+}
+
+#[test]
+fn a_fio_job_s_files_under_its_directory_are_each_host_s_own() {
+    let hosts = vec![HostSpec::named("h1"), HostSpec::named("h2")];
+    let l = fio(
+        "[w]\nrw=randwrite\ndirectory=/mnt/nfs\nnrfiles=2\nsize=1m\n\
+                 [f]\nrw=read\ndirectory=/mnt/nfs\nfilename=a.dat:/dev/sdb\nsize=1m\n",
+    );
+    assert_eq!(
+        host_targets(&l, &hosts, 0),
+        vec![
+            vec!["/mnt/nfs/h1.w.0.0", "/mnt/nfs/h1.w.0.1"],
+            vec!["/mnt/nfs/h1.a.dat", "/dev/sdb"]
+        ]
+    );
+    assert_eq!(
+        host_targets(&l, &hosts, 1)[0],
+        vec!["/mnt/nfs/h2.w.0.0", "/mnt/nfs/h2.w.0.1"]
+    );
+    // The parse-only line shows each host's own names.
+    let d = describe(&hosts, &l.runs);
+    assert!(d.contains("h2 (/mnt/nfs/h2.w.0.0, "), "{d}");
+    // unique_filename=0 keeps fio's shared names; without directory= fio
+    // puts no address before a name either.
+    let l = fio(
+        "[w]\nrw=randwrite\ndirectory=/mnt/nfs\nunique_filename=0\nsize=1m\n\
+                 [v]\nrw=randwrite\nsize=1m\n",
+    );
+    assert_eq!(
+        host_targets(&l, &hosts, 1),
+        vec![vec!["/mnt/nfs/w.0.0"], vec!["v.0.0"]]
+    );
+    // A local run is unchanged.
+    assert_eq!(l.runs[0].workloads[0].target, vec!["/mnt/nfs/w.0.0"]);
+}

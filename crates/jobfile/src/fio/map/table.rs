@@ -238,7 +238,10 @@ pub const IGNORED: &[(&str, &str)] = &[
     ),
     ("thread", "iolab's workers are always threads"),
     ("unified_rw_reporting", "iolab reports each direction"),
-    ("unique_filename", "only for fio's client/server mode"),
+    (
+        "unique_filename",
+        "a run on this host alone shares no file; on several hosts iolab follows it",
+    ),
     ("unit_base", "the form of fio's output"),
     ("userspace_reap", "a libaio tuning"),
     ("verify_async", "iolab checks in its workers"),
