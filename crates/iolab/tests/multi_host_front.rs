@@ -316,3 +316,27 @@ fn fio_files_under_a_directory_are_each_host_s_own() {
         "{out}"
     );
 }
+
+#[test]
+fn a_vdbench_iorate_is_shared_by_the_hosts() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = include_str!("../../jobfile/tests/vdbench/hosts-iorate.vdb");
+    let f = write(dir.path(), "r.vdb", text);
+    let o = iolab().args(["run", &f, "--parse-only"]).output().unwrap();
+    let out = stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // vdbench's iorate=1000 is both hosts together: wd1 (skew 60) at
+    // 300/s on each host, wd2 (40) at 133/s on each of its 3 luns.
+    let (hd1, hd2) = (plan_of(&out, "hd1"), plan_of(&out, "hd2"));
+    assert!(hd1.contains("rate 566.6666/s shared"), "{out}");
+    assert!(hd2.contains("rate 433.3333/s shared"), "{out}");
+    for p in [hd1, hd2] {
+        assert_eq!(p.matches(", rate 300/s").count(), 1, "{out}");
+    }
+    assert_eq!(hd1.matches(", rate 133/s").count(), 2, "{out}");
+    assert_eq!(hd2.matches(", rate 133/s").count(), 1, "{out}");
+    assert!(
+        out.contains("iorate= is the rate of every host together"),
+        "{out}"
+    );
+}

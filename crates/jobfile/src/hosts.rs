@@ -14,6 +14,9 @@ use crate::runs::RunOptions;
 use iolab_spec::hosts::{names_for_host, split_host};
 use iolab_spec::HostSpec;
 
+mod rates;
+mod unique;
+
 /// The host word of a name that reads as `HOST:PATH` (a name, alias or
 /// address before the first ':', a non-empty path after it), whether or
 /// not such a host is in the run.
@@ -183,7 +186,11 @@ pub fn runs_for_host(
                 h = host.name
             ));
         }
-        out.push(keep_workloads(mine, &keep));
+        let mut mine = keep_workloads(mine, &keep);
+        if is_vdbench(r) {
+            rates::share(r, &mut mine, &keep, hosts);
+        }
+        out.push(mine);
     }
     Ok(out)
 }
@@ -255,4 +262,3 @@ fn reach(h: &HostSpec) -> String {
 
 #[cfg(test)]
 mod tests;
-mod unique;

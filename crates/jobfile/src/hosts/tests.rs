@@ -268,3 +268,45 @@ fn a_fio_job_s_files_under_its_directory_are_each_host_s_own() {
     // A local run is unchanged.
     assert_eq!(l.runs[0].workloads[0].target, vec!["/mnt/nfs/w.0.0"]);
 }
+
+#[test]
+fn a_vdbench_rate_is_every_host_s_together() {
+    let text = include_str!("../../tests/vdbench/hosts-iorate.vdb");
+    let l = crate::vdbench::load("hosts-iorate.vdb", text, &LoadOptions::default()).unwrap();
+    // (run rate, [(workload, skew)]) of each host, as numbers.
+    let shares = |h: usize| {
+        let r = &runs_for_host(&l.runs, &l.hosts[h], &l.hosts).unwrap()[0];
+        let n = |v: &Option<crate::options::Values>| -> f64 {
+            crate::resolve::text(v).unwrap().parse().unwrap()
+        };
+        let ws: Vec<(String, f64)> = r
+            .workloads
+            .iter()
+            .map(|w| (w.name.clone().unwrap(), n(&w.skew)))
+            .collect();
+        (n(&r.run.rate), ws)
+    };
+    let near = |a: f64, b: f64| (a - b).abs() < 0.01;
+    let (r1, w1) = shares(0);
+    let (r2, w2) = shares(1);
+    // vdbench: wd1 (60%) on 2 hosts: 300/s each; wd2 (40%) on 3
+    // (sd, host) pairs: 133.33/s each.
+    assert!(near(r1, 566.67) && near(r2, 433.33), "{r1} {r2}");
+    assert!(near(r1 + r2, 1000.0));
+    let rate = |r: f64, ws: &[(String, f64)], name: &str| {
+        r * ws.iter().find(|(n, _)| n == name).unwrap().1 / 100.0
+    };
+    assert!(near(rate(r1, &w1, "wd1/sd1"), 300.0), "{w1:?}");
+    assert!(near(rate(r1, &w1, "wd2/sd2"), 133.33), "{w1:?}");
+    assert!(near(rate(r2, &w2, "wd1/sd1"), 300.0), "{w2:?}");
+    assert!(near(rate(r2, &w2, "wd2/sd1"), 133.33), "{w2:?}");
+    assert!(w1.iter().map(|(_, s)| s).sum::<f64>() <= 100.0);
+    // One workload on a lun of every host: half the rate each.
+    let one =
+        "hd=h1\nhd=h2\nsd=sd1,lun=/dev/sdb\nwd=wd1,sd=sd1\nrd=rd1,wd=wd1,iorate=1000,elapsed=10\n";
+    let l = crate::vdbench::load("one.vdb", one, &LoadOptions::default()).unwrap();
+    for h in &l.hosts {
+        let r = &runs_for_host(&l.runs, h, &l.hosts).unwrap()[0];
+        assert_eq!(crate::resolve::text(&r.run.rate), Some("500"));
+    }
+}

@@ -144,7 +144,7 @@ pub fn translate(file: &VdbFile, lo: &LoadOptions) -> Result<Translation, JobErr
         }
     }
     if !out.hosts.is_empty() && out.runs.iter().any(|r| r.run.contains_key("rate")) {
-        notes.once("vdbench spreads an rd's iorate= over its hosts; iolab gives each host the whole rate: divide iorate= by the number of hosts for vdbench's total");
+        notes.once("an rd's iorate= is the rate of every host together, as in vdbench: each host runs its workloads' shares of it");
     }
     for v in &file.unused_vars {
         notes.once(format!("{v} was given but the parameter file uses no ${v}"));
