@@ -5,7 +5,8 @@
 //! system never share a file. iolab does the same with the host's name:
 //! `DIR/HOST.NAME`, for the files a fio job's mapping put under its
 //! `directory=` (its derived `$jobname.$jobnum.$filenum` names and its
-//! relative `filename=` entries), unless the job says `unique_filename=0`.
+//! relative `filename=` entries, except devices under `directory=/dev`),
+//! unless the job says `unique_filename=0`.
 
 use crate::fio::map::val::colon_list;
 use crate::options::WorkloadOptions;
@@ -36,9 +37,12 @@ fn rename(t: &str, dirs: &[String], listed: Option<&[String]>, host: &str) -> Op
     dirs.iter().find_map(|d| {
         let base = d.trim_end_matches('/');
         let rest = t.strip_prefix(base)?.strip_prefix('/')?;
+        // `directory=/dev` with `filename=sdb` names a device: a host's
+        // own file in /dev would write no device at all.
+        let devices = base == "/dev" || base.starts_with("/dev/");
         let ours = match listed {
             None => true,
-            Some(l) => l.iter().any(|f| f == rest && !f.starts_with('/')),
+            Some(l) => !devices && l.iter().any(|f| f == rest && !f.starts_with('/')),
         };
         (!rest.is_empty() && ours).then(|| format!("{base}/{host}.{rest}"))
     })
@@ -82,6 +86,10 @@ mod tests {
             rename("/mnt/nfs/fileio.tmp", &d, Some(&l), "h1").as_deref(),
             Some("/mnt/nfs/h1.fileio.tmp")
         );
+        // A device named under directory=/dev is the device on each host.
+        let dev = vec!["/dev".to_string()];
+        let sdb = vec!["sdb".to_string()];
+        assert_eq!(rename("/dev/sdb", &dev, Some(&sdb), "h1"), None);
         // An absolute filename= is the file named, on every host.
         assert_eq!(rename("/dev/sdb", &d, Some(&l), "h1"), None);
         assert_eq!(rename("/mnt/nfsx/j.0.0", &d, None, "h1"), None);
