@@ -187,7 +187,7 @@ pub fn run_loaded(
     if args.parse_only {
         iolab_jobfile::without_target_probes();
     }
-    let got = match gather_runs(&args, pre) {
+    let mut got = match gather_runs(&args, pre) {
         Ok(g) => g,
         Err(e) => return bad_input(&e),
     };
@@ -195,6 +195,8 @@ pub fn run_loaded(
         Ok(h) => h,
         Err(e) => return bad_input(&e),
     };
+    got.notes
+        .extend(iolab_jobfile::hosts::shared_files(&got.runs, &hosts));
     if !hosts.is_empty() && args.parse_only {
         return parse_only_hosts(&args, &got, &hosts);
     }

@@ -298,6 +298,7 @@ fn fio_files_under_a_directory_are_each_host_s_own() {
         );
         assert!(plan_of(&out, "h2").contains("/mnt/nfs/h2.v.0.0"), "{out}");
         assert!(!plan_of(&out, "h2").contains("h1.v"), "{out}");
+        assert!(!out.contains("the same file is a target"), "{out}");
     }
     // unique_filename=0: one file for every host, as in fio.
     let shared = write(
@@ -313,6 +314,11 @@ fn fio_files_under_a_directory_are_each_host_s_own() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
         out.contains("hosts: h1 (/mnt/nfs/v.0.0), h2 (/mnt/nfs/v.0.0)\n"),
+        "{out}"
+    );
+    // ... and a note says that on a shared file system it is one file.
+    assert!(
+        out.contains("the same file is a target on several hosts: /mnt/nfs/v.0.0 (h1, h2); on a shared file system"),
         "{out}"
     );
 }

@@ -210,6 +210,50 @@ fn keep_workloads(mut r: RunOptions, keep: &[usize]) -> RunOptions {
     r
 }
 
+/// A note when one file path (not under /dev) is a target on several
+/// hosts: on a shared file system the hosts would write, lay out and
+/// verify one file, and a verify would report each other's blocks as
+/// corrupt. `None` with fewer than two hosts, or when no path is shared
+/// (or a host's runs are refused: that refusal is said elsewhere).
+pub fn shared_files(runs: &[RunOptions], hosts: &[HostSpec]) -> Option<String> {
+    if hosts.len() < 2 {
+        return None;
+    }
+    let mut users: Vec<(String, Vec<&str>)> = Vec::new();
+    for h in hosts {
+        for r in runs_for_host(runs, h, hosts).ok()? {
+            for j in 0..r.workloads.len() {
+                for t in targets_of(&r, j) {
+                    if t == "/dev" || t.starts_with("/dev/") {
+                        continue;
+                    }
+                    match users.iter_mut().find(|(p, _)| p == t) {
+                        Some((_, on)) if on.last() != Some(&h.name.as_str()) => on.push(&h.name),
+                        Some(_) => {}
+                        None => users.push((t.clone(), vec![&h.name])),
+                    }
+                }
+            }
+        }
+    }
+    let shared: Vec<String> = users
+        .iter()
+        .filter(|(_, on)| on.len() > 1)
+        .map(|(p, on)| format!("{p} ({})", on.join(", ")))
+        .collect();
+    if shared.is_empty() {
+        return None;
+    }
+    let more = match shared.len() {
+        n if n > 3 => format!(" and {} more", n - 3),
+        _ => String::new(),
+    };
+    Some(format!(
+        "the same file is a target on several hosts: {}{more}; on a shared file system those hosts write and verify one file (a verify then reports the other hosts' blocks as corrupt): give each host its own (HOST:PATH, a target map, fio's directory= with unique_filename)",
+        shared[..shared.len().min(3)].join(", ")
+    ))
+}
+
 /// The line `--parse-only` prints for a multi-host job: each host, how
 /// the channel reaches it when that is not its name, and its targets
 /// (every run's, each once): `hosts: h1 (/dev/sdb), h2 (/dev/sdc)`;

@@ -310,3 +310,29 @@ fn a_vdbench_rate_is_every_host_s_together() {
         assert_eq!(crate::resolve::text(&r.run.rate), Some("500"));
     }
 }
+
+#[test]
+fn a_file_on_several_hosts_is_noted() {
+    let hosts = vec![
+        HostSpec::named("h1"),
+        HostSpec::named("h2"),
+        HostSpec::named("h3"),
+    ];
+    let l = job(TWO);
+    // h2's host-file target /dev/sdz takes the place of /srv/log there.
+    assert_eq!(shared_files(&l.runs, &l.hosts), None);
+    // /srv/log is every host's; the devices are not files.
+    let n = shared_files(&l.runs, &hosts[..2]).unwrap();
+    assert!(
+        n.starts_with("the same file is a target on several hosts: /srv/log (h1, h2); "),
+        "{n}"
+    );
+    assert!(!n.contains("/dev/") && !n.contains('\n'), "{n}");
+    // fio's unique_filename gives each host its own file.
+    let l = fio("[w]\nrw=randwrite\ndirectory=/mnt/nfs\nsize=1m\n");
+    assert_eq!(shared_files(&l.runs, &hosts), None);
+    let l = fio("[w]\nrw=randwrite\ndirectory=/mnt/nfs\nunique_filename=0\nsize=1m\n");
+    let n = shared_files(&l.runs, &hosts).unwrap();
+    assert!(n.contains("/mnt/nfs/w.0.0 (h1, h2, h3)"), "{n}");
+    assert_eq!(shared_files(&l.runs, &hosts[..1]), None);
+}
