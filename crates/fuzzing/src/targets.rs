@@ -150,7 +150,7 @@ pub fn jobfile(data: &[u8]) {
         (Err(e), _) => assert!(!e.0.contains('\n'), "a job-file error is one line: {e}"),
         // Each host's runs (a few hosts), the local check, the hosts line.
         (Ok(hosts), Ok(runs)) => {
-            use iolab_jobfile::hosts::{check_local, describe, runs_for_host};
+            use iolab_jobfile::hosts::{check_local, describe, runs_for_host, shared_files};
             if let Err(e) = check_local(&runs) {
                 assert!(!e.contains('\n'), "a host error is one line: {e}");
             }
@@ -159,7 +159,11 @@ pub fn jobfile(data: &[u8]) {
                     assert!(!e.contains('\n'), "a host error is one line: {e}");
                 }
             }
-            let _ = describe(&hosts[..hosts.len().min(4)], &runs);
+            let few = &hosts[..hosts.len().min(4)];
+            let _ = describe(few, &runs);
+            if let Some(n) = shared_files(&runs, few) {
+                assert!(!n.contains('\n'), "a note is one line: {n}");
+            }
         }
         (Ok(_), Err(_)) => {}
     }

@@ -219,7 +219,9 @@ pub fn shared_files(runs: &[RunOptions], hosts: &[HostSpec]) -> Option<String> {
     if hosts.len() < 2 {
         return None;
     }
-    let mut users: Vec<(String, Vec<&str>)> = Vec::new();
+    // Each path's hosts, and the paths in the order first met.
+    let mut users: std::collections::HashMap<String, Vec<&str>> = Default::default();
+    let mut order: Vec<String> = Vec::new();
     for h in hosts {
         for r in runs_for_host(runs, h, hosts).ok()? {
             for j in 0..r.workloads.len() {
@@ -227,19 +229,21 @@ pub fn shared_files(runs: &[RunOptions], hosts: &[HostSpec]) -> Option<String> {
                     if t == "/dev" || t.starts_with("/dev/") {
                         continue;
                     }
-                    match users.iter_mut().find(|(p, _)| p == t) {
-                        Some((_, on)) if on.last() != Some(&h.name.as_str()) => on.push(&h.name),
-                        Some(_) => {}
-                        None => users.push((t.clone(), vec![&h.name])),
+                    let on = users.entry(t.clone()).or_insert_with(|| {
+                        order.push(t.clone());
+                        Vec::new()
+                    });
+                    if on.last() != Some(&h.name.as_str()) {
+                        on.push(&h.name);
                     }
                 }
             }
         }
     }
-    let shared: Vec<String> = users
+    let shared: Vec<String> = order
         .iter()
-        .filter(|(_, on)| on.len() > 1)
-        .map(|(p, on)| format!("{p} ({})", on.join(", ")))
+        .filter(|p| users[*p].len() > 1)
+        .map(|p| format!("{p} ({})", users[p].join(", ")))
         .collect();
     if shared.is_empty() {
         return None;
