@@ -108,11 +108,21 @@ pub enum FromAgent {
     Event { index: u32, event: EventRaw },
     /// Run `index` ended: its raw results (every histogram, for exact
     /// merging) and the host's own result record (with its device
-    /// statistics), as a local run would have recorded it.
+    /// statistics), as a local run would have recorded it. With
+    /// `streamed` (an addition to protocol 1; absent means false), the
+    /// raw's and the record's interval series (the run's and each
+    /// workload's) are left out: they are the run's `Interval` messages
+    /// with `corrections` applied, the final figures of the intervals that
+    /// changed after they were sent ([`crate::series`]), so a long run's
+    /// `Done` stays small.
     Done {
         index: u32,
         raw: RunRaw,
         result: RunResult,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        streamed: bool,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        corrections: Vec<crate::series::Correction>,
     },
     /// The agent is alive.
     Heartbeat,
