@@ -204,7 +204,10 @@ impl<'a, 'c> Exchange<'a, 'c> {
     /// Host `h`'s clock: as measured before this run, else its last good
     /// measurement (never none: a host without one does not start).
     fn clock(&self, h: usize) -> Option<ClockOffset> {
-        (self.clocks.get(h).copied().flatten()).or_else(|| self.ctx.fleet.clock(h))
+        host_clock(
+            self.clocks.get(h).copied().flatten(),
+            self.ctx.fleet.clock(h),
+        )
     }
 
     /// Tell every ready host the start instant in its own clock: now plus
@@ -221,14 +224,14 @@ impl<'a, 'c> Exchange<'a, 'c> {
             if !self.legs[h].ready || self.legs[h].finished() {
                 continue;
             }
-            let Some(offset) = self.clock(h) else {
+            let Some(at_ns) = start_at(instant, self.clock(h)) else {
                 let why = "its clock could not be measured".to_string();
                 self.lose(h, SystemTime::now(), why);
                 continue;
             };
             let m = ToAgent::Start {
                 index: self.index,
-                at_ns: instant + offset.offset_ns,
+                at_ns,
             };
             if let Err(e) = self.ctx.fleet.send(h, &m) {
                 self.lose(h, SystemTime::now(), e);
@@ -489,9 +492,13 @@ impl Exchange<'_, '_> {
                 continue;
             }
             let name = &self.ctx.names[h];
-            let off = (self.clocks.get(h).copied().flatten())
-                .or_else(|| self.ctx.fleet.clock(h))
-                .unwrap_or_default();
+            // Lost before it had any clock: it did not start, and its
+            // record says 0 (not measured).
+            let off = host_clock(
+                self.clocks.get(h).copied().flatten(),
+                self.ctx.fleet.clock(h),
+            )
+            .unwrap_or_default();
             let clock = HostClock {
                 offset_us: off.offset_ns as f64 / 1e3,
                 rtt_us: off.rtt_ns as f64 / 1e3,
@@ -539,6 +546,18 @@ impl Exchange<'_, '_> {
     }
 }
 
+/// A host's clock for a run: as `measured` before it, else the `last`
+/// good measurement (the fleet's); none only when it never had one.
+fn host_clock(measured: Option<ClockOffset>, last: Option<ClockOffset>) -> Option<ClockOffset> {
+    measured.or(last)
+}
+
+/// The start instant `instant` (controller's clock) in the clock of a
+/// host whose clock is `c`; none for a host without a clock.
+fn start_at(instant: i64, c: Option<ClockOffset>) -> Option<i64> {
+    c.map(|c| instant + c.offset_ns)
+}
+
 /// `t` in RFC 3339, UTC, to the millisecond.
 pub fn rfc3339(t: SystemTime) -> String {
     let ms = ns_of(t).div_euclid(1_000_000);
@@ -564,8 +583,29 @@ pub fn rfc3339(t: SystemTime) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::rfc3339;
+    use super::{host_clock, rfc3339, start_at};
+    use iolab_remote::link::ClockOffset;
     use std::time::{Duration, SystemTime};
+
+    #[test]
+    fn a_failed_clock_measurement_keeps_the_last_good_one_never_zero() {
+        let last = ClockOffset {
+            offset_ns: 2_500_000_000,
+            rtt_ns: 80_000,
+        };
+        let now = ClockOffset {
+            offset_ns: 2_500_001_000,
+            rtt_ns: 60_000,
+        };
+        assert_eq!(host_clock(Some(now), Some(last)), Some(now));
+        // The re-measurement failed: the host's clock is still 2.5 s
+        // ahead, and its start instant says so.
+        let c = host_clock(None, Some(last));
+        assert_eq!(c, Some(last));
+        assert_eq!(start_at(1_000, c), Some(2_500_001_000));
+        // Never measured: no start instant at all (not offset 0).
+        assert_eq!(start_at(1_000, host_clock(None, None)), None);
+    }
 
     #[test]
     fn rfc3339_is_utc_with_milliseconds() {
