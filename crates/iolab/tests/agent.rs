@@ -380,6 +380,17 @@ fn rebuilt(seen: &[FromAgent], done: FromAgent) -> (iolab_raw::RunRaw, iolab_rep
         })
         .collect();
     iolab_remote::series::rebuild(&mut raw, &mut result, &ivs, corrections);
+    let devices: Vec<_> = (seen.iter())
+        .filter_map(|m| match m {
+            FromAgent::Devices { intervals, .. } => Some(intervals.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    if let Some(d) = result.devices.as_mut() {
+        assert!(d.intervals.is_empty(), "device intervals in Done");
+        d.intervals = devices;
+    }
     (raw, result)
 }
 
@@ -402,23 +413,20 @@ fn a_long_runs_done_is_small_and_rebuilds_exactly() {
         .filter(|m| matches!(m, FromAgent::Interval { .. }))
         .count();
     let done_size = size(&done);
-    // The host's device statistics (a row per device and interval, about
-    // half a KiB each) are not streamed: they are Done's alone.
-    let devices = match &done {
-        FromAgent::Done { result, .. } => serde_json::to_vec(&result.devices).unwrap().len(),
-        _ => 0,
-    };
+    let devices: usize = (seen.iter())
+        .filter(|m| matches!(m, FromAgent::Devices { .. }))
+        .map(size)
+        .sum();
     eprintln!(
-        "{n} intervals: {streamed} bytes streamed, Done {done_size} bytes \
-         ({devices} of device statistics)"
+        "{n} intervals: {streamed} bytes streamed, Done {done_size} bytes, \
+         device statistics ahead of it {devices} bytes"
     );
     assert!(n >= 100, "{n} intervals");
-    // Done once carried every interval twice (raw and record): now a
-    // few, whatever the run's length.
-    let rest = done_size - devices;
+    // Done once carried every interval twice (raw and record) and the
+    // device statistics': now a few, whatever the run's length.
     assert!(
-        rest * 5 < streamed,
-        "Done {rest} bytes, the intervals {streamed}"
+        done_size * 5 < streamed,
+        "Done {done_size} bytes, the intervals {streamed}"
     );
     let (raw, result) = rebuilt(&seen, done);
     assert_eq!(raw.intervals.len(), n);
@@ -443,6 +451,12 @@ fn a_long_runs_done_is_small_and_rebuilds_exactly() {
         .map(|iv| iv.total.ops)
         .sum();
     assert_eq!(rec_ops, result.summary.total.ops);
+    // One device row set per interval, as a local run records them.
+    let dev = result.devices.as_ref().expect("device statistics");
+    assert_eq!(dev.intervals.len(), n);
+    let idx: Vec<u32> = dev.intervals.iter().map(|d| d.index).collect();
+    let want: Vec<u32> = raw.intervals.iter().map(|iv| iv.index).collect();
+    assert_eq!(idx, want);
     a.send(&ToAgent::Bye);
     assert_eq!(a.exit_within(WAIT).code(), Some(0));
 }

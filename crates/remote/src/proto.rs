@@ -12,7 +12,7 @@
 //! anything is allocated, and a payload is parsed only once whole.
 
 use iolab_raw::{EventRaw, IntervalRaw, RunRaw};
-use iolab_report::model::{Host, RunResult};
+use iolab_report::model::{DeviceInterval, Host, RunResult};
 use iolab_spec::RunSpec;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use std::io::{self, Read, Write};
@@ -106,6 +106,14 @@ pub enum FromAgent {
     },
     /// An event marked on the host during run `index`.
     Event { index: u32, event: EventRaw },
+    /// Part of run `index`'s device statistics, interval by interval (in
+    /// order, at most [`crate::series::DEVICE_CHUNK`] a message), sent
+    /// before a `Done` with `streamed` in place of its
+    /// `result.devices.intervals` (an addition to protocol 1).
+    Devices {
+        index: u32,
+        intervals: Vec<DeviceInterval>,
+    },
     /// Run `index` ended: its raw results (every histogram, for exact
     /// merging) and the host's own result record (with its device
     /// statistics), as a local run would have recorded it. With

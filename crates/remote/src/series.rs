@@ -7,11 +7,16 @@
 //! ([`rebuild`]), so the host's record is exactly the agent's, and a
 //! `Done` stays small however long the run (docs/multi-host.md).
 //!
+//! The device statistics, a row per device and interval, were not
+//! streamed: the agent sends them before `Done` in `Devices` messages of
+//! at most [`DEVICE_CHUNK`] intervals ([`device_chunks`]), and the
+//! controller puts them back too.
+//!
 //! The agent remembers a digest of each interval it streamed
 //! ([`Streamed`]), not the interval: its memory does not double.
 
 use iolab_raw::{IntervalRaw, RunRaw};
-use iolab_report::model::RunResult;
+use iolab_report::model::{DeviceInterval, RunResult};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
@@ -95,6 +100,24 @@ impl Streamed {
             .for_each(|w| w.intervals = Vec::new());
         Some(corrections)
     }
+}
+
+/// The most device intervals in one `Devices` message.
+pub const DEVICE_CHUNK: usize = 1000;
+
+/// `result`'s device statistics' intervals, taken out, in messages of at
+/// most [`DEVICE_CHUNK`].
+pub fn device_chunks(result: &mut RunResult) -> Vec<Vec<DeviceInterval>> {
+    let Some(d) = result.devices.as_mut() else {
+        return Vec::new();
+    };
+    let all = std::mem::take(&mut d.intervals);
+    let mut out = Vec::new();
+    let mut it = all.into_iter().peekable();
+    while it.peek().is_some() {
+        out.push(it.by_ref().take(DEVICE_CHUNK).collect());
+    }
+    out
 }
 
 /// `raw`'s intervals by index, each with every workload's of that index;

@@ -132,6 +132,12 @@ fn run(mut spec: RunSpec, mut fwd: Forward, stop: Arc<AtomicBool>, tx: Sender<Ev
             // The controller has every interval already: only those that
             // changed since are sent again.
             let fixes = fwd.streamed.strip(&mut raw, &mut result);
+            if fixes.is_some() {
+                // The device statistics go ahead in pieces.
+                for intervals in iolab_remote::series::device_chunks(&mut result) {
+                    w.send(&FromAgent::Devices { index, intervals });
+                }
+            }
             let _ = tx.send(Ev::RunEnded);
             w.send(&FromAgent::Done {
                 index,

@@ -11,7 +11,7 @@ use iolab_remote::link::{ClockOffset, Fleet, LinkEvent};
 use iolab_remote::series::{rebuild, Correction};
 use iolab_remote::text::untrusted;
 use iolab_remote::{FromAgent, ToAgent};
-use iolab_report::model::{HostClock, HostLoss, RunResult};
+use iolab_report::model::{DeviceInterval, HostClock, HostLoss, RunResult};
 use iolab_report::HostOutcome;
 use iolab_spec::RunSpec;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -46,6 +46,8 @@ struct Leg {
     started_ns: Option<i64>,
     intervals: Vec<HostInterval>,
     events: Vec<EventRaw>,
+    /// Its device statistics' intervals, sent ahead of its `Done`.
+    devices: Vec<DeviceInterval>,
     done: Option<(RunRaw, RunResult)>,
     lost: Option<(SystemTime, String)>,
     refused: bool,
@@ -311,6 +313,13 @@ impl Exchange<'_, '_> {
                 }
                 leg.events.push(event);
             }
+            FromAgent::Devices { index, intervals } if ours(index) => {
+                if leg.devices.len() + intervals.len() > leg.limit as usize {
+                    let e = format!("more device intervals than the run's {}", leg.limit);
+                    return self.protocol_error(h, e);
+                }
+                leg.devices.extend(intervals);
+            }
             FromAgent::Done {
                 index,
                 raw,
@@ -349,6 +358,9 @@ impl Exchange<'_, '_> {
         }
         if streamed {
             rebuild(&mut raw, &mut result, &leg.intervals, fixes);
+            if let Some(d) = result.devices.as_mut().filter(|_| !leg.devices.is_empty()) {
+                d.intervals = std::mem::take(&mut leg.devices);
+            }
         }
         bounds::clean_record(&mut raw, &mut result);
         leg.done = Some((raw, result));
@@ -361,6 +373,7 @@ impl Exchange<'_, '_> {
         let why = format!("a protocol error: {}", untrusted(&what));
         self.legs[h].intervals = Vec::new();
         self.legs[h].events = Vec::new();
+        self.legs[h].devices = Vec::new();
         // Its agent stops its I/O; the host takes no further part.
         let _ = self.ctx.fleet.send(h, &ToAgent::Stop);
         self.lose(h, SystemTime::now(), why);
