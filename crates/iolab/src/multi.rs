@@ -4,6 +4,7 @@
 //! prints a line per host and a total per interval, and records one
 //! document: every host's record in `hosts[]`, their merge as the run's.
 
+mod bounds;
 mod connect;
 mod exchange;
 mod plan;

@@ -305,10 +305,7 @@ fn a_run_streams_intervals_that_add_up_to_its_done() {
         started - at
     );
     let (seen, done) = a.until_done();
-    let FromAgent::Done { index, raw, result } = done else {
-        panic!("refused: {done:?}");
-    };
-    assert_eq!(index, 0);
+    let (raw, result) = rebuilt(&seen, done);
     assert!(matches!(seen.first(), Some(FromAgent::Measuring { .. })));
     let streamed: Vec<&IntervalRaw> = seen
         .iter()
@@ -351,6 +348,115 @@ fn a_run_streams_intervals_that_add_up_to_its_done() {
     // The next run on the same session.
     start_run(&mut a, 1, read_run(&file, 0.3));
     assert!(matches!(a.until_done().1, FromAgent::Done { index: 1, .. }));
+    a.send(&ToAgent::Bye);
+    assert_eq!(a.exit_within(WAIT).code(), Some(0));
+}
+
+/// The raw results and record of run 0's `Done`, with the interval
+/// series put back from the `Interval` frames `seen` before it, as the
+/// controller does.
+fn rebuilt(seen: &[FromAgent], done: FromAgent) -> (iolab_raw::RunRaw, iolab_report::RunResult) {
+    let FromAgent::Done {
+        index,
+        mut raw,
+        mut result,
+        streamed,
+        corrections,
+    } = done
+    else {
+        panic!("refused: {done:?}");
+    };
+    assert_eq!(index, 0);
+    assert!(streamed, "Done carries its intervals again");
+    assert!(raw.intervals.is_empty() && result.intervals.is_empty());
+    // Normally only the last interval or two changed after streaming.
+    assert!(corrections.len() <= 3, "{} corrections", corrections.len());
+    let ivs: Vec<_> = (seen.iter())
+        .filter_map(|m| match m {
+            FromAgent::Interval {
+                total, workloads, ..
+            } => Some((total.clone(), workloads.clone())),
+            _ => None,
+        })
+        .collect();
+    iolab_remote::series::rebuild(&mut raw, &mut result, &ivs, corrections);
+    let devices: Vec<_> = (seen.iter())
+        .filter_map(|m| match m {
+            FromAgent::Devices { intervals, .. } => Some(intervals.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    if let Some(d) = result.devices.as_mut() {
+        assert!(d.intervals.is_empty(), "device intervals in Done");
+        d.intervals = devices;
+    }
+    (raw, result)
+}
+
+#[test]
+fn a_long_runs_done_is_small_and_rebuilds_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = data_file(dir.path(), 4);
+    let mut a = Agent::hello(100, 5000);
+    let mut spec = read_run(&file, 2.5);
+    spec.interval_s = 0.02;
+    spec.workloads[0].interval_s = 0.02;
+    start_run(&mut a, 0, spec);
+    let (seen, done) = a.until_done();
+    let size = |m: &FromAgent| serde_json::to_vec(m).unwrap().len();
+    let streamed: usize = (seen.iter())
+        .filter(|m| matches!(m, FromAgent::Interval { .. }))
+        .map(size)
+        .sum();
+    let n = (seen.iter())
+        .filter(|m| matches!(m, FromAgent::Interval { .. }))
+        .count();
+    let done_size = size(&done);
+    let devices: usize = (seen.iter())
+        .filter(|m| matches!(m, FromAgent::Devices { .. }))
+        .map(size)
+        .sum();
+    eprintln!(
+        "{n} intervals: {streamed} bytes streamed, Done {done_size} bytes, \
+         device statistics ahead of it {devices} bytes"
+    );
+    assert!(n >= 100, "{n} intervals");
+    // Done once carried every interval twice (raw and record) and the
+    // device statistics': now a few, whatever the run's length.
+    assert!(
+        done_size * 5 < streamed,
+        "Done {done_size} bytes, the intervals {streamed}"
+    );
+    let (raw, result) = rebuilt(&seen, done);
+    assert_eq!(raw.intervals.len(), n);
+    assert_eq!(result.intervals.len(), n);
+    // The rebuilt series add up exactly to the run's and the workload's
+    // totals, as a local run's do.
+    let measured = |ivs: &[IntervalRaw]| -> (u64, u64) {
+        (ivs.iter().filter(|iv| !iv.warmup)).fold((0, 0), |(o, b), iv| {
+            (o + iv.ops.total_ops(), b + iv.ops.total_bytes())
+        })
+    };
+    let totals = (raw.ops.total_ops(), raw.ops.total_bytes());
+    assert!(totals.1 > 0);
+    assert_eq!(measured(&raw.intervals), totals);
+    let w = &raw.workloads[0];
+    assert_eq!(
+        measured(&w.intervals),
+        (w.ops.total_ops(), w.ops.total_bytes())
+    );
+    let rec_ops: u64 = (result.intervals.iter())
+        .filter(|iv| !iv.warmup)
+        .map(|iv| iv.total.ops)
+        .sum();
+    assert_eq!(rec_ops, result.summary.total.ops);
+    // One device row set per interval, as a local run records them.
+    let dev = result.devices.as_ref().expect("device statistics");
+    assert_eq!(dev.intervals.len(), n);
+    let idx: Vec<u32> = dev.intervals.iter().map(|d| d.index).collect();
+    let want: Vec<u32> = raw.intervals.iter().map(|iv| iv.index).collect();
+    assert_eq!(idx, want);
     a.send(&ToAgent::Bye);
     assert_eq!(a.exit_within(WAIT).code(), Some(0));
 }

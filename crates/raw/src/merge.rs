@@ -250,7 +250,8 @@ fn merge_steady(parts: &[(&str, &WorkloadRaw)]) -> Option<SteadyRaw> {
 }
 
 /// One workload measured in several places (`label` names each: a host),
-/// as one: the first part's spec and settings; targets and error records
+/// as one: the first part's spec and settings, its requested rate the sum
+/// of the parts' (none unless every part has one); targets and error records
 /// named `LABEL:PATH`; counts, histograms and CPU added; intervals merged
 /// by index; active from the earliest start to the latest end; measured
 /// time the longest; complete only when every part completed (the
@@ -290,7 +291,10 @@ pub fn merge_workloads(parts: &[(&str, &WorkloadRaw)]) -> WorkloadRaw {
             .map(|(l, w)| (*l, w.complete, w.incomplete_reason.as_deref())),
     );
     WorkloadRaw {
-        spec: first.spec.clone(),
+        spec: iolab_spec::WorkloadSpec {
+            rate_iops: parts.iter().map(|(_, w)| w.spec.rate_iops).sum(),
+            ..first.spec.clone()
+        },
         start_ns: parts.iter().map(|(_, w)| w.start_ns).min().unwrap_or(0),
         end_ns: parts.iter().map(|(_, w)| w.end_ns).max().unwrap_or(0),
         effective: first.effective.clone(),

@@ -10,6 +10,9 @@
 //!   template, `--push`), and the one line a refused connection becomes;
 //! - [`process`]: a channel's local process (its own process group, its
 //!   stderr's end kept, killed with its group);
+//! - [`series`]: a run's interval series streamed once, `Done`'s
+//!   corrections and the controller's rebuild;
+//! - [`text`]: an agent's text made fit to print and keep;
 //! - [`refuse`]: the one line a failed connection becomes;
 //! - [`link`]: one connected agent as the controller sees it: a writer, a
 //!   reader thread, heartbeats, liveness, the clock offset.
@@ -19,5 +22,7 @@ pub mod link;
 pub mod process;
 pub mod proto;
 pub mod refuse;
+pub mod series;
+pub mod text;
 
 pub use proto::{FromAgent, ToAgent, PROTOCOL};

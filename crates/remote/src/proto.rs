@@ -12,7 +12,7 @@
 //! anything is allocated, and a payload is parsed only once whole.
 
 use iolab_raw::{EventRaw, IntervalRaw, RunRaw};
-use iolab_report::model::{Host, RunResult};
+use iolab_report::model::{DeviceInterval, Host, RunResult};
 use iolab_spec::RunSpec;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use std::io::{self, Read, Write};
@@ -106,13 +106,31 @@ pub enum FromAgent {
     },
     /// An event marked on the host during run `index`.
     Event { index: u32, event: EventRaw },
+    /// Part of run `index`'s device statistics, interval by interval (in
+    /// order, at most [`crate::series::DEVICE_CHUNK`] a message), sent
+    /// before a `Done` with `streamed` in place of its
+    /// `result.devices.intervals` (an addition to protocol 1).
+    Devices {
+        index: u32,
+        intervals: Vec<DeviceInterval>,
+    },
     /// Run `index` ended: its raw results (every histogram, for exact
     /// merging) and the host's own result record (with its device
-    /// statistics), as a local run would have recorded it.
+    /// statistics), as a local run would have recorded it. With
+    /// `streamed` (an addition to protocol 1; absent means false), the
+    /// raw's and the record's interval series (the run's and each
+    /// workload's) are left out: they are the run's `Interval` messages
+    /// with `corrections` applied, the final figures of the intervals that
+    /// changed after they were sent ([`crate::series`]), so a long run's
+    /// `Done` stays small.
     Done {
         index: u32,
         raw: RunRaw,
         result: RunResult,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        streamed: bool,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        corrections: Vec<crate::series::Correction>,
     },
     /// The agent is alive.
     Heartbeat,

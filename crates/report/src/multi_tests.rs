@@ -272,3 +272,36 @@ fn errors_and_events_name_their_host_and_workloads_of_one_host_stay_whole() {
     assert_eq!(r.workloads[1].targets[0].path, "b:/dev/sdb");
     assert_eq!(r.summary.total.ops, 60);
 }
+
+#[test]
+fn the_requested_rate_is_the_sum_of_the_hosts() {
+    // Two hosts asked for 10,000 IOPS each: the whole asked for 20,000.
+    let at = |rate: Option<f64>| {
+        let mut raw = host_run(3, 100, 100_000, 300_000);
+        raw.workloads[0].spec.rate_iops = rate;
+        raw
+    };
+    let r = merge_hosts(
+        vec![
+            host("h1", at(Some(10_000.0))),
+            host("h2", at(Some(10_000.0))),
+        ],
+        None,
+    );
+    let rate = r.summary.rate.as_ref().expect("a requested rate");
+    assert_eq!(rate.requested_iops, 20_000.0);
+    assert_eq!(
+        r.workloads[0].summary.rate.as_ref().unwrap().requested_iops,
+        20_000.0
+    );
+    assert_eq!(
+        r.hosts[0].run.summary.rate.as_ref().unwrap().requested_iops,
+        10_000.0
+    );
+    // A host with no rate: the whole has none either.
+    let r = merge_hosts(
+        vec![host("h1", at(Some(10_000.0))), host("h2", at(None))],
+        None,
+    );
+    assert!(r.summary.rate.is_none());
+}

@@ -5,12 +5,14 @@
 //! forwards the run to the controller: `Ready` when every worker waits at
 //! the gate, the gate opened at the agreed instant (`Started`), then
 //! `Measuring`, notes, intervals and events, and `Done` with the raw
-//! results and the record a local run would write.
+//! results and the record a local run would write, less the intervals
+//! already streamed (iolab_remote::series).
 
 use super::wire::{realtime_ns, Ev, Writer};
 use iolab_core::{EventLog, Observer};
 use iolab_raw::{EventRaw, IntervalRaw, RunRaw};
 use iolab_remote::proto::FromAgent;
+use iolab_remote::series::Streamed;
 use iolab_spec::RunSpec;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -58,6 +60,7 @@ impl Active {
             gate: gate_rx,
             ready: ready.clone(),
             at_ns: None,
+            streamed: Streamed::default(),
         };
         let st = stop.clone();
         let thread = std::thread::Builder::new()
@@ -124,10 +127,25 @@ fn run(mut spec: RunSpec, mut fwd: Forward, stop: Arc<AtomicBool>, tx: Sender<Ev
     let raw = crate::run::run_in_dirs(&mut spec, &mut fwd, &mut dev, &stop, &events, false);
     drop(marks);
     match raw {
-        Ok(raw) => {
-            let result = crate::run::result_of(&raw, &spec, dev);
+        Ok(mut raw) => {
+            let mut result = crate::run::result_of(&raw, &spec, dev);
+            // The controller has every interval already: only those that
+            // changed since are sent again.
+            let fixes = fwd.streamed.strip(&mut raw, &mut result);
+            if fixes.is_some() {
+                // The device statistics go ahead in pieces.
+                for intervals in iolab_remote::series::device_chunks(&mut result) {
+                    w.send(&FromAgent::Devices { index, intervals });
+                }
+            }
             let _ = tx.send(Ev::RunEnded);
-            w.send(&FromAgent::Done { index, raw, result });
+            w.send(&FromAgent::Done {
+                index,
+                raw,
+                result,
+                streamed: fixes.is_some(),
+                corrections: fixes.unwrap_or_default(),
+            });
         }
         Err(e) => refuse(e.to_string()),
     }
@@ -141,6 +159,8 @@ struct Forward {
     ready: Arc<AtomicBool>,
     /// When the gate opened, for `Started`.
     at_ns: Option<i64>,
+    /// What was sent of each interval, for `Done`'s corrections.
+    streamed: Streamed,
 }
 
 impl Observer for Forward {
@@ -179,6 +199,7 @@ impl Observer for Forward {
     }
 
     fn interval(&mut self, _run: &RunSpec, total: &IntervalRaw, wls: &[Option<IntervalRaw>]) {
+        self.streamed.sent(total, wls);
         self.w.send(&FromAgent::Interval {
             index: self.index,
             total: total.clone(),

@@ -38,7 +38,9 @@ pub fn link_options(r: &RemoteArgs) -> LinkOptions {
 /// Connect every host and say each: version, machine, clock.
 pub fn connect(hosts: &[HostSpec], r: &RemoteArgs) -> Result<Fleet, String> {
     let channel = channel_of(r)?;
-    let fleet = Fleet::connect(hosts, &channel, &link_options(r))?;
+    // A refusal may quote the agent (its version, its message): cleaned.
+    let fleet = Fleet::connect(hosts, &channel, &link_options(r))
+        .map_err(|e| iolab_remote::text::untrusted_max(&e, 64 * iolab_remote::text::MAX_TEXT))?;
     for (i, h) in hosts.iter().enumerate() {
         eprintln!("iolab: {}", host_line(&h.name, &fleet, i));
     }
@@ -56,11 +58,13 @@ fn host_line(name: &str, fleet: &Fleet, i: usize) -> String {
         ),
         None => String::new(),
     };
+    // The agent's words: cleaned before they reach the terminal.
+    let t = iolab_remote::text::untrusted;
     format!(
         "host {name}: iolab {} on {} ({}, {} CPU{}){clock}",
-        info.version,
-        info.host.hostname,
-        info.arch,
+        t(&info.version),
+        t(&info.host.hostname),
+        t(&info.arch),
         info.host.cpus,
         if info.host.cpus == 1 { "" } else { "s" }
     )

@@ -4,18 +4,21 @@
 //! the total), every `Done` collected, a host lost or a Ctrl-C handled.
 //! What comes out is each host's outcome, ready to be merged.
 
+use super::bounds;
 use crate::cli::OnHostLoss;
 use iolab_raw::{EventRaw, IntervalRaw, RunRaw};
 use iolab_remote::link::{ClockOffset, Fleet, LinkEvent};
+use iolab_remote::series::{rebuild, Correction};
+use iolab_remote::text::untrusted;
 use iolab_remote::{FromAgent, ToAgent};
-use iolab_report::model::{HostClock, HostLoss, RunResult};
+use iolab_report::model::{DeviceInterval, HostClock, HostLoss, RunResult};
 use iolab_report::HostOutcome;
 use iolab_spec::RunSpec;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 /// One interval of a host: its total and each workload's.
-type HostInterval = (IntervalRaw, Vec<Option<IntervalRaw>>);
+type HostInterval = iolab_remote::series::HostInterval;
 
 /// What every run of the session shares.
 pub struct Ctx<'a> {
@@ -43,10 +46,17 @@ struct Leg {
     started_ns: Option<i64>,
     intervals: Vec<HostInterval>,
     events: Vec<EventRaw>,
+    /// Its device statistics' intervals, sent ahead of its `Done`.
+    devices: Vec<DeviceInterval>,
     done: Option<(RunRaw, RunResult)>,
     lost: Option<(SystemTime, String)>,
     refused: bool,
     stopped: bool,
+    /// The interval indexes its run can reach and its workloads.
+    limit: u32,
+    n_workloads: usize,
+    /// Notes it sent in this run.
+    notes: usize,
 }
 
 impl Leg {
@@ -123,7 +133,10 @@ impl<'a, 'c> Exchange<'a, 'c> {
     pub fn run(mut self, specs: Vec<Option<RunSpec>>) -> Ended {
         for (h, spec) in specs.into_iter().enumerate() {
             let Some(spec) = spec else { continue };
-            self.legs[h].active = true;
+            let leg = &mut self.legs[h];
+            leg.active = true;
+            leg.limit = bounds::interval_limit(&spec);
+            leg.n_workloads = spec.workloads.len();
             let m = ToAgent::Run {
                 index: self.index,
                 spec,
@@ -190,6 +203,15 @@ impl<'a, 'c> Exchange<'a, 'c> {
         }
     }
 
+    /// Host `h`'s clock: as measured before this run, else its last good
+    /// measurement (never none: a host without one does not start).
+    fn clock(&self, h: usize) -> Option<ClockOffset> {
+        host_clock(
+            self.clocks.get(h).copied().flatten(),
+            self.ctx.fleet.clock(h),
+        )
+    }
+
     /// Tell every ready host the start instant in its own clock: now plus
     /// a lead that covers the messages' way (50 ms, or 4 round trips).
     fn start(&mut self) {
@@ -204,10 +226,14 @@ impl<'a, 'c> Exchange<'a, 'c> {
             if !self.legs[h].ready || self.legs[h].finished() {
                 continue;
             }
-            let offset = self.clocks.get(h).copied().flatten().unwrap_or_default();
+            let Some(at_ns) = start_at(instant, self.clock(h)) else {
+                let why = "its clock could not be measured".to_string();
+                self.lose(h, SystemTime::now(), why);
+                continue;
+            };
             let m = ToAgent::Start {
                 index: self.index,
-                at_ns: instant + offset.offset_ns,
+                at_ns,
             };
             if let Err(e) = self.ctx.fleet.send(h, &m) {
                 self.lose(h, SystemTime::now(), e);
@@ -222,6 +248,10 @@ impl Exchange<'_, '_> {
             LinkEvent::Lost { at, reason } => return self.lose(h, at, reason),
             LinkEvent::Message(m) => m,
         };
+        if self.legs[h].lost.is_some() {
+            // Nothing of a host follows its loss.
+            return;
+        }
         let name = &self.ctx.names[h];
         let ours = |i: u32| i == self.index;
         let leg = &mut self.legs[h];
@@ -238,28 +268,68 @@ impl Exchange<'_, '_> {
             FromAgent::Refused { index, message } if index.is_none_or(ours) => {
                 leg.refused = true;
                 if self.refused.is_none() {
-                    self.refused = Some(format!("host {name}: {message}"));
+                    self.refused = Some(format!("host {name}: {}", untrusted(&message)));
                 }
                 self.stop_all();
             }
             FromAgent::Started { index, at_ns } if ours(index) => {
-                let off = self.clocks.get(h).copied().flatten().unwrap_or_default();
-                leg.started_ns = Some(at_ns - off.offset_ns);
+                if let Some(off) = self.clock(h) {
+                    self.legs[h].started_ns = Some(at_ns - off.offset_ns);
+                }
             }
-            FromAgent::Note { message, .. } => eprintln!("iolab: host {name}: {message}"),
-            FromAgent::Error { message } => eprintln!("iolab: host {name}: {message}"),
+            FromAgent::Note { message, .. } => {
+                leg.notes += 1;
+                match leg.notes.cmp(&bounds::MAX_NOTES) {
+                    std::cmp::Ordering::Less | std::cmp::Ordering::Equal => {
+                        eprintln!("iolab: host {name}: {}", untrusted(&message))
+                    }
+                    std::cmp::Ordering::Greater if leg.notes == bounds::MAX_NOTES + 1 => {
+                        eprintln!("iolab: host {name}: more notes, not shown")
+                    }
+                    _ => {}
+                }
+            }
+            FromAgent::Error { message } => {
+                eprintln!("iolab: host {name}: {}", untrusted(&message))
+            }
             FromAgent::Interval {
                 index,
                 total,
                 workloads,
             } if ours(index) => {
+                let last = leg.last_index();
+                let ok =
+                    bounds::check_interval(&total, &workloads, last, leg.limit, leg.n_workloads);
+                if let Err(e) = ok {
+                    return self.protocol_error(h, e);
+                }
                 leg.intervals.push((total, workloads));
                 self.flush(false);
             }
-            FromAgent::Event { index, event } if ours(index) => leg.events.push(event),
-            FromAgent::Done { index, raw, result } if ours(index) => {
-                leg.done = Some((raw, result));
-                self.flush(false);
+            FromAgent::Event { index, event } if ours(index) => {
+                if leg.events.len() >= bounds::MAX_EVENTS {
+                    let e = format!("more than {} events", bounds::MAX_EVENTS);
+                    return self.protocol_error(h, e);
+                }
+                leg.events.push(event);
+            }
+            FromAgent::Devices { index, intervals } if ours(index) => {
+                if leg.devices.len() + intervals.len() > leg.limit as usize {
+                    let e = format!("more device intervals than the run's {}", leg.limit);
+                    return self.protocol_error(h, e);
+                }
+                leg.devices.extend(intervals);
+            }
+            FromAgent::Done {
+                index,
+                raw,
+                result,
+                streamed,
+                corrections,
+            } if ours(index) => {
+                if let Err(e) = self.done(h, raw, result, streamed, corrections) {
+                    return self.protocol_error(h, e);
+                }
                 // Its results hold every interval: keep only those still
                 // to be shown.
                 let next = self.next_iv;
@@ -267,6 +337,46 @@ impl Exchange<'_, '_> {
             }
             _ => {}
         }
+    }
+
+    /// Host `h`'s results: kept with their interval series put back from
+    /// what it streamed (when it left them out), their text cleaned.
+    fn done(
+        &mut self,
+        h: usize,
+        mut raw: RunRaw,
+        mut result: RunResult,
+        streamed: bool,
+        fixes: Vec<Correction>,
+    ) -> Result<(), String> {
+        let leg = &mut self.legs[h];
+        if fixes.len() > leg.limit as usize {
+            return Err(format!("{} corrected intervals", fixes.len()));
+        }
+        if let Some(c) = (fixes.iter()).find(|c| c.index >= leg.limit) {
+            return Err(format!("interval {} is beyond the run's end", c.index));
+        }
+        if streamed {
+            rebuild(&mut raw, &mut result, &leg.intervals, fixes);
+            if let Some(d) = result.devices.as_mut().filter(|_| !leg.devices.is_empty()) {
+                d.intervals = std::mem::take(&mut leg.devices);
+            }
+        }
+        bounds::clean_record(&mut raw, &mut result);
+        leg.done = Some((raw, result));
+        self.flush(false);
+        Ok(())
+    }
+
+    /// Host `h` broke the protocol (`what`): dropped, said in one line.
+    fn protocol_error(&mut self, h: usize, what: String) {
+        let why = format!("a protocol error: {}", untrusted(&what));
+        self.legs[h].intervals = Vec::new();
+        self.legs[h].events = Vec::new();
+        self.legs[h].devices = Vec::new();
+        // Its agent stops its I/O; the host takes no further part.
+        let _ = self.ctx.fleet.send(h, &ToAgent::Stop);
+        self.lose(h, SystemTime::now(), why);
     }
 
     /// Host `h` was lost at `at`: said once; its run ends with what it
@@ -395,7 +505,13 @@ impl Exchange<'_, '_> {
                 continue;
             }
             let name = &self.ctx.names[h];
-            let off = self.clocks.get(h).copied().flatten().unwrap_or_default();
+            // Lost before it had any clock: it did not start, and its
+            // record says 0 (not measured).
+            let off = host_clock(
+                self.clocks.get(h).copied().flatten(),
+                self.ctx.fleet.clock(h),
+            )
+            .unwrap_or_default();
             let clock = HostClock {
                 offset_us: off.offset_ns as f64 / 1e3,
                 rtt_us: off.rtt_ns as f64 / 1e3,
@@ -428,7 +544,7 @@ impl Exchange<'_, '_> {
             lost |= loss.is_some();
             outcomes.push(HostOutcome {
                 host: name.clone(),
-                info: self.ctx.fleet.info(h).host.clone(),
+                info: bounds::clean_host(&self.ctx.fleet.info(h).host),
                 clock,
                 lost: loss,
                 raw,
@@ -441,6 +557,18 @@ impl Exchange<'_, '_> {
             lost,
         }
     }
+}
+
+/// A host's clock for a run: as `measured` before it, else the `last`
+/// good measurement (the fleet's); none only when it never had one.
+fn host_clock(measured: Option<ClockOffset>, last: Option<ClockOffset>) -> Option<ClockOffset> {
+    measured.or(last)
+}
+
+/// The start instant `instant` (controller's clock) in the clock of a
+/// host whose clock is `c`; none for a host without a clock.
+fn start_at(instant: i64, c: Option<ClockOffset>) -> Option<i64> {
+    c.map(|c| instant + c.offset_ns)
 }
 
 /// `t` in RFC 3339, UTC, to the millisecond.
@@ -468,8 +596,29 @@ pub fn rfc3339(t: SystemTime) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::rfc3339;
+    use super::{host_clock, rfc3339, start_at};
+    use iolab_remote::link::ClockOffset;
     use std::time::{Duration, SystemTime};
+
+    #[test]
+    fn a_failed_clock_measurement_keeps_the_last_good_one_never_zero() {
+        let last = ClockOffset {
+            offset_ns: 2_500_000_000,
+            rtt_ns: 80_000,
+        };
+        let now = ClockOffset {
+            offset_ns: 2_500_001_000,
+            rtt_ns: 60_000,
+        };
+        assert_eq!(host_clock(Some(now), Some(last)), Some(now));
+        // The re-measurement failed: the host's clock is still 2.5 s
+        // ahead, and its start instant says so.
+        let c = host_clock(None, Some(last));
+        assert_eq!(c, Some(last));
+        assert_eq!(start_at(1_000, c), Some(2_500_001_000));
+        // Never measured: no start instant at all (not offset 0).
+        assert_eq!(start_at(1_000, host_clock(None, None)), None);
+    }
 
     #[test]
     fn rfc3339_is_utc_with_milliseconds() {

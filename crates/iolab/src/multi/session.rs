@@ -65,7 +65,11 @@ impl Session {
                 return Some(Cut::Stopped);
             }
             self.between_runs(fleet);
-            let live: Vec<bool> = (0..self.names.len()).map(|h| !fleet.is_lost(h)).collect();
+            // A host said lost (by its link, or by the run: a protocol
+            // error, no results) takes no further part.
+            let live: Vec<bool> = (0..self.names.len())
+                .map(|h| !fleet.is_lost(h) && !self.said_lost[h])
+                .collect();
             let gone: Vec<&str> = (self.names.iter().zip(&live))
                 .filter(|(_, l)| !**l)
                 .map(|(n, _)| n.as_str())
