@@ -125,6 +125,9 @@ impl Fleet {
         opts: &LinkOptions,
         exe: Option<&Path>,
     ) -> Result<Fleet, String> {
+        for h in hosts {
+            channel.check_host(h)?;
+        }
         let ctl = if channel.is_ssh() {
             Some(ControlDir::new()?)
         } else {
