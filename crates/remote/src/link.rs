@@ -23,6 +23,9 @@
 //! - The queue is bounded (1024 messages, 64 MiB): a host sending faster
 //!   than the controller takes waits (backpressure through the pipe and
 //!   ssh), and is not lost for it; pongs nobody asked for are dropped.
+//! - `Fleet::connect` raises the soft `RLIMIT_NOFILE` to the hard limit
+//!   and refuses, with one line, a fleet that still cannot fit (about 4
+//!   descriptors a host).
 //! - `close` (or dropping the fleet) sends `Bye`, closes the agents'
 //!   stdin, waits 2 s, kills what is left, removes `--push` copies,
 //!   ends ssh's master connections and removes their directory. A
@@ -30,6 +33,7 @@
 //!   stdin closes and agents exit at its end.
 
 mod fleet;
+mod nofile;
 mod queue;
 mod start;
 

@@ -122,6 +122,7 @@ impl Fleet {
         for h in hosts {
             channel.check_host(h)?;
         }
+        super::nofile::make_room(hosts.len())?;
         let ctl = if channel.is_ssh() {
             Some(ControlDir::new()?)
         } else {
