@@ -29,6 +29,7 @@ pub fn make_room(hosts: usize) -> Result<(), String> {
 }
 
 /// (soft, hard) `RLIMIT_NOFILE`.
+#[allow(clippy::unnecessary_cast)] // rlim_t is not u64 everywhere
 fn limits() -> Option<(u64, u64)> {
     // SAFETY: getrlimit fills the struct it is given.
     let mut r: libc::rlimit = unsafe { std::mem::zeroed() };
@@ -38,6 +39,7 @@ fn limits() -> Option<(u64, u64)> {
 
 /// Set the soft limit to `hard` (to the kernel's `nr_open` when the hard
 /// limit is unlimited): the new soft limit.
+#[allow(clippy::unnecessary_cast)] // rlim_t is not u64 everywhere
 fn raise(hard: u64) -> Option<u64> {
     let to = if hard == libc::RLIM_INFINITY as u64 {
         std::fs::read_to_string("/proc/sys/fs/nr_open")
