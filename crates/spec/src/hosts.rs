@@ -132,7 +132,9 @@ fn check_user(s: &str, u: &str) -> Result<(), String> {
     let ok = |c: char| c.is_ascii_alphanumeric() || "._-@\\".contains(c);
     if u.starts_with('-') || !u.chars().all(ok) {
         return Err(format!(
-            "host '{s}': '{u}' is not a user name; give letters, digits, '.', '_', '-' (not first), '@' or '\\' only"
+            "host '{}': '{}' is not a user name; give letters, digits, '.', '_', '-' (not first), '@' or '\\' only",
+            s.escape_debug(),
+            u.escape_debug()
         ));
     }
     Ok(())
