@@ -192,7 +192,7 @@ pub struct RemoteArgs {
     #[arg(long, value_name = "FILE", help_heading = "Hosts")]
     pub hosts_file: Option<PathBuf>,
 
-    /// Start the agents with this command instead of ssh: {host} is replaced by the host, the agent's command follows as arguments (e.g. 'kubectl exec -i {host} --', 'docker exec -i {host}')
+    /// Start the agents with this command instead of ssh: {host} is replaced by the host, {user} and {port} by its USER@ and :PORT, the agent's command follows as arguments (e.g. 'kubectl exec -i {host} --', 'ssh -J jump -p {port} {user}@{host}')
     #[arg(long, value_name = "CMD {host}", help_heading = "Hosts")]
     pub remote_shell: Option<String>,
 

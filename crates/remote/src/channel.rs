@@ -24,7 +24,9 @@ pub enum Shell {
         options: Vec<String>,
     },
     /// `--remote-shell`: the words of the template, `{host}` replaced by
-    /// the host's address; the command follows as arguments.
+    /// the host's address, `{user}` and `{port}` by the host's `USER@`
+    /// and `:PORT` (`{user}@` goes when the host has no user); the command
+    /// follows as arguments.
     Template(Vec<String>),
 }
 
@@ -73,16 +75,81 @@ impl Shell {
     }
 
     /// Whether the command is given to the remote side as one string for
-    /// its shell (ssh joins its arguments) rather than as arguments.
+    /// its shell (ssh joins its arguments) rather than as arguments: ssh,
+    /// or a template with a word `ssh` (`sshpass -f pw ssh {host}`, `tsh
+    /// ssh {host}`, `gcloud compute ssh {host} --`).
     fn joins_command(&self) -> bool {
         match self {
             Shell::Ssh { .. } => true,
-            Shell::Template(w) => w.first().is_some_and(|p| {
+            Shell::Template(w) => w.iter().any(|p| {
                 std::path::Path::new(p)
                     .file_name()
                     .is_some_and(|n| n == "ssh")
             }),
         }
+    }
+
+    /// Whether `host` can be reached as named: a template must have a
+    /// place for the host's `USER@` and `:PORT` (else the agent would
+    /// start as another user, or on another machine behind another port),
+    /// and the host must have a value for each placeholder it uses.
+    pub fn check_host(&self, host: &HostSpec) -> Result<(), String> {
+        let Shell::Template(words) = self else {
+            return Ok(());
+        };
+        let has = |p: &str| words.iter().any(|w| w.contains(p));
+        let mut missing = Vec::new();
+        if host.user.is_some() && !has("{user}") {
+            missing.push("{user}");
+        }
+        if host.port.is_some() && !has("{port}") {
+            missing.push("{port}");
+        }
+        let spelled = spelled(host);
+        if !missing.is_empty() {
+            return Err(format!(
+                "host {spelled}: --remote-shell has no {}; put them in the template or drop them from the host",
+                missing.join(" / ")
+            ));
+        }
+        let bare_user = words
+            .iter()
+            .any(|w| w.replace("{user}@", "").contains("{user}"));
+        if host.user.is_none() && bare_user {
+            return Err(format!(
+                "host {spelled}: --remote-shell has {{user}} but the host has no USER@; give it as USER@{spelled} (or write {{user}}@ in the template)"
+            ));
+        }
+        if host.port.is_none() && has("{port}") {
+            return Err(format!(
+                "host {spelled}: --remote-shell has {{port}} but the host has no :PORT; give it as {spelled}:PORT"
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A host as the user wrote it: `[USER@]HOST[:PORT]`.
+fn spelled(h: &HostSpec) -> String {
+    let user = h.user.as_ref().map(|u| format!("{u}@")).unwrap_or_default();
+    match h.port {
+        Some(p) if h.name.contains(':') => format!("{user}[{}]:{p}", h.name),
+        Some(p) => format!("{user}{}:{p}", h.name),
+        None => format!("{user}{}", h.name),
+    }
+}
+
+/// A template's word for `host`: its placeholders filled (see
+/// [`Shell::Template`]).
+fn fill(word: &str, host: &HostSpec) -> String {
+    let w = word.replace("{host}", host.address());
+    let w = match &host.user {
+        Some(u) => w.replace("{user}", u),
+        None => w.replace("{user}@", ""),
+    };
+    match host.port {
+        Some(p) => w.replace("{port}", &p.to_string()),
+        None => w,
     }
 }
 
@@ -234,7 +301,7 @@ impl Channel {
                 c
             }
             Shell::Template(words) => {
-                let mut w = words.iter().map(|w| w.replace("{host}", host.address()));
+                let mut w = words.iter().map(|w| fill(w, host));
                 let mut c = Command::new(w.next().unwrap_or_default());
                 c.args(w);
                 if self.shell.joins_command() {
@@ -278,6 +345,11 @@ impl Channel {
         a
     }
 
+    /// Whether `host` can be reached as named ([`Shell::check_host`]).
+    pub fn check_host(&self, host: &HostSpec) -> Result<(), String> {
+        self.shell.check_host(host)
+    }
+
     /// Whether this channel is OpenSSH (with a control directory).
     pub fn is_ssh(&self) -> bool {
         matches!(self.shell, Shell::Ssh { .. })
@@ -318,6 +390,12 @@ impl Channel {
             process::run_with(self.command(ctl, host, index, &argv), Some(f), PUSH_TIME)
                 .map_err(|e| self.spawn_error(&e))?;
         let said = out.lines().next().unwrap_or_default();
+        if said.trim() == "arch" {
+            return Err(format!(
+                "host {}: could not read the host's architecture (uname -m printed nothing); if --remote-shell splits the command it is given, put ssh in it (a word `ssh`) or give --agent-path instead of --push",
+                host.name
+            ));
+        }
         if let Some(m) = said.strip_prefix("arch ") {
             return Err(format!(
                 "host {}: its machine is {m}, this controller's is {}; --push copies this binary, which cannot run there: install iolab there (or give --agent-path)",
@@ -472,6 +550,81 @@ mod tests {
             a,
             ["/usr/bin/ssh", "-J", "jump", "c1", "iolab agent --stdio"]
         );
+    }
+
+    #[test]
+    fn a_template_takes_the_user_and_port_or_refuses_the_host() {
+        let ch = Channel {
+            shell: Shell::from_template("ssh -J bastion -p {port} {user}@{host}").unwrap(),
+            ..Default::default()
+        };
+        let mut h = iolab_spec::hosts::parse_host("root@node1:2222").unwrap();
+        ch.check_host(&h).unwrap();
+        let a = args(&ch.command(None, &h, 0, &ch.agent_argv(None)));
+        assert_eq!(
+            a,
+            [
+                "ssh",
+                "-J",
+                "bastion",
+                "-p",
+                "2222",
+                "root@node1",
+                "iolab agent --stdio"
+            ]
+        );
+        h.user = None;
+        ch.check_host(&h).unwrap();
+        let a = args(&ch.command(None, &h, 0, &ch.agent_argv(None)));
+        assert_eq!(a[5], "node1");
+        h.port = None;
+        let e = ch.check_host(&h).unwrap_err();
+        assert!(
+            e.starts_with("host node1: --remote-shell has {port} but the host has no :PORT"),
+            "{e}"
+        );
+        let plain = Channel {
+            shell: Shell::from_template("ssh -J bastion {host}").unwrap(),
+            ..Default::default()
+        };
+        let h = iolab_spec::hosts::parse_host("root@node1:2222").unwrap();
+        assert_eq!(
+            plain.check_host(&h).unwrap_err(),
+            "host root@node1:2222: --remote-shell has no {user} / {port}; put them in the template or drop them from the host"
+        );
+        let h = iolab_spec::hosts::parse_host("[fe80::1]:22").unwrap();
+        let e = plain.check_host(&h).unwrap_err();
+        assert!(
+            e.starts_with("host [fe80::1]:22: --remote-shell has no {port};"),
+            "{e}"
+        );
+        plain.check_host(&HostSpec::named("node1")).unwrap();
+        let l = Channel {
+            shell: Shell::from_template("tsh ssh -l {user} {host}").unwrap(),
+            ..Default::default()
+        };
+        let e = l.check_host(&HostSpec::named("n")).unwrap_err();
+        assert!(e.contains("has {user} but the host has no USER@"), "{e}");
+    }
+
+    #[test]
+    fn a_wrapper_of_ssh_gets_the_command_as_one_string() {
+        let h = HostSpec::named("n1");
+        for t in [
+            "sshpass -f pw ssh {host}",
+            "tsh ssh {host}",
+            "gcloud compute ssh {host} --",
+        ] {
+            let ch = Channel {
+                shell: Shell::from_template(t).unwrap(),
+                ..Default::default()
+            };
+            let argv = ch.agent_argv(Some("/tmp/iolab-agent.abc123"));
+            let a = args(&ch.command(None, &h, 0, &argv));
+            let last = a.last().unwrap();
+            assert!(last.starts_with("sh -c '"), "{t}: {a:?}");
+            assert_eq!(split_words(last).unwrap(), argv, "{t}");
+        }
     }
 
     #[test]

@@ -18,6 +18,14 @@
 //!   killed at once and `send` to it is an error.
 //! - Messages read before a host's loss come before it in the queue;
 //!   nothing of that host follows it.
+//! - A host is alive while its bytes arrive: a frame slower than the
+//!   timeout is not a loss.
+//! - The queue is bounded (1024 messages, 64 MiB): a host sending faster
+//!   than the controller takes waits (backpressure through the pipe and
+//!   ssh), and is not lost for it; pongs nobody asked for are dropped.
+//! - `Fleet::connect` raises the soft `RLIMIT_NOFILE` to the hard limit
+//!   and refuses, with one line, a fleet that still cannot fit (about 4
+//!   descriptors a host).
 //! - `close` (or dropping the fleet) sends `Bye`, closes the agents'
 //!   stdin, waits 2 s, kills what is left, removes `--push` copies,
 //!   ends ssh's master connections and removes their directory. A
@@ -25,9 +33,12 @@
 //!   stdin closes and agents exit at its end.
 
 mod fleet;
+mod nofile;
+mod queue;
 mod start;
 
 pub use fleet::Fleet;
+pub use queue::{MAX_BYTES as QUEUE_BYTES, MAX_MESSAGES as QUEUE_MESSAGES};
 
 use crate::proto::FromAgent;
 use iolab_report::model::Host;

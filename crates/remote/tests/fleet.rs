@@ -8,6 +8,7 @@ use common::*;
 use iolab_remote::channel::{Channel, Shell};
 use iolab_remote::link::{Fleet, LinkEvent};
 use iolab_remote::{FromAgent, ToAgent};
+use iolab_spec::HostSpec;
 use iolab_testutil::sshd::Sshd;
 use iolab_testutil::{require, require_sshd};
 use std::time::{Duration, Instant};
@@ -315,4 +316,144 @@ fn push_refuses_another_architecture() {
         "{e}"
     );
     assert_eq!(pgrep("/tmp/iolab-agent.").len(), before);
+}
+
+#[test]
+fn push_says_when_the_architecture_cannot_be_read() {
+    require!(python().is_some(), "needs python3 (the fake agent)");
+    use std::os::unix::fs::PermissionsExt;
+    let fake = Fake::ours("normal");
+    // A "host" whose uname -m prints nothing (as after a split command).
+    let bin = fake.dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::fs::write(bin.join("uname"), "#!/bin/sh\n").unwrap();
+    std::fs::set_permissions(bin.join("uname"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let ch = Channel {
+        shell: Shell::from_template(&format!(
+            "env PATH={}:/usr/bin:/bin IOLAB_HOST={{host}}",
+            bin.display()
+        ))
+        .unwrap(),
+        agent_path: None,
+        push: true,
+    };
+    let e = Fleet::connect_with(&hosts(&["r1"]), &ch, &quick(5000), Some(&fake.path))
+        .err()
+        .unwrap();
+    assert!(
+        e.starts_with("host r1: could not read the host's architecture (uname -m printed nothing)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_template_without_the_hosts_user_and_port_is_refused_before_connecting() {
+    require!(python().is_some(), "needs python3 (the fake agent)");
+    let fake = Fake::ours("normal");
+    let ch = Channel {
+        shell: Shell::from_template("env IOLAB_HOST={host}").unwrap(),
+        agent_path: Some(fake.path_str()),
+        push: false,
+    };
+    let hs = vec![
+        HostSpec::named("c1"),
+        iolab_spec::hosts::parse_host("root@c2:2222").unwrap(),
+    ];
+    let e = Fleet::connect(&hs, &ch, &quick(5000)).err().unwrap();
+    assert_eq!(
+        e,
+        "host root@c2:2222: --remote-shell has no {user} / {port}; put them in the template or drop them from the host"
+    );
+    assert!(fake.running().is_empty());
+    // With a place for them, the same hosts connect.
+    let ch = Channel {
+        shell: Shell::from_template("env IOLAB_HOST={user}@{host}:{port}").unwrap(),
+        ..ch
+    };
+    let hs = vec![
+        iolab_spec::hosts::parse_host("c1:22").unwrap(),
+        iolab_spec::hosts::parse_host("root@c2:2222").unwrap(),
+    ];
+    let fleet = Fleet::connect(&hs, &ch, &quick(5000)).unwrap();
+    assert_eq!(fleet.info(0).host.hostname, "c1:22");
+    assert_eq!(fleet.info(1).host.hostname, "root@c2:2222");
+    assert!(fleet.close().is_empty());
+}
+
+/// A fleet of one fake agent in `mode` started through `env` (no ssh).
+fn local(fake: &Fake, timeout_ms: u64) -> Fleet {
+    let ch = Channel {
+        shell: Shell::from_template("env IOLAB_HOST={host}").unwrap(),
+        agent_path: Some(fake.path_str()),
+        push: false,
+    };
+    Fleet::connect(&hosts(&["c1"]), &ch, &quick(timeout_ms)).unwrap()
+}
+
+#[test]
+fn a_slow_big_frame_is_not_a_loss() {
+    require!(python().is_some(), "needs python3 (the fake agent)");
+    let fake = Fake::ours("slowbig");
+    let fleet = local(&fake, 1000);
+    let t = Instant::now();
+    fleet.send(0, &ToAgent::Stop).unwrap();
+    let (i, ev) = fleet
+        .recv_timeout(Duration::from_secs(20))
+        .expect("the big note");
+    eprintln!("a 1 MiB frame took {:?}", t.elapsed());
+    match ev {
+        LinkEvent::Message(m) => match *m {
+            FromAgent::Note { message, .. } => assert_eq!(message.len(), 1 << 20),
+            other => panic!("{other:?}"),
+        },
+        LinkEvent::Lost { reason, .. } => panic!("lost after {:?}: {reason}", t.elapsed()),
+    }
+    assert_eq!(i, 0);
+    assert!(
+        t.elapsed() > Duration::from_millis(1500),
+        "{:?}",
+        t.elapsed()
+    );
+    assert!(!fleet.is_lost(0));
+    assert!(fleet.close().is_empty());
+}
+
+/// How many notes the flooding fake agent has sent.
+fn sent(fake: &Fake) -> usize {
+    std::fs::read_to_string(fake.dir.path().join("sent"))
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_flooding_agent_waits_for_the_controller() {
+    require!(python().is_some(), "needs python3 (the fake agent)");
+    let fake = Fake::ours("flood");
+    let fleet = local(&fake, 1000);
+    fleet.send(0, &ToAgent::Stop).unwrap();
+    // The controller takes nothing for longer than the host timeout: the
+    // agent is held back (the queue and the pipe are full), not lost.
+    std::thread::sleep(Duration::from_millis(2500));
+    let held = sent(&fake);
+    eprintln!("sent while the controller took nothing: {held}");
+    assert!(
+        held > 0 && held < iolab_remote::link::QUEUE_MESSAGES + 4000,
+        "{held}"
+    );
+    let mut n = 0;
+    while n < 50_000 {
+        match fleet.recv_timeout(Duration::from_secs(5)) {
+            Some((0, LinkEvent::Message(m))) => match *m {
+                FromAgent::Note { index, .. } => {
+                    assert_eq!(index as usize, n);
+                    n += 1;
+                }
+                other => panic!("{other:?}"),
+            },
+            other => panic!("after {n} notes: {other:?}"),
+        }
+    }
+    assert!(!fleet.is_lost(0));
+    assert!(fleet.close().is_empty());
 }

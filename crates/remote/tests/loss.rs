@@ -203,3 +203,39 @@ fn a_cut_host_goes_while_the_other_stays() {
     assert!(!fleet.is_lost(0));
     assert!(fleet.close().is_empty());
 }
+
+#[test]
+fn a_host_lost_while_the_queue_is_full_says_so_last() {
+    require!(python().is_some(), "needs python3 (the fake agent)");
+    let fake = Fake::ours("flood");
+    let ch = iolab_remote::channel::Channel {
+        shell: iolab_remote::channel::Shell::from_template("env IOLAB_HOST={host}").unwrap(),
+        agent_path: Some(fake.path_str()),
+        push: false,
+    };
+    let fleet = Fleet::connect(&hosts(&["c1", "c2"]), &ch, &quick(1000)).unwrap();
+    fleet.send(0, &ToAgent::Stop).unwrap();
+    std::thread::sleep(Duration::from_millis(1000));
+    // SAFETY: kill(2) of the fake agent this test started.
+    unsafe { libc::kill(fleet.info(0).pid as i32, libc::SIGKILL) };
+    // Its reader waits for room; the loss does not.
+    std::thread::sleep(Duration::from_millis(2500));
+    let (mut notes, mut lost) = (0, Vec::new());
+    while let Some((i, ev)) = fleet.recv_timeout(Duration::from_millis(200)) {
+        assert_eq!(i, 0);
+        match ev {
+            LinkEvent::Message(_) => {
+                assert!(lost.is_empty(), "a message after the loss");
+                notes += 1;
+            }
+            LinkEvent::Lost { reason, .. } => lost.push(reason),
+        }
+    }
+    eprintln!("{notes} notes, then {lost:?}");
+    assert_eq!(lost.len(), 1, "{lost:?}");
+    assert!((iolab_remote::link::QUEUE_MESSAGES..50_000).contains(&notes));
+    assert!(fleet.is_lost(0) && !fleet.is_lost(1));
+    fleet.send(1, &ToAgent::Stop).unwrap();
+    assert!(fleet.recv_timeout(Duration::from_secs(5)).is_some());
+    fleet.close();
+}

@@ -87,6 +87,9 @@ pub fn parse_host(s: &str) -> Result<HostSpec, String> {
         Some(_) => return Err(format!("host '{s}' has an empty user before '@'")),
         None => (None, s),
     };
+    if let Some(u) = &user {
+        check_user(s, u)?;
+    }
     let (name, port) = if let Some(r) = rest.strip_prefix('[') {
         let (addr, after) = r
             .split_once(']')
@@ -120,6 +123,21 @@ pub fn parse_host(s: &str) -> Result<HostSpec, String> {
         port,
         targets: Vec::new(),
     })
+}
+
+/// A user name ssh may be given (`-l`, `%r` in a ProxyCommand): letters,
+/// digits, `.`, `_`, `-` (not first), and `@` or `\\` of a domain user;
+/// nothing a shell or ssh would read otherwise.
+fn check_user(s: &str, u: &str) -> Result<(), String> {
+    let ok = |c: char| c.is_ascii_alphanumeric() || "._-@\\".contains(c);
+    if u.starts_with('-') || !u.chars().all(ok) {
+        return Err(format!(
+            "host '{}': '{}' is not a user name; give letters, digits, '.', '_', '-' (not first), '@' or '\\' only",
+            s.escape_debug(),
+            u.escape_debug()
+        ));
+    }
+    Ok(())
 }
 
 /// A host file: one host a line, `[USER@]HOST[:PORT] [PATH...]` with the
@@ -171,6 +189,21 @@ mod tests {
         assert!(parse_host("h:0").is_err());
         assert!(parse_host("-oProxyCommand=x").is_err());
         assert!(parse_host("a b").is_err());
+        assert_eq!(
+            parse_host("CORP\\bob.x@ad@h1").unwrap().user.as_deref(),
+            Some("CORP\\bob.x@ad")
+        );
+        for bad in [
+            "-oProxy@h1",
+            "$(id)@h1",
+            "'b'@h1",
+            "a\tb@h1",
+            "b\u{1b}]0;x@h1",
+            "é@h1",
+        ] {
+            let e = parse_host(bad).unwrap_err();
+            assert!(e.contains("is not a user name"), "{bad}: {e}");
+        }
         let hs = parse_hosts_file("# fleet\nh1 /dev/sdb\n\nroot@h2:22 /dev/sdc /dev/sdd # two\n")
             .unwrap();
         assert_eq!(hs.len(), 2);

@@ -3,28 +3,30 @@
 //! declaring hosts lost, clocks measured again on demand, and a close
 //! that leaves nothing behind (agents, ssh masters, pushed binaries).
 
+use super::queue::{Outbox, Queue};
 use super::start::{self, Job, Started};
 use super::{measure, now_ns, AgentInfo, ClockOffset, LinkEvent, LinkOptions};
 use crate::channel::{Channel, ControlDir};
 use crate::process::{kill_group, Proc};
 use crate::proto::{self, FrameError, FromAgent, ToAgent};
 use iolab_spec::HostSpec;
-use std::io::BufReader;
+use std::io::{BufReader, Read};
 use std::path::Path;
 use std::process::{ChildStdin, ChildStdout};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 /// How long `close` waits for the agents to end after `Bye`.
 const GRACE: Duration = Duration::from_secs(2);
 
-type Events = Sender<(usize, LinkEvent)>;
-
 /// A pong as the reader saw it: (seq, agent's clock, arrival).
 type Pong = (u32, i64, i64);
+
+/// Pongs kept for the clock, at most (more, unasked for, are dropped).
+const PONGS: usize = 64;
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -32,29 +34,21 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// One connected agent, shared by the fleet, its reader and the watchdog.
 struct Link {
-    index: usize,
     pid: u32,
     proc: Mutex<Proc>,
     writer: Mutex<Option<ChildStdin>>,
+    /// When its agent's bytes last arrived.
     last_seen: Mutex<Instant>,
-    lost: AtomicBool,
     closing: AtomicBool,
-    events: Events,
+    out: Outbox,
 }
 
 impl Link {
     /// Say host lost (once, unless closing) and kill its channel.
     fn lose(&self, reason: String) {
-        if self.closing.load(Ordering::SeqCst) || self.lost.swap(true, Ordering::SeqCst) {
+        if self.closing.load(Ordering::SeqCst) || !self.out.lose(reason) {
             return;
         }
-        let _ = self.events.send((
-            self.index,
-            LinkEvent::Lost {
-                at: SystemTime::now(),
-                reason,
-            },
-        ));
         let mut p = lock(&self.proc);
         if p.poll().is_none() {
             kill_group(self.pid);
@@ -96,7 +90,7 @@ pub struct Fleet {
     clocks: Vec<Option<ClockOffset>>,
     pushed: Vec<Option<String>>,
     pongs: Vec<Mutex<Receiver<Pong>>>,
-    events: Mutex<Receiver<(usize, LinkEvent)>>,
+    events: Queue,
     readers: Vec<JoinHandle<()>>,
     watchdog: Option<JoinHandle<()>>,
     stop: Arc<AtomicBool>,
@@ -125,6 +119,10 @@ impl Fleet {
         opts: &LinkOptions,
         exe: Option<&Path>,
     ) -> Result<Fleet, String> {
+        for h in hosts {
+            channel.check_host(h)?;
+        }
+        super::nofile::make_room(hosts.len())?;
         let ctl = if channel.is_ssh() {
             Some(ControlDir::new()?)
         } else {
@@ -173,7 +171,6 @@ impl Fleet {
         ctl: Option<ControlDir>,
         started: Vec<Started>,
     ) -> Fleet {
-        let (tx, rx) = mpsc::channel();
         let mut f = Fleet {
             hosts: hosts.to_vec(),
             channel: channel.clone(),
@@ -183,7 +180,7 @@ impl Fleet {
             clocks: Vec::new(),
             pushed: Vec::new(),
             pongs: Vec::new(),
-            events: Mutex::new(rx),
+            events: Queue::new(hosts.len()),
             readers: Vec::new(),
             watchdog: None,
             stop: Arc::new(AtomicBool::new(false)),
@@ -192,16 +189,14 @@ impl Fleet {
             closed: false,
         };
         for (index, mut s) in started.into_iter().enumerate() {
-            let (ptx, prx) = mpsc::channel();
+            let (ptx, prx) = mpsc::sync_channel(PONGS);
             let link = Arc::new(Link {
-                index,
                 pid: s.proc.pid(),
                 writer: Mutex::new(s.proc.stdin.take()),
                 proc: Mutex::new(s.proc),
                 last_seen: Mutex::new(Instant::now()),
-                lost: AtomicBool::new(false),
                 closing: AtomicBool::new(false),
-                events: tx.clone(),
+                out: f.events.outbox(index),
             });
             let l = link.clone();
             let out = s.out;
@@ -264,7 +259,7 @@ impl Fleet {
     /// Host `i`'s clock, probes numbered from `base`.
     fn measure_one(&self, i: usize, base: u32) -> Option<ClockOffset> {
         let link = &self.links[i];
-        if link.lost.load(Ordering::SeqCst) {
+        if link.out.is_lost() {
             return None;
         }
         let rx = lock(&self.pongs[i]);
@@ -293,7 +288,7 @@ impl Fleet {
     pub fn send(&self, i: usize, m: &ToAgent) -> Result<(), String> {
         let link = self.links.get(i).ok_or("no such host")?;
         let name = &self.hosts[i].name;
-        if link.lost.load(Ordering::SeqCst) {
+        if link.out.is_lost() {
             return Err(format!("host {name} is lost"));
         }
         link.write(m).map_err(|e| {
@@ -304,14 +299,12 @@ impl Fleet {
 
     /// Whether host `i` was lost.
     pub fn is_lost(&self, i: usize) -> bool {
-        self.links
-            .get(i)
-            .is_none_or(|l| l.lost.load(Ordering::SeqCst))
+        self.links.get(i).is_none_or(|l| l.out.is_lost())
     }
 
     /// The next event from any host, waiting at most `d`.
     pub fn recv_timeout(&self, d: Duration) -> Option<(usize, LinkEvent)> {
-        lock(&self.events).recv_timeout(d).ok()
+        self.events.recv_timeout(d)
     }
 
     /// End the session: `Bye` to every live agent, wait for the channels
@@ -330,7 +323,7 @@ impl Fleet {
         self.stop.store(true, Ordering::SeqCst);
         for l in &self.links {
             l.closing.store(true, Ordering::SeqCst);
-            if !l.lost.load(Ordering::SeqCst) {
+            if !l.out.is_lost() {
                 let _ = l.write(&ToAgent::Bye);
             }
             // The agent also reads the end of its stdin as the end.
@@ -368,7 +361,7 @@ impl Fleet {
         let ctl = self.ctl.as_ref().map(|c| c.path());
         std::thread::scope(|s| {
             let hs: Vec<_> = (0..self.links.len())
-                .filter(|&i| forced[i] || self.links[i].lost.load(Ordering::SeqCst))
+                .filter(|&i| forced[i] || self.links[i].out.is_lost())
                 .filter_map(|i| Some((i, self.pushed[i].as_deref()?)))
                 .map(|(i, d)| {
                     let h = &self.hosts[i];
@@ -479,26 +472,28 @@ fn abandon(
     }
 }
 
-/// Host `link.index`'s reader: every frame decoded; heartbeats refresh
-/// the last-seen time, pongs go to the clock, the rest to the queue.
-fn read_loop(link: &Link, mut out: BufReader<ChildStdout>, pongs: Sender<Pong>) {
+/// Host `link.index`'s reader: every frame decoded (the host is alive
+/// while its bytes arrive, however long a frame); heartbeats only say
+/// so, pongs go to the clock (dropped when nobody asked), the rest to the
+/// queue, waiting for room while the controller is behind. Its loss (its
+/// stream ended or failed) is its last act.
+fn read_loop(link: &Link, out: BufReader<ChildStdout>, pongs: SyncSender<Pong>) {
+    let mut r = Seen { inner: out, link };
     loop {
-        match proto::read_message::<_, FromAgent>(&mut out) {
-            // Nothing from a host follows its loss.
-            Ok(_) if link.lost.load(Ordering::SeqCst) => return,
-            Ok(m) => {
-                let at = now_ns();
-                *lock(&link.last_seen) = Instant::now();
-                match m {
-                    FromAgent::Heartbeat => {}
-                    FromAgent::Pong { seq, clock_ns } => {
-                        let _ = pongs.send((seq, clock_ns, at));
-                    }
-                    m => {
-                        let _ = link
-                            .events
-                            .send((link.index, LinkEvent::Message(Box::new(m))));
-                    }
+        let got =
+            proto::read_frame(&mut r).and_then(|b| Ok((b.len(), proto::decode::<FromAgent>(&b)?)));
+        match got {
+            Ok((_, FromAgent::Heartbeat)) => {}
+            Ok((_, FromAgent::Pong { seq, clock_ns })) => {
+                let _ = pongs.try_send((seq, clock_ns, now_ns()));
+            }
+            Ok((bytes, m)) => {
+                let waiting = || {
+                    *lock(&link.last_seen) = Instant::now();
+                    !link.closing.load(Ordering::SeqCst)
+                };
+                if !link.out.send(m, bytes, waiting) {
+                    return;
                 }
             }
             Err(e) => {
@@ -506,13 +501,29 @@ fn read_loop(link: &Link, mut out: BufReader<ChildStdout>, pongs: Sender<Pong>) 
                     FrameError::Eof => "the agent's channel closed".to_string(),
                     e => format!("the agent's stream failed ({e})"),
                 };
-                if !link.closing.load(Ordering::SeqCst) {
+                if !link.closing.load(Ordering::SeqCst) && !link.out.is_lost() {
                     let how = link.ending(Duration::from_secs(1));
                     link.lose(format!("{what} ({how})"));
                 }
                 return;
             }
         }
+    }
+}
+
+/// A host's stream that marks the host seen whenever bytes arrive.
+struct Seen<'a, R> {
+    inner: R,
+    link: &'a Link,
+}
+
+impl<R: Read> Read for Seen<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n > 0 {
+            *lock(&self.link.last_seen) = Instant::now();
+        }
+        Ok(n)
     }
 }
 
@@ -529,7 +540,7 @@ fn watch(links: &[Arc<Link>], stop: &AtomicBool, opts: LinkOptions) {
             last_beat = Instant::now();
         }
         for (i, l) in links.iter().enumerate() {
-            if l.lost.load(Ordering::SeqCst) || l.closing.load(Ordering::SeqCst) {
+            if l.out.is_lost() || l.closing.load(Ordering::SeqCst) {
                 continue;
             }
             if beat {

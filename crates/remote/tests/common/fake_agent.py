@@ -64,6 +64,25 @@ while True:
     t = m["type"]
     if t == "ping":
         send({"type": "pong", "seq": m["seq"], "clock_ns": now()})
+    elif t == "stop" and MODE == "slowbig":
+        # A 1 MiB note sent at about 320 KB/s, heartbeats held back
+        # meanwhile (as the real agent's writer lock does).
+        body = json.dumps({"type": "note", "index": 0, "message": "x" * (1 << 20)}).encode()
+        with lock:
+            out.write(b"iolb" + struct.pack(">I", len(body)))
+            for k in range(0, len(body), 32768):
+                out.write(body[k:k + 32768])
+                out.flush()
+                time.sleep(0.1)
+    elif t == "stop" and MODE == "flood":
+        # 50000 notes as fast as they go; how many went, in ./sent.
+        sent = os.path.join(os.path.dirname(os.path.abspath(sys.argv[0])), "sent")
+        for n in range(50000):
+            send({"type": "note", "index": n, "message": "y" * 100})
+            if n % 100 == 99:
+                with open(sent + ".tmp", "w") as f:
+                    f.write(str(n + 1))
+                os.replace(sent + ".tmp", sent)
     elif t == "stop":
         send({"type": "note", "index": 0, "message": "stopped on " + host["hostname"]})
     elif t == "bye" and MODE not in ("stubborn", "deaf"):
