@@ -304,7 +304,6 @@ fn push_refuses_another_architecture() {
         agent_path: None,
         push: true,
     };
-    let before = pgrep("/tmp/iolab-agent.").len();
     let e = Fleet::connect_with(&hosts(&["r1"]), &ch, &quick(5000), Some(&fake.path))
         .err()
         .unwrap();
@@ -315,7 +314,17 @@ fn push_refuses_another_architecture() {
         )),
         "{e}"
     );
-    assert_eq!(pgrep("/tmp/iolab-agent.").len(), before);
+    // Nothing of r1's was pushed or started (other tests push agents of
+    // their own meanwhile: only r1's count).
+    let r1: Vec<String> = pgrep("/tmp/iolab-agent.")
+        .into_iter()
+        .filter(|p| {
+            let pid = p.split(' ').next().unwrap_or_default();
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.split(|&b| b == 0).any(|v| v == b"IOLAB_HOST=r1"))
+        })
+        .collect();
+    assert!(r1.is_empty(), "{r1:?}");
 }
 
 #[test]
