@@ -126,6 +126,13 @@ pub fn run_with<'a, E: From<CoreError>>(
         drivers[wl].setup_done(setup);
     }
     obs.armed(&stop);
+    if stop.load(Ordering::Relaxed) {
+        // Stopped while every worker waited at the gate (Ctrl-C, or a
+        // multi-host controller calling the run off because another host
+        // refused it): no worker issues an I/O.
+        set.abort();
+        return Ok(stopped_before_start(spec, &drivers, started_at, notes));
+    }
     let cpu_start = process_cpu();
     let t0 = Instant::now();
     set.gate.open(Some(t0));
@@ -228,6 +235,22 @@ fn not_run<E>(
         }
     }
     r.incomplete_reason = Some(reason);
+    r
+}
+
+/// A run stopped before its clock started: every workload `interrupted`,
+/// no figures.
+fn stopped_before_start<E>(
+    spec: &RunSpec,
+    drivers: &Drivers<'_, E>,
+    at: SystemTime,
+    notes: Vec<String>,
+) -> RunRaw {
+    let mut r = skeleton(spec, drivers, at, &notes);
+    for w in r.workloads.iter_mut() {
+        w.incomplete_reason = Some("interrupted".into());
+    }
+    r.incomplete_reason = Some("interrupted".into());
     r
 }
 
