@@ -188,7 +188,7 @@ pub struct RemoteArgs {
     )]
     pub hosts: Vec<String>,
 
-    /// Read the hosts from FILE: one a line, `[USER@]HOST[:PORT] [PATH...]` with the host's own targets after it; # comments
+    /// Read the hosts from FILE: one a line, `[USER@]HOST[:PORT] [PATH...] [start_delay=TIME]` with the host's own targets and start delay after it; # comments
     #[arg(long, value_name = "FILE", help_heading = "Hosts")]
     pub hosts_file: Option<PathBuf>,
 

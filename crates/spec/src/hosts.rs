@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 /// One host of a run.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct HostSpec {
     /// As the user named it: the key of per-host targets and `HOST:`
     /// prefixes, and `hosts[].host` in the result document.
@@ -26,6 +26,11 @@ pub struct HostSpec {
     /// `--target NAME:PATH`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub targets: Vec<String>,
+    /// A host file's `start_delay=TIME`: this host's workloads start this
+    /// much later than the common start (added to each workload's own
+    /// `start_delay`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_delay_s: Option<f64>,
 }
 
 impl HostSpec {
@@ -122,6 +127,7 @@ pub fn parse_host(s: &str) -> Result<HostSpec, String> {
         user,
         port,
         targets: Vec::new(),
+        start_delay_s: None,
     })
 }
 
@@ -149,11 +155,30 @@ pub fn parse_hosts_file(text: &str) -> Result<Vec<HostSpec>, String> {
         let line = line.split('#').next().unwrap_or("").trim();
         let mut words = line.split_whitespace();
         let Some(first) = words.next() else { continue };
-        let mut h = parse_host(first).map_err(|e| format!("line {}: {e}", i + 1))?;
-        h.targets = words.map(str::to_string).collect();
-        add_host(&mut hosts, h).map_err(|e| format!("line {}: {e}", i + 1))?;
+        let at = |e: String| format!("line {}: {e}", i + 1);
+        let mut h = parse_host(first).map_err(at)?;
+        for w in words {
+            match w.strip_prefix("start_delay=") {
+                Some(t) => h.start_delay_s = Some(parse_start_delay(&h.name, t).map_err(at)?),
+                None => h.targets.push(w.to_string()),
+            }
+        }
+        add_host(&mut hosts, h).map_err(at)?;
     }
     Ok(hosts)
+}
+
+/// A host's `start_delay=TIME`: a duration, at most a day.
+fn parse_start_delay(host: &str, t: &str) -> Result<f64, String> {
+    let d = crate::parse_duration(t).map_err(|e| {
+        format!("host {host}: start_delay={t}: {e}; give a time such as 500ms or 5s")
+    })?;
+    if d.as_secs_f64() > 86_400.0 {
+        return Err(format!(
+            "host {host}: start_delay={t} is more than a day; give a shorter delay"
+        ));
+    }
+    Ok(d.as_secs_f64())
 }
 
 /// Add `h` to `hosts`, refusing a second host of the same name and more
@@ -208,6 +233,14 @@ mod tests {
             .unwrap();
         assert_eq!(hs.len(), 2);
         assert_eq!(hs[1].targets, vec!["/dev/sdc", "/dev/sdd"]);
+        let hs = parse_hosts_file("h1 /dev/sdb start_delay=2s\nh2\n").unwrap();
+        assert_eq!(
+            (hs[0].start_delay_s, hs[1].start_delay_s),
+            (Some(2.0), None)
+        );
+        assert_eq!(hs[0].targets, vec!["/dev/sdb"]);
+        let e = parse_hosts_file("h1 start_delay=soon\n").unwrap_err();
+        assert!(e.starts_with("line 1: host h1: start_delay=soon"), "{e}");
         let e = parse_hosts_file("h1\nh1\n").unwrap_err();
         assert!(e.starts_with("line 2: host 'h1' is named twice"), "{e}");
     }

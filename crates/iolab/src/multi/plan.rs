@@ -20,12 +20,26 @@ pub fn plan_hosts(
     for h in hosts {
         let mine = iolab_jobfile::hosts::runs_for_host(runs, h, hosts)
             .map_err(|e| format!("host {}: {e}", h.name))?;
-        let plan =
+        let mut plan =
             iolab_plan::build(&mine, pa).map_err(|e| format!("host {}: {}", h.name, e.message))?;
+        delay_host(&mut plan, h);
         plans.push(plan);
     }
     same_runs(hosts, &plans)?;
     Ok(plans)
+}
+
+/// A host's own start delay (a host file's `start_delay=`): its
+/// workloads start that much later than the common start.
+fn delay_host(plan: &mut Plan, h: &HostSpec) {
+    let Some(d) = h.start_delay_s else { return };
+    for w in plan
+        .runs
+        .iter_mut()
+        .flat_map(|r| r.spec.workloads.iter_mut())
+    {
+        w.start_delay_s += d;
+    }
 }
 
 /// Every plan has the first's runs: as many, of the same names (their
@@ -91,6 +105,15 @@ mod tests {
             (t(0), t(1)),
             ("/dev/sdb".to_string(), "/dev/sdc".to_string())
         );
+    }
+
+    #[test]
+    fn a_host_s_start_delay_is_added_to_its_workloads() {
+        let mut hs = hosts();
+        hs[1].start_delay_s = Some(2.5);
+        let plans = plan_hosts(&runs(&["/dev/sdb"]), &hs, &PlanArgs::default()).unwrap();
+        let d = |i: usize| plans[i].runs[0].spec.workloads[0].start_delay_s;
+        assert_eq!((d(0), d(1)), (0.0, 2.5));
     }
 
     #[test]
