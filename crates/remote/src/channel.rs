@@ -379,3 +379,111 @@ impl Channel {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_split_as_a_shell_would() {
+        let w = split_words(r#"kubectl exec -i '{host}' -- "a b" c\ d 'it''s'"#).unwrap();
+        assert_eq!(
+            w,
+            ["kubectl", "exec", "-i", "{host}", "--", "a b", "c d", "its"]
+        );
+        assert!(split_words("ssh 'x").is_err());
+        assert!(Shell::from_template("docker exec -i").is_err());
+        assert!(Shell::from_template("  ").is_err());
+    }
+
+    #[test]
+    fn quoting_survives_a_shell() {
+        for s in ["plain", "a b", "it's", "$HOME", "", "x;rm -rf /"] {
+            let out = Command::new("sh")
+                .arg("-c")
+                .arg(format!("printf %s {}", quote(s)))
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8_lossy(&out.stdout), s);
+        }
+    }
+
+    fn args(c: &Command) -> Vec<String> {
+        std::iter::once(c.get_program())
+            .chain(c.get_args())
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn ssh_gets_options_then_the_host_then_one_command() {
+        let ch = Channel {
+            shell: Shell::Ssh {
+                config: Some("/c".into()),
+                options: vec!["ConnectTimeout=5".into()],
+            },
+            agent_path: Some("/opt/my iolab".into()),
+            push: false,
+        };
+        let mut h = HostSpec::named("h1");
+        h.user = Some("bob".into());
+        h.port = Some(2222);
+        let a = args(&ch.command(Some(Path::new("/d")), &h, 3, &ch.agent_argv(None)));
+        let want = [
+            "ssh",
+            "-T",
+            "-o",
+            "BatchMode=yes",
+            "-F",
+            "/c",
+            "-o",
+            "ConnectTimeout=5",
+            "-o",
+            "ControlMaster=auto",
+            "-o",
+            "ControlPath=/d/3-%C",
+            "-o",
+            "ControlPersist=30",
+            "-p",
+            "2222",
+            "-l",
+            "bob",
+            "--",
+            "h1",
+            "'/opt/my iolab' agent --stdio",
+        ];
+        assert_eq!(a, want);
+    }
+
+    #[test]
+    fn a_template_gets_the_command_as_arguments_unless_it_is_ssh() {
+        let mut ch = Channel {
+            shell: Shell::from_template("docker exec -i {host}").unwrap(),
+            ..Default::default()
+        };
+        let h = HostSpec::named("c1");
+        let argv = ch.agent_argv(Some("/tmp/iolab-agent.abc123"));
+        let a = args(&ch.command(None, &h, 0, &argv));
+        assert_eq!(&a[..4], ["docker", "exec", "-i", "c1"]);
+        assert_eq!(&a[4..], &argv[..]);
+        ch.shell = Shell::from_template("/usr/bin/ssh -J jump {host}").unwrap();
+        let a = args(&ch.command(None, &h, 0, &ch.agent_argv(None)));
+        assert_eq!(
+            a,
+            ["/usr/bin/ssh", "-J", "jump", "c1", "iolab agent --stdio"]
+        );
+    }
+
+    #[test]
+    fn only_push_directories_are_removed() {
+        assert!(is_push_dir("/tmp/iolab-agent.Ab12Cd"));
+        for d in [
+            "/tmp/iolab-agent.",
+            "/tmp/iolab-agent.x/..",
+            "/",
+            "/tmp/iolab-agent.Ab12C/",
+        ] {
+            assert!(!is_push_dir(d), "{d}");
+        }
+    }
+}

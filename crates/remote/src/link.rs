@@ -1,8 +1,28 @@
 //! The controller's side of the agents: every host connected in
-//! parallel (started through the [`Channel`], hello and versions
-//! compared, clock offset measured), one writer per agent, one reader
-//! thread per agent feeding a single queue, heartbeats both ways and the
-//! loss of a host when it stops answering.
+//! parallel (started through the [`crate::channel::Channel`], hello and
+//! versions compared, clock offset measured), one writer per agent, one
+//! reader thread per agent feeding a single queue, heartbeats both ways
+//! and the loss of a host when it stops answering.
+//!
+//! What a caller can rely on:
+//! - `Fleet::connect` takes about as long as the slowest host; each host
+//!   has its host timeout, at least 15 s plus 0.25 s a host, to connect
+//!   and greet. On any
+//!   failure every agent already started is stopped and the error is one
+//!   line naming the host as the user named it.
+//! - The queue ([`Fleet::recv_timeout`]) has every message but heartbeats
+//!   and pongs, in each host's order, and one [`LinkEvent::Lost`] per
+//!   host: nothing heard for the timeout ("nothing from its agent for
+//!   10.0 s"), the stream ended ("the agent's channel closed (exit 255)")
+//!   or failed, or the channel process ended; a lost host's channel is
+//!   killed at once and `send` to it is an error.
+//! - Messages read before a host's loss come before it in the queue;
+//!   nothing of that host follows it.
+//! - `close` (or dropping the fleet) sends `Bye`, closes the agents'
+//!   stdin, waits 2 s, kills what is left, removes `--push` copies,
+//!   ends ssh's master connections and removes their directory. A
+//!   controller killed outright leaves no agent either: the channels'
+//!   stdin closes and agents exit at its end.
 
 mod fleet;
 mod start;

@@ -44,7 +44,12 @@ pub fn refusal(host: &str, ssh: bool, code: Option<i32>, stderr: &str) -> String
 /// ssh's own failure (it exited 255), from its stderr.
 fn ssh_failure(host: &str, stderr: &str) -> Option<String> {
     let has = |s: &str| stderr.contains(s);
-    if has("Host key verification failed") || has("REMOTE HOST IDENTIFICATION HAS CHANGED") {
+    if has("IDENTIFICATION HAS CHANGED") {
+        return Some(format!(
+            "host {host}: its key is not the one known_hosts has for it (reinstalled, or not that host?); check it, then replace it in known_hosts (ssh-keygen -R)"
+        ));
+    }
+    if has("Host key verification failed") {
         return Some(format!(
             "host {host}: ssh does not know the host's key (not in known_hosts); connect once with ssh to check and accept it, or add it to known_hosts"
         ));

@@ -200,3 +200,86 @@ fn a_channel_that_ignores_the_end_is_killed_with_a_note() {
         .running()
         .is_empty()));
 }
+
+#[test]
+fn many_hosts_connect_over_ssh() {
+    require_fake!();
+    const N: usize = 12;
+    let names: Vec<String> = (0..N).map(|i| format!("h{i}")).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let sshd = Sshd::start(&refs).unwrap();
+    let fake = Fake::ours("normal");
+    let ch = ssh(&sshd.config(), &fake.path_str());
+    let t = Instant::now();
+    let one = Fleet::connect(&hosts(&refs[..1]), &ch, &quick(5000)).unwrap();
+    let t1 = t.elapsed();
+    one.close();
+    let t = Instant::now();
+    let fleet = Fleet::connect(&hosts(&refs), &ch, &quick(5000))
+        .unwrap_or_else(|e| panic!("{e}\n{}", sshd.log()));
+    let tn = t.elapsed();
+    let worst = (0..N)
+        .map(|i| fleet.clock(i).unwrap().rtt_ns)
+        .max()
+        .unwrap();
+    eprintln!("connect: 1 host {t1:?}, {N} hosts {tn:?}; worst clock rtt {worst} ns");
+    assert_eq!(fake.running().len(), N);
+    assert!(fleet.close().is_empty());
+    assert!(eventually(Duration::from_secs(3), || fake
+        .running()
+        .is_empty()));
+}
+
+#[test]
+fn hosts_connect_in_parallel() {
+    require!(python().is_some(), "needs python3 (the fake agent)");
+    // Every channel takes a second before its agent starts: in parallel,
+    // 8 hosts take about a second, not 8.
+    let fake = Fake::ours("normal");
+    let ch = Channel {
+        shell: Shell::from_template("sh -c 'sleep 1; exec \"$@\"' {host}").unwrap(),
+        agent_path: Some(fake.path_str()),
+        push: false,
+    };
+    let names: Vec<String> = (0..8).map(|i| format!("c{i}")).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let t = Instant::now();
+    let fleet = Fleet::connect(&hosts(&refs), &ch, &quick(5000)).unwrap();
+    let took = t.elapsed();
+    eprintln!("8 hosts each a second to start: {took:?}");
+    assert!(
+        took >= Duration::from_secs(1) && took < Duration::from_secs(5),
+        "{took:?}"
+    );
+    assert!(fleet.close().is_empty());
+}
+
+/// A figure, not a check (`--ignored`): 64 hosts over one sshd.
+#[test]
+#[ignore]
+fn sixty_four_hosts_over_ssh() {
+    require_fake!();
+    const N: usize = 64;
+    let names: Vec<String> = (0..N).map(|i| format!("h{i}")).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let sshd = Sshd::start(&refs).unwrap();
+    let fake = Fake::ours("normal");
+    let ch = ssh(&sshd.config(), &fake.path_str());
+    let t = Instant::now();
+    let mut fleet = Fleet::connect(&hosts(&refs), &ch, &quick(30_000))
+        .unwrap_or_else(|e| panic!("{e}\n{}", sshd.log()));
+    let tc = t.elapsed();
+    let t = Instant::now();
+    let clocks = fleet.sync_clocks();
+    let ts = t.elapsed();
+    let worst = clocks.iter().map(|c| c.unwrap().rtt_ns).max().unwrap();
+    let t = Instant::now();
+    let notes = fleet.close();
+    eprintln!(
+        "{N} hosts: connect {tc:?}, sync_clocks {ts:?} (worst rtt {worst} ns), close {:?}, notes {notes:?}",
+        t.elapsed()
+    );
+    assert!(eventually(Duration::from_secs(5), || fake
+        .running()
+        .is_empty()));
+}

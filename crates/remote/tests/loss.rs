@@ -92,3 +92,86 @@ fn a_silent_agent_is_lost_after_the_timeout() {
         fake.running()
     );
 }
+
+#[test]
+fn a_cut_link_is_lost_after_the_timeout() {
+    require_fake!();
+    iolab_testutil::require_root!();
+    iolab_testutil::require_tool!("ip");
+    let sshd = Sshd::start_netns(&["h1"]).unwrap();
+    let fake = Fake::ours("normal");
+    let fleet = Fleet::connect(
+        &hosts(&["h1"]),
+        &ssh(&sshd.config(), &fake.path_str()),
+        &quick(1000),
+    )
+    .unwrap_or_else(|e| panic!("{e}\n{}", sshd.log()));
+    assert!(
+        next_loss(&fleet, Duration::from_millis(1500)).is_none(),
+        "lost before the cut"
+    );
+    sshd.cut().unwrap();
+    let t = Instant::now();
+    let (i, _, reason) = next_loss(&fleet, Duration::from_secs(5)).expect("lost");
+    let after = t.elapsed();
+    eprintln!("cut host lost after {after:?}: {reason}");
+    assert_eq!(i, 0);
+    assert!(
+        reason.starts_with("nothing from its agent for "),
+        "{reason}"
+    );
+    let t = Instant::now();
+    let notes = fleet.close();
+    eprintln!("close after the cut: {:?} {notes:?}", t.elapsed());
+    assert!(t.elapsed() < Duration::from_secs(8), "{:?}", t.elapsed());
+}
+
+/// Run by `a_killed_controller_leaves_no_agent` in a child process: the
+/// controller that dies.
+#[test]
+fn controller_that_dies() {
+    let (Ok(cfg), Ok(agent)) = (
+        std::env::var("IOLAB_TEST_CONFIG"),
+        std::env::var("IOLAB_TEST_AGENT"),
+    ) else {
+        return; // Only as the child of the test below.
+    };
+    let ch = ssh(std::path::Path::new(&cfg), &agent);
+    let fleet = Fleet::connect(&hosts(&["h1", "h2"]), &ch, &quick(30_000)).unwrap();
+    println!("ctl {}", fleet.control_dir().unwrap().display());
+    std::thread::sleep(Duration::from_secs(60));
+    drop(fleet);
+}
+
+#[test]
+fn a_killed_controller_leaves_no_agent() {
+    require_fake!();
+    let sshd = Sshd::start(&["h1", "h2"]).unwrap();
+    let fake = Fake::ours("normal");
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "controller_that_dies", "--nocapture"])
+        .env("IOLAB_TEST_CONFIG", sshd.config())
+        .env("IOLAB_TEST_AGENT", fake.path_str())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let ctl = std::iter::from_fn(|| {
+        let mut l = String::new();
+        (std::io::BufRead::read_line(&mut out, &mut l).ok()? > 0).then_some(l)
+    })
+    .find_map(|l| l.strip_prefix("ctl ").map(|p| p.trim().to_string()));
+    let up = eventually(Duration::from_secs(10), || fake.running().len() == 2);
+    // SIGKILL: no close, no Drop; what is left must end by itself (the
+    // channels' stdin closes with the controller: the agents read EOF).
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(up && ctl.is_some(), "the child never connected");
+    // What a killed controller cannot remove: its (empty) socket dir.
+    let gone = eventually(Duration::from_secs(5), || fake.running().is_empty());
+    let left = fake.running();
+    // What a killed controller cannot remove: its (empty) socket dir.
+    drop(sshd);
+    let _ = std::fs::remove_dir_all(ctl.unwrap());
+    assert!(gone, "{left:?}");
+}

@@ -40,7 +40,7 @@ fn ssh_refusals_are_one_line_each() {
         ),
         (
             Broken::ChangedHostKey,
-            "host h1: ssh does not know the host's key",
+            "host h1: its key is not the one known_hosts has for it",
         ),
         (Broken::NoKey, "host h1: ssh refused the login as "),
         (

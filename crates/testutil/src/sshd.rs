@@ -53,6 +53,10 @@ pub enum Broken {
 pub struct Sshd {
     dir: tempfile::TempDir,
     port: u16,
+    /// The address sshd listens on (127.0.0.1, or the namespace's end).
+    addr: std::net::Ipv4Addr,
+    /// The network namespace sshd runs in, removed after sshd.
+    netns: Option<Netns>,
     aliases: Vec<String>,
     user: String,
     child: Option<Child>,
@@ -105,6 +109,16 @@ impl Sshd {
     /// Start an sshd reachable as `aliases` (each an ssh alias of
     /// 127.0.0.1 and the server's port in [`Sshd::config`]).
     pub fn start(aliases: &[&str]) -> Result<Sshd, String> {
+        Sshd::start_in(aliases, None)
+    }
+
+    /// Start an sshd in a network namespace of its own, reached over a
+    /// veth pair whose host end [`Sshd::cut`] takes down (needs root).
+    pub fn start_netns(aliases: &[&str]) -> Result<Sshd, String> {
+        Sshd::start_in(aliases, Some(Netns::new()?))
+    }
+
+    fn start_in(aliases: &[&str], netns: Option<Netns>) -> Result<Sshd, String> {
         let dir = tempfile::Builder::new()
             .prefix("iolab-sshd.")
             .tempdir()
@@ -124,12 +138,20 @@ impl Sshd {
             aliases: aliases.iter().map(|a| a.to_string()).collect(),
             user: current_user(),
             port: 0,
+            addr: netns
+                .as_ref()
+                .map_or(std::net::Ipv4Addr::LOCALHOST, |n| n.inside),
+            netns,
             child: None,
             dir,
         };
         let mut last = String::new();
         for _ in 0..5 {
-            s.port = free_port()?;
+            s.port = if s.netns.is_some() {
+                2222
+            } else {
+                free_port()?
+            };
             match s.launch() {
                 Ok(c) => {
                     s.child = Some(c);
@@ -150,12 +172,13 @@ impl Sshd {
         write(
             &cfg,
             &format!(
-                "ListenAddress 127.0.0.1:{port}\nHostKey {d}/host_key\nAuthorizedKeysFile {d}/authorized_keys\n\
+                "ListenAddress {addr}:{port}\nHostKey {d}/host_key\nAuthorizedKeysFile {d}/authorized_keys\n\
                  PidFile {d}/sshd.pid\nUsePAM no\nStrictModes no\nPermitRootLogin prohibit-password\n\
                  PasswordAuthentication no\nKbdInteractiveAuthentication no\nAllowUsers {user}\n\
                  MaxStartups 100:30:200\nMaxSessions 100\nUseDNS no\nPrintMotd no\nPrintLastLog no\n\
                  SetEnv IOLAB_TEST_SSHD={d}\nLogLevel VERBOSE\n",
                 port = self.port,
+                addr = self.addr,
                 d = d.display(),
                 user = self.user
             ),
@@ -165,7 +188,15 @@ impl Sshd {
         }
         let log =
             std::fs::File::create(d.join("sshd.log")).map_err(|e| format!("sshd.log: {e}"))?;
-        let mut child = Command::new(SSHD)
+        let mut cmd = match &self.netns {
+            Some(n) => {
+                let mut c = Command::new("ip");
+                c.args(["netns", "exec", &n.name, SSHD]);
+                c
+            }
+            None => Command::new(SSHD),
+        };
+        let mut child = cmd
             .args(["-D", "-e", "-f"])
             .arg(&cfg)
             .stdin(Stdio::null())
@@ -173,7 +204,7 @@ impl Sshd {
             .stderr(log)
             .spawn()
             .map_err(|e| format!("{SSHD}: {e}"))?;
-        let addr = SocketAddr::from(([127, 0, 0, 1], self.port));
+        let addr = SocketAddr::from((self.addr, self.port));
         let until = Instant::now() + Duration::from_secs(10);
         loop {
             if let Ok(Some(st)) = child.try_wait() {
@@ -199,7 +230,7 @@ impl Sshd {
             let t = read(&d.join(f))?;
             Ok(t.split_whitespace().take(2).collect::<Vec<_>>().join(" "))
         };
-        let host = format!("[127.0.0.1]:{}", self.port);
+        let host = format!("[{}]:{}", self.addr, self.port);
         write(
             &d.join("known_hosts"),
             &format!("{host} {}\n", key("host_key.pub")?),
@@ -218,10 +249,11 @@ impl Sshd {
     fn client_config(&self, known: &str, key: &str, user: &str) -> String {
         let d = self.dir.path().display();
         format!(
-            "Host {aliases}\n  HostName 127.0.0.1\n  Port {port}\n  User {user}\n  IdentityFile {d}/{key}\n  \
+            "Host {aliases}\n  HostName {addr}\n  Port {port}\n  User {user}\n  IdentityFile {d}/{key}\n  \
              IdentitiesOnly yes\n  UserKnownHostsFile {d}/{known}\n  GlobalKnownHostsFile /dev/null\n  \
              StrictHostKeyChecking yes\n  ConnectTimeout 5\n  LogLevel ERROR\n",
             aliases = self.aliases.join(" "),
+            addr = self.addr,
             port = self.port
         )
     }
@@ -248,6 +280,18 @@ impl Sshd {
         let p = self.dir.path().join(format!("ssh_config_{how:?}"));
         write(&p, &text)?;
         Ok(p)
+    }
+
+    /// Cut the link to a namespace's sshd (its veth's host end down):
+    /// packets are dropped, connections hang as on a pulled cable.
+    pub fn cut(&self) -> Result<(), String> {
+        let n = self.netns.as_ref().ok_or("not in a network namespace")?;
+        ip(&["link", "set", &n.veth, "down"])
+    }
+
+    /// The address sshd listens on.
+    pub fn addr(&self) -> std::net::Ipv4Addr {
+        self.addr
     }
 
     pub fn port(&self) -> u16 {
@@ -349,5 +393,71 @@ impl Drop for Sshd {
             std::thread::sleep(Duration::from_millis(20));
         }
         let _ = std::io::stderr().flush();
+    }
+}
+
+fn ip(args: &[&str]) -> Result<(), String> {
+    let out = Command::new("ip")
+        .args(args)
+        .output()
+        .map_err(|e| format!("ip: {e} (Debian: iproute2)"))?;
+    out.status.success().then_some(()).ok_or_else(|| {
+        format!(
+            "ip {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )
+    })
+}
+
+/// A network namespace and the veth pair to it (a /30 of 10.200.0.0/13
+/// picked by pid and a counter); deleted on drop.
+pub struct Netns {
+    pub name: String,
+    /// The host's end of the veth pair.
+    pub veth: String,
+    pub outside: std::net::Ipv4Addr,
+    pub inside: std::net::Ipv4Addr,
+}
+
+impl Netns {
+    pub fn new() -> Result<Netns, String> {
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let pid = std::process::id();
+        let idx = (pid.wrapping_mul(31).wrapping_add(n)) % (8 * 256 * 64);
+        let (a, b, c) = (200 + idx / (256 * 64), (idx / 64) % 256, (idx % 64) * 4);
+        let tag = format!("{:x}{n:x}", pid % 0xfffff);
+        let ns = Netns {
+            name: format!("iolab-{tag}"),
+            veth: format!("iol{tag}a"),
+            outside: std::net::Ipv4Addr::new(10, a as u8, b as u8, c as u8 + 1),
+            inside: std::net::Ipv4Addr::new(10, a as u8, b as u8, c as u8 + 2),
+        };
+        let peer = format!("iol{tag}b");
+        ip(&["netns", "add", &ns.name])?;
+        let (o, i) = (format!("{}/30", ns.outside), format!("{}/30", ns.inside));
+        let steps: [&[&str]; 7] = [
+            &[
+                "link", "add", &ns.veth, "type", "veth", "peer", "name", &peer,
+            ],
+            &["link", "set", &peer, "netns", &ns.name],
+            &["addr", "add", &o, "dev", &ns.veth],
+            &["link", "set", &ns.veth, "up"],
+            &["-n", &ns.name, "addr", "add", &i, "dev", &peer],
+            &["-n", &ns.name, "link", "set", &peer, "up"],
+            &["-n", &ns.name, "link", "set", "lo", "up"],
+        ];
+        for s in steps {
+            ip(s)?;
+        }
+        Ok(ns)
+    }
+}
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        let _ = ip(&["netns", "del", &self.name]);
+        let _ = ip(&["link", "del", &self.veth]);
     }
 }

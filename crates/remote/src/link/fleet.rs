@@ -143,6 +143,7 @@ impl Fleet {
                         ctl: ctl_path,
                         opts,
                         exe,
+                        hosts: hosts.len(),
                     };
                     s.spawn(move || start::start(&job))
                 })
@@ -463,6 +464,8 @@ fn abandon(
 fn read_loop(link: &Link, mut out: BufReader<ChildStdout>, pongs: Sender<Pong>) {
     loop {
         match proto::read_message::<_, FromAgent>(&mut out) {
+            // Nothing from a host follows its loss.
+            Ok(_) if link.lost.load(Ordering::SeqCst) => return,
             Ok(m) => {
                 let at = now_ns();
                 *lock(&link.last_seen) = Instant::now();

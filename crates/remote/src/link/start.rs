@@ -33,6 +33,8 @@ pub struct Job<'a> {
     pub ctl: Option<&'a Path>,
     pub opts: &'a LinkOptions,
     pub exe: Option<&'a Path>,
+    /// How many hosts connect at once.
+    pub hosts: usize,
 }
 
 /// Start and greet host `job.index`'s agent.
@@ -69,7 +71,7 @@ fn start_agent(job: &Job, pushed: Option<&str>) -> Result<Greeted, String> {
     let argv = job.channel.agent_argv(pushed);
     let cmd = job.channel.command(job.ctl, job.host, job.index, &argv);
     let mut proc = Proc::spawn(cmd).map_err(|e| job.channel.spawn_error(&e))?;
-    let limit = connect_time(job.opts);
+    let limit = connect_time(job.opts, job.hosts);
     let (done, timed_out) = deadline(proc.pid(), limit);
     let mut out = BufReader::new(proc.stdout.take().expect("stdout is piped"));
     let r = greet(job, &mut proc, &mut out);
@@ -102,10 +104,12 @@ fn start_agent(job: &Job, pushed: Option<&str>) -> Result<Greeted, String> {
 /// heartbeat's silence on a busy machine.
 pub const CONNECT_TIME: Duration = Duration::from_secs(15);
 
-/// How long a host may take to connect and greet: the host timeout, at
-/// least [`CONNECT_TIME`].
-pub fn connect_time(opts: &LinkOptions) -> Duration {
-    opts.timeout.max(CONNECT_TIME)
+/// How long a host may take to connect and greet when `hosts` connect at
+/// once: the host timeout, at least [`CONNECT_TIME`] plus a quarter of a
+/// second a host (the controller's own share of every handshake).
+pub fn connect_time(opts: &LinkOptions, hosts: usize) -> Duration {
+    opts.timeout
+        .max(CONNECT_TIME + Duration::from_millis(250) * hosts as u32)
 }
 
 /// A thread that kills process group `pid` unless told it is done
@@ -252,12 +256,18 @@ fn failed(job: &Job, proc: &mut Proc, out: &mut BufReader<ChildStdout>, e: Frame
         FrameError::Eof | FrameError::Truncated { .. } | FrameError::Io(_) => {
             let st = proc.wait_for(Duration::from_secs(2));
             proc.join_tail();
-            refuse::refusal(
+            let said = refuse::refusal(
                 name,
                 job.channel.is_ssh(),
                 st.and_then(|s| s.code()),
                 &proc.tail.text(),
-            )
+            );
+            match &job.channel.agent_path {
+                Some(p) if said.contains("no iolab in the remote PATH") => format!(
+                    "host {name}: no agent at {p} there (--agent-path); install iolab there, fix the path, or use --push"
+                ),
+                _ => said,
+            }
         }
     }
 }

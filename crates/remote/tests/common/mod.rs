@@ -61,15 +61,22 @@ impl Fake {
     }
 }
 
-/// `pgrep -af PATTERN`'s lines (this process excluded by pgrep).
+/// Like `pgrep -af PATTERN`: "PID COMMAND LINE" of every process whose
+/// command line contains `pattern` (this one excluded).
 pub fn pgrep(pattern: &str) -> Vec<String> {
-    let out = std::process::Command::new("pgrep")
-        .args(["-af", pattern])
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_string)
+    let me = std::process::id();
+    let Ok(rd) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    rd.flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| pid != me)
+        .filter_map(|pid| {
+            let raw = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+            let line = String::from_utf8_lossy(&raw).replace('\0', " ");
+            line.contains(pattern)
+                .then(|| format!("{pid} {}", line.trim_end()))
+        })
         .collect()
 }
 
