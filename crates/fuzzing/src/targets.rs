@@ -144,6 +144,19 @@ pub fn jobfile(data: &[u8]) {
     if let Err(e) = job.runs() {
         assert!(!e.0.contains('\n'), "a job-file error is one line: {e}");
     }
+    // Its hosts (the top-level `hosts` key, host-file lines), and the
+    // text as a host file and as one host per line.
+    if let Err(e) = job.hosts() {
+        assert!(!e.0.contains('\n'), "a job-file error is one line: {e}");
+    }
+    if let Err(e) = iolab_spec::hosts::parse_hosts_file(&text) {
+        assert!(!e.contains('\n'), "a host file error is one line: {e}");
+    }
+    for line in text.lines().take(MAX_LINES) {
+        if let Err(e) = iolab_spec::hosts::parse_host(line) {
+            assert!(!e.contains('\n'), "a host error is one line: {e}");
+        }
+    }
     for (i, w) in job.workloads().iter().enumerate() {
         let _ = w.axes();
         if w.expansion_count() <= MAX_EXPANSIONS {
@@ -208,6 +221,14 @@ pub fn fio(data: &[u8]) {
     }
     for line in text.lines().take(MAX_LINES) {
         fio_value(line);
+        // fio's --client=HOST.
+        if let Err(e) = iolab_jobfile::fio::client::parse_client(line) {
+            assert!(!e.contains('\n'), "a --client error is one line: {e}");
+        }
+    }
+    // fio's host list (--client=FILE).
+    if let Err(e) = iolab_jobfile::fio::client::parse_client_list(&text) {
+        assert!(!e.contains('\n'), "a host list error is one line: {e}");
     }
 }
 

@@ -18,6 +18,7 @@ use crate::cli::RunArgs;
 use crate::exit::bad_input;
 use crate::fio_out::{FioDest, FioOut};
 use iolab_jobfile::frontend::{InputFormat, LoadOptions, Loaded};
+use iolab_spec::HostSpec;
 
 /// The origin of the job text made from the command line.
 const COMMAND_LINE: &str = "command line";
@@ -39,8 +40,9 @@ fio's flags: --output-format=normal|json|json+ (with json and no --output, stand
 output carries only fio's JSON and iolab's own lines go to stderr), --output=FILE, \
 --section=NAME (repeatable), --readonly, --parse-only, --version, --help; --eta, \
 --eta-newline, --eta-interval, --debug, --alloc-size, --max-jobs, --warnings-fatal \
-and --aux-path are accepted and ignored. Terse output (--minimal) and client/server \
-runs are refused.
+and --aux-path are accepted and ignored. --client=HOST (repeatable) or --client=FILE \
+(a list of hosts) runs the jobs on those hosts through ssh (docs/multi-host.md); \
+terse output (--minimal) and fio's server (--server, --daemonize) are refused.
 
 iolab's own: --destroy-data-on=PATH (a device or file whose data the jobs may \
 destroy, as for iolab run), --json=FILE (iolab's result document too), --force \
@@ -91,6 +93,9 @@ pub struct FioLine {
     pub yes: bool,
     pub ignore_unsupported: bool,
     pub destroy_data_on: Vec<String>,
+    /// fio's `--client=HOST` (or a host list file), each with the job
+    /// files given after it (fio sends those to that client only).
+    pub clients: Vec<(String, Vec<PathBuf>)>,
     /// Flags accepted and ignored, to say so once.
     pub ignored: Vec<String>,
 }
@@ -141,10 +146,16 @@ const IGNORED: &[(&str, bool)] = &[
 
 /// fio's own flags iolab has no counterpart for, with what to do instead.
 fn refused(flag: &str) -> Option<String> {
-    let multi = "iolab runs on one host; a multi-host run is issue 19's (iolab's own multi-host run), not fio's client/server protocol";
     let why = match flag {
-        "client" | "server" | "daemonize" | "remote-config" | "trigger" | "trigger-file"
-        | "trigger-timeout" | "trigger-remote" => multi.to_string(),
+        "server" | "daemonize" => {
+            "iolab runs no server: the controller starts `iolab agent --stdio` over ssh; see docs/multi-host.md".to_string()
+        }
+        "remote-config" => {
+            "iolab sends the jobs from the controller; give the job file on this host's command line (docs/multi-host.md)".to_string()
+        }
+        "trigger" | "trigger-file" | "trigger-timeout" | "trigger-remote" => {
+            "iolab runs no commands on a trigger; stop a run with Ctrl-C or its duration".to_string()
+        }
         "minimal" | "append-terse" | "terse-version" => {
             "iolab does not write fio's terse output; use --output-format=json".to_string()
         }
@@ -211,16 +222,19 @@ pub fn parse(argv: &[String]) -> Result<Parsed, String> {
         yes: false,
         ignore_unsupported: false,
         destroy_data_on: Vec::new(),
+        clients: Vec::new(),
         ignored: Vec::new(),
     };
     let mut it = argv.iter().peekable();
     while let Some(a) = it.next() {
         if a == "--" {
-            l.files.extend(it.by_ref().map(PathBuf::from));
+            for f in it.by_ref() {
+                job_file(&mut l, f);
+            }
             break;
         }
         let Some(body) = a.strip_prefix("--").or_else(|| a.strip_prefix('-')) else {
-            l.files.push(PathBuf::from(a));
+            job_file(&mut l, a);
             continue;
         };
         if body.is_empty() {
@@ -255,6 +269,7 @@ pub fn parse(argv: &[String]) -> Result<Parsed, String> {
             "yes" => l.yes = true,
             "ignore-unsupported" => l.ignore_unsupported = true,
             "destroy-data-on" => l.destroy_data_on.push(value(&mut it)?),
+            "client" => l.clients.push((value(&mut it)?, Vec::new())),
             _ => {
                 if let Some(&(_, takes)) = IGNORED.iter().find(|(f, _)| *f == key) {
                     if takes && inline.is_none() {
@@ -271,6 +286,15 @@ pub fn parse(argv: &[String]) -> Result<Parsed, String> {
         }
     }
     Ok(Parsed::Run(Box::new(l)))
+}
+
+/// A job file: after a `--client`, that client's (fio's form), else every
+/// job's.
+fn job_file(l: &mut FioLine, f: &str) {
+    match l.clients.last_mut() {
+        Some((_, files)) => files.push(PathBuf::from(f)),
+        None => l.files.push(PathBuf::from(f)),
+    }
 }
 
 /// A job option: `--name=X` starts job X, any other goes to the current
@@ -400,6 +424,61 @@ fn load(files: &[(String, String)], lo: &LoadOptions) -> Result<Loaded, String> 
     map(&parsed, lo).map_err(|e| e.0)
 }
 
+/// The hosts of fio's `--client` flags (docs/fio.md "Several hosts")
+/// and the notes to print; the job files given after a `--client` join
+/// the job files, as iolab runs the same jobs on every host (job files
+/// that differ between clients are refused).
+fn clients(l: &mut FioLine) -> Result<(Vec<HostSpec>, Vec<String>), String> {
+    use iolab_jobfile::fio::client::{parse_client, parse_client_list};
+    let mut hosts = Vec::new();
+    let mut ports = Vec::new();
+    let mut lists: Vec<(&str, &Vec<PathBuf>)> = Vec::new();
+    for (v, files) in &l.clients {
+        let found = if std::path::Path::new(v).is_file() {
+            let text = iolab_target::read_text_bounded(std::path::Path::new(v), 1 << 20)
+                .map_err(|e| format!("--client={v}: {e}"))?;
+            parse_client_list(&text).map_err(|e| format!("--client={v}: {e}"))?
+        } else {
+            vec![parse_client(v)?]
+        };
+        for (h, port) in found {
+            if let Some(p) = port {
+                ports.push(format!("{},{p}", h.name));
+            }
+            iolab_spec::hosts::add_host(&mut hosts, h).map_err(|e| format!("--client={v}: {e}"))?;
+        }
+        if !files.is_empty() && !lists.iter().any(|(_, f)| *f == files) {
+            lists.push((v, files));
+        }
+    }
+    if let [(a, fa), (b, fb), ..] = lists.as_slice() {
+        let show = |f: &Vec<PathBuf>| {
+            f.iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        return Err(format!(
+            "fio's per-client job files ({} after --client={a}, {} after --client={b}) are not supported: iolab runs the same jobs on every host; give the --client flags, then the job files once",
+            show(fa),
+            show(fb)
+        ));
+    }
+    let extra: Vec<PathBuf> = lists.first().map(|(_, f)| (*f).clone()).unwrap_or_default();
+    l.files.extend(extra);
+    let mut notes = Vec::new();
+    if !ports.is_empty() {
+        notes.push(format!(
+            "fio's server port is not used ({}): iolab starts `iolab agent --stdio` over ssh, on ssh's port (set in ~/.ssh/config, or HOST:PORT in --hosts-file)",
+            ports.join(" ")
+        ));
+    }
+    if !hosts.is_empty() {
+        notes.push("fio's --client runs put each server's address before the name of a file under directory= (unique_filename); iolab uses the same names on every host, so on a shared file system the hosts share each file".to_string());
+    }
+    Ok((hosts, notes))
+}
+
 fn help() -> ExitCode {
     outln!(
         "iolab fio: fio's job options, job files and flags, run by iolab (docs/fio.md)\n\n{AFTER_HELP}"
@@ -419,6 +498,11 @@ pub fn run(args: Args) -> ExitCode {
             );
             return ExitCode::SUCCESS;
         }
+        Err(e) => return bad_input(&e),
+    };
+    let mut l = l;
+    let (hosts, client_notes) = match clients(&mut l) {
+        Ok(x) => x,
         Err(e) => return bad_input(&e),
     };
     let mut files: Vec<(String, String)> = Vec::new();
@@ -450,6 +534,8 @@ pub fn run(args: Args) -> ExitCode {
         Ok(x) => x,
         Err(e) => return bad_input(&locate(&e, &line_args)),
     };
+    loaded.hosts = hosts;
+    loaded.notes.extend(client_notes);
     if !l.ignored.is_empty() {
         loaded.notes.push(format!(
             "fio's {} only tune{} fio's own terminal or memory: ignored",
@@ -565,6 +651,35 @@ mod tests {
     }
 
     #[test]
+    fn clients_and_their_job_files() {
+        let mut l = line("--client=h1 a.fio --client=ip:h2,4444 a.fio --parse-only");
+        let (hosts, notes) = clients(&mut l).unwrap();
+        let names: Vec<&str> = hosts.iter().map(|h| h.name.as_str()).collect();
+        assert_eq!(names, vec!["h1", "h2"]);
+        assert_eq!(l.files, vec![PathBuf::from("a.fio")]);
+        assert!(notes[0].contains("(h2,4444)"), "{notes:?}");
+        // The common form: every --client first, then the job file.
+        let mut l = line("--client=h1 --client=h2 a.fio");
+        assert_eq!(clients(&mut l).unwrap().0.len(), 2);
+        assert_eq!(l.files, vec![PathBuf::from("a.fio")]);
+        let mut l = line("--client=h1 a.fio --client=h2 b.fio");
+        let e = clients(&mut l).unwrap_err();
+        assert!(
+            e.starts_with(
+                "fio's per-client job files (a.fio after --client=h1, b.fio after --client=h2)"
+            ),
+            "{e}"
+        );
+        let mut l = line("--client=h1 --client=h1 a.fio");
+        assert!(clients(&mut l).unwrap_err().contains("named twice"));
+        let dir = tempfile::tempdir().unwrap();
+        let list = dir.path().join("host.list");
+        std::fs::write(&list, "h1\nh2 h3\n").unwrap();
+        let mut l = line(&format!("--client={} a.fio", list.display()));
+        assert_eq!(clients(&mut l).unwrap().0.len(), 3);
+    }
+
+    #[test]
     fn fio_flags() {
         let l = line("--output-format=json+,normal --output o.json --section=x --section y --readonly --eta=never --eta-newline 5 --name=a");
         assert_eq!(
@@ -584,7 +699,12 @@ mod tests {
         let a = |s: &str| vec![s.to_string()];
         assert!(matches!(parse(&a("--version")), Ok(Parsed::Version)));
         assert!(matches!(parse(&a("--help")), Ok(Parsed::Help)));
-        assert!(parse(&a("--client=h")).unwrap_err().contains("issue 19"));
+        assert!(parse(&a("--server"))
+            .unwrap_err()
+            .contains("iolab agent --stdio"));
+        assert!(parse(&a("--daemonize=/tmp/p"))
+            .unwrap_err()
+            .contains("docs/multi-host.md"));
         assert!(parse(&a("--name=a\nb")).is_err());
         assert!(parse(&a("--rw=read\nbs=1")).is_err());
         assert!(parse(&a("--filename=/tmp/a#b"))

@@ -390,8 +390,11 @@ fn fio_output_goes_to_the_file_and_the_normal_format_too() {
 #[test]
 fn bad_fio_command_lines_are_one_line_and_exit_2() {
     for (args, needle) in [
-        (vec!["--name=a", "--rw=read", "--client=h1"], "issue 19"),
-        (vec!["--server"], "issue 19"),
+        (
+            vec!["--name=a", "--rw=read", "--client=sock:/tmp/s"],
+            "local socket",
+        ),
+        (vec!["--server"], "iolab agent --stdio"),
         (vec!["--minimal", "--name=a"], "terse"),
         (vec!["--output-format=terse", "--name=a"], "terse"),
         (vec!["--output-format=xml", "--name=a"], "xml"),

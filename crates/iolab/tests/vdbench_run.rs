@@ -159,19 +159,22 @@ fn parse_only_prints_a_vdbench_plan() {
 
 /// A refusal: one line with the file and line, exit code 2, nothing run.
 #[test]
-fn a_host_definition_is_refused_in_one_line() {
+fn a_host_definition_over_rsh_is_refused_in_one_line() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path().join("hd.vdb");
     std::fs::write(
         &p,
-        "hd=host1,system=node1\nsd=sd1,lun=/dev/iolab-none\nwd=wd1,sd=sd1\nrd=rd1,wd=wd1,iorate=max\n",
+        "hd=host1,system=node1,shell=rsh\nsd=sd1,lun=/dev/iolab-none\nwd=wd1,sd=sd1\nrd=rd1,wd=wd1,iorate=max\n",
     )
     .unwrap();
     let out = iolab().arg("run").arg(&p).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let e = stderr(&out);
     assert_eq!(e.trim().lines().count(), 1, "{e}");
-    assert!(e.contains("hd.vdb:1") && e.contains("issue 19"), "{e}");
+    assert!(
+        e.contains("hd.vdb:1") && e.contains("only through ssh or --remote-shell"),
+        "{e}"
+    );
 }
 
 /// Every parameter file of the jobfile corpus that maps (its golden is

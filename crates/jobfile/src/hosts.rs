@@ -196,7 +196,8 @@ fn keep_workloads(mut r: RunOptions, keep: &[usize]) -> RunOptions {
 
 /// The line `--parse-only` prints for a multi-host job: each host, how
 /// the channel reaches it when that is not its name, and its targets
-/// (every run's, each once): `hosts: h1 (/dev/sdb), h2 (/dev/sdc)`.
+/// (every run's, each once): `hosts: h1 (/dev/sdb), h2 (/dev/sdc)`;
+/// without runs, the hosts alone.
 pub fn describe(hosts: &[HostSpec], runs: &[RunOptions]) -> String {
     let parts: Vec<String> = hosts
         .iter()
@@ -217,9 +218,10 @@ pub fn describe(hosts: &[HostSpec], runs: &[RunOptions]) -> String {
                     }
                 }
             }
-            match targets.is_empty() {
-                true => s.push_str(" (no target)"),
-                false => s.push_str(&format!(" ({})", targets.join(", "))),
+            match (targets.is_empty(), runs.is_empty()) {
+                (_, true) => {}
+                (true, false) => s.push_str(" (no target)"),
+                (false, false) => s.push_str(&format!(" ({})", targets.join(", "))),
             }
             s
         })

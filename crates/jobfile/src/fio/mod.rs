@@ -10,6 +10,7 @@
 //! per-direction lists), and refuses what iolab cannot honour with the
 //! option's file and line.
 
+pub mod client;
 pub mod map;
 pub mod parse;
 pub mod values;

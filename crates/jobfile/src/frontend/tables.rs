@@ -16,6 +16,8 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct Translation {
     pub runs: Vec<RunTables>,
     pub notes: Vec<String>,
+    /// The hosts the file names (vdbench's `hd=`): shown as comments.
+    pub hosts: Vec<iolab_spec::HostSpec>,
 }
 
 /// One run: its name (a front end that names runs), its own keys, its
@@ -66,6 +68,9 @@ impl Translation {
         let mut out = String::new();
         for n in &self.notes {
             out.push_str(&format!("# note: {n}\n"));
+        }
+        if !self.hosts.is_empty() {
+            out.push_str(&format!("# {}\n", crate::hosts::describe(&self.hosts, &[])));
         }
         for r in &self.runs {
             out.push_str("\n[[run]]\n");

@@ -144,10 +144,7 @@ fn describe_lists_each_host_its_reach_and_targets() {
         port: Some(22),
         ..HostSpec::named("a")
     }];
-    assert_eq!(
-        describe(&hosts, &[]),
-        "hosts: a via [fe80::1]:22 (no target)"
-    );
+    assert_eq!(describe(&hosts, &[]), "hosts: a via [fe80::1]:22");
 }
 
 #[test]
@@ -184,4 +181,34 @@ fn bad_host_maps_and_hosts_are_one_line_with_the_line() {
     let e = job_err("hosts = [\"  \"]\n");
     assert!(e.contains("give a host"), "{e}");
     assert!(!e.contains('\n'), "{e}");
+}
+
+#[test]
+fn a_vdbench_workload_runs_only_where_its_sd_has_a_lun() {
+    let text = include_str!("../../tests/vdbench/hosts-luns.vdb");
+    let l = crate::vdbench::load("hosts-luns.vdb", text, &LoadOptions::default()).unwrap();
+    let names: Vec<&str> = l.hosts.iter().map(|h| h.name.as_str()).collect();
+    assert_eq!(names, vec!["hd1", "hd2", "hd3"]);
+    assert_eq!(l.hosts[0].address.as_deref(), Some("san-a"));
+    assert_eq!(l.hosts[2].address, None);
+    assert_eq!(l.hosts[2].user.as_deref(), Some("root"));
+    let targets = |h: usize| -> Vec<Vec<String>> {
+        let runs = runs_for_host(&l.runs, &l.hosts[h], &l.hosts).unwrap();
+        assert_eq!(runs[0].origins.len(), runs[0].workloads.len());
+        runs[0].workloads.iter().map(|w| w.target.clone()).collect()
+    };
+    assert_eq!(targets(0), vec![vec!["/dev/sdb"]]);
+    assert_eq!(
+        targets(1),
+        vec![vec!["/dev/mapper/mpatha"], vec!["/dev/sdc"]]
+    );
+    assert_eq!(targets(2), vec![vec!["/dev/sdd"]]);
+    // A host where none of the run's storage is.
+    let mut hosts = l.hosts.clone();
+    hosts.push(HostSpec::named("hd4"));
+    let e = runs_for_host(&l.runs, &hosts[3], &hosts).unwrap_err();
+    assert!(
+        e.starts_with("run 'rd1' has no workload on host hd4"),
+        "{e}"
+    );
 }

@@ -11,6 +11,7 @@
 
 pub mod fs;
 mod general;
+mod hosts;
 mod loops;
 mod num;
 mod raw;
@@ -38,7 +39,7 @@ pub fn map(file: &VdbFile, lo: &LoadOptions) -> Result<Loaded, JobError> {
         format: InputFormat::Vdbench,
         runs,
         notes: t.notes,
-        hosts: Vec::new(),
+        hosts: t.hosts,
     })
 }
 
@@ -97,13 +98,6 @@ pub(crate) fn select<'f>(
 
 /// Translate a parsed parameter file into iolab's keys, run by run.
 pub fn translate(file: &VdbFile, lo: &LoadOptions) -> Result<Translation, JobError> {
-    if let Some(hd) = file.of(DefKind::Host).next() {
-        return Err(JobError(format!(
-            "{}: hd={}: multi-host runs are not built yet (issue 19); drop the hd= lines to run on this host",
-            hd.place(),
-            hd.name
-        )));
-    }
     if let Some(rg) = file.of(DefKind::Replication).next() {
         return Err(JobError(format!(
             "{}: rg={}: iolab does not replicate storage definitions; drop rg= and write the sds out",
@@ -113,7 +107,10 @@ pub fn translate(file: &VdbFile, lo: &LoadOptions) -> Result<Translation, JobErr
     }
     let mut notes = Notes::default();
     let g = general::general(file, lo, &mut notes)?;
-    let mut out = Translation::default();
+    let mut out = Translation {
+        hosts: hosts::hosts(file, &mut notes)?,
+        ..Default::default()
+    };
     let mut names = BTreeSet::new();
     let rds: Vec<&VdbDef> = file
         .of(DefKind::Run)
@@ -132,13 +129,22 @@ pub fn translate(file: &VdbFile, lo: &LoadOptions) -> Result<Translation, JobErr
         loops::check_count(rd, &l, out.runs.len())?;
         let rk = run_keys(rd, &g, is_fs, lo, &mut notes)?;
         for point in loops::points(&l) {
-            let mut r = run_at(file, rd, &point, &g, &rk, is_fs, lo, &mut notes)?;
+            let at = At {
+                file,
+                rd,
+                point: &point,
+                hosts: &out.hosts,
+            };
+            let mut r = run_at(&at, &g, &rk, is_fs, lo, &mut notes)?;
             r.name = unique(&loops::run_name(&rd.name, &point), &mut names, |b, n| {
                 format!("{b} ({n})")
             });
             r.run.insert("name".into(), Value::String(r.name.clone()));
             out.runs.push(r);
         }
+    }
+    if !out.hosts.is_empty() && out.runs.iter().any(|r| r.run.contains_key("rate")) {
+        notes.once("vdbench spreads an rd's iorate= over its hosts; iolab gives each host the whole rate: divide iorate= by the number of hosts for vdbench's total");
     }
     for v in &file.unused_vars {
         notes.once(format!("{v} was given but the parameter file uses no ${v}"));
@@ -366,18 +372,24 @@ fn distribution(rd: &VdbDef, lo: &LoadOptions, notes: &mut Notes) -> Result<bool
     Ok(poisson)
 }
 
+/// A run definition at one point of its loops, and the file's hosts.
+struct At<'a> {
+    file: &'a VdbFile,
+    rd: &'a VdbDef,
+    point: &'a [(String, String)],
+    hosts: &'a [iolab_spec::HostSpec],
+}
+
 /// One run: the run definition at one point of its loops.
-#[allow(clippy::too_many_arguments)]
 fn run_at(
-    file: &VdbFile,
-    rd: &VdbDef,
-    point: &[(String, String)],
+    at: &At,
     g: &general::General,
     rk: &RunKeys,
     is_fs: bool,
     lo: &LoadOptions,
     notes: &mut Notes,
 ) -> Result<RunTables, JobError> {
+    let (file, rd, point) = (at.file, at.rd, at.point);
     let mut t = rk.table.clone();
     let rate = match point.iter().find(|(n, _)| n == "foriorate") {
         Some((_, v)) => num::number(v).ok(),
@@ -407,6 +419,7 @@ fn run_at(
             lo,
             rated: rate.is_some(),
             curve: rk.curve.is_some(),
+            hosts: at.hosts,
         };
         let built = raw::workloads(&ctx, notes)?;
         // Workloads that end at the end of their LUN (seekpct=eof) end

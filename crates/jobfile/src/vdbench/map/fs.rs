@@ -685,7 +685,7 @@ const FSD_UNSUPPORTED: &[(&str, &str)] = &[
     ("count", "iolab does not repeat an fsd: write each out"),
     ("mask", "iolab names its files itself"),
     ("cleanup", "vdbench made it obsolete: use format=yes, or iolab's --cleanup"),
-    ("host", "multi-host runs are not built yet (issue 19)"),
+    ("host", "iolab runs an fsd on every host of the run (hd=); drop host="),
 ];
 
 /// Refuse or note the fsd's keywords beyond the tree, sizes and flags.
@@ -772,7 +772,7 @@ fn fwd_flows(ctx: &FwdCtx, ops: &[String], notes: &mut Notes) -> Result<Vec<Flow
     for p in &ctx.fwd.params {
         if !FWD_KEYS.contains(&p.key.as_str()) {
             let why = match p.key.as_str() {
-                "host" => "multi-host runs are not built yet (issue 19)",
+                "host" => "iolab runs an fwd on every host of the run (hd=)",
                 "target" => "iolab's operations choose their own files",
                 _ => "iolab has no such file-system option",
             };

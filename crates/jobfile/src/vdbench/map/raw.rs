@@ -25,6 +25,9 @@ pub struct Ctx<'a> {
     /// The run is a curve (`iorate=curve`): its later points have a rate,
     /// which the skews given share.
     pub curve: bool,
+    /// The file's hosts (`hd=`): an sd's luns and a wd's `host=` name
+    /// them.
+    pub hosts: &'a [iolab_spec::HostSpec],
 }
 
 /// One workload built, and whether it ends by itself (`seekpct=eof`).
@@ -226,9 +229,7 @@ pub fn workloads(ctx: &Ctx, notes: &mut Notes) -> Result<Vec<Built>, JobError> {
         let sds = select(ctx.file, DefKind::Storage, list, &wd.name)?;
         for sd in &sds {
             check_keys(sd, SD_KEYS, SD_UNSUPPORTED, ctx.lo, notes)?;
-            host(sd)?;
         }
-        host(wd)?;
         pairs.push((wd, sds));
     }
     let skews = skews(ctx, &pairs, notes)?;
@@ -274,11 +275,15 @@ fn writes(b: &Built) -> bool {
 /// other writing, would each see the other's writes as stale: refused
 /// here with the file's names (the planner refuses it too).
 fn validated_alone(ctx: &Ctx, made: &[(&VdbDef, &VdbDef)], out: &[Built]) -> Result<(), JobError> {
-    let target = |b: &Built| {
-        b.keys
-            .get("target")
-            .and_then(Value::as_str)
-            .map(str::to_string)
+    let target = |b: &Built| match b.keys.get("target") {
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Array(a)) => Some(
+            a.iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
+        _ => None,
     };
     for (i, a) in out.iter().enumerate() {
         if !validates(ctx, a) {
@@ -320,22 +325,6 @@ fn never_reads(ctx: &Ctx, out: &[Built], notes: &mut Notes) {
             ctx.rd.name
         ));
     }
-}
-
-/// `host=` names another host: refused as `hd=` is.
-fn host(def: &VdbDef) -> Result<(), JobError> {
-    if let Some(p) = def.get("host") {
-        if p.values.iter().any(|h| h != "localhost" && h != "*") {
-            return Err(JobError(format!(
-                "{}: {}={} runs on host={}: multi-host runs are not built yet (issue 19); drop host= to run on this host",
-                p.place(),
-                def.kind.keyword(),
-                def.name,
-                p.values.join(",")
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// The queue depth of workload (wd, sd): the sd's `threads` (its
@@ -460,14 +449,11 @@ fn workload(ctx: &Ctx, wd: &VdbDef, sd: &VdbDef, notes: &mut Notes) -> Result<Bu
         "name".into(),
         Value::String(format!("{}/{}", wd.name, sd.name)),
     );
-    let lun = sd.get("lun").ok_or_else(|| {
-        JobError(format!(
-            "{}: sd={} has no lun=; name the device or file (lun=/dev/sdb)",
-            sd.place(),
-            sd.name
-        ))
-    })?;
-    k.insert("target".into(), Value::String(first(lun).to_string()));
+    let target = match super::hosts::targets(wd, sd, ctx.hosts)?.as_slice() {
+        [one] => Value::String(one.clone()),
+        many => Value::Array(many.iter().cloned().map(Value::String).collect()),
+    };
+    k.insert("target".into(), target);
     let sizes = xfersizes(ctx, wd, sd, &mut k)?;
     let eof = mix(ctx, wd, sd, &mut k, notes)?;
     let region = region(ctx, wd, sd, &mut k, notes)?;

@@ -144,15 +144,15 @@ fn an_sds_threads_are_shared_by_its_workloads_and_skews_share_the_rate() {
 #[test]
 fn hosts_flags_and_unknown_keywords_are_refused_in_one_line() {
     let mut f = file(vec![
-        def(DefKind::Host, "hd1", 1, &[("system", &["h1"])]),
+        def(DefKind::Host, "hd1", 1, &[("shell", &["rsh"])]),
         sd("sd1", 2, &[]),
         def(DefKind::Workload, "wd1", 3, &[("sd", &["sd1"])]),
         def(DefKind::Run, "rd1", 4, &[("wd", &["wd1"])]),
     ]);
     let e = translate(&f, &LoadOptions::default()).unwrap_err().0;
-    assert!(
-        e.starts_with("t.vdb:1: hd=hd1") && e.contains("issue 19"),
-        "{e}"
+    assert_eq!(
+        e,
+        "t.vdb:1: hd=hd1: shell=rsh: iolab reaches hosts only through ssh or --remote-shell; write shell=ssh or drop it"
     );
     f.defs.remove(0);
     let lo = LoadOptions {
