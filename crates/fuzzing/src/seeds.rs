@@ -99,6 +99,10 @@ pub fn seeds(family: &str) -> &'static [(&'static str, &'static [u8])] {
                 "workloads-events.json",
                 include_bytes!("../seeds/result_doc/workloads-events.json"),
             ),
+            (
+                "multi-host.json",
+                include_bytes!("../seeds/result_doc/multi-host.json"),
+            ),
         ],
         "journal" => &[
             ("closed.bin", include_bytes!("../seeds/journal/closed.bin")),

@@ -335,6 +335,27 @@ fn fio_value(s: &str) {
     let _ = v::eval_bc(s);
 }
 
+/// What the terminal shows of a run on several hosts (the HTML report,
+/// the tables and compare reach the rest): the interval lines per host
+/// and the per-host summary.
+fn multi_host_lines(r: &iolab_report::model::RunResult) {
+    if r.hosts.is_empty() {
+        return;
+    }
+    let _ = terminal::host_interval_header(false);
+    let _ = terminal::hosts_summary(r);
+    let _ = tables::hosts_table(r);
+    for (i, iv) in r.intervals.iter().enumerate().take(MAX_LINES) {
+        let hs: Vec<(&str, Option<&iolab_report::model::Interval>)> = r
+            .hosts
+            .iter()
+            .take(MAX_LINES)
+            .map(|h| (h.host.as_str(), h.run.intervals.get(i)))
+            .collect();
+        let _ = terminal::host_interval_lines(iv, &hs);
+    }
+}
+
 /// A result document: parsed, then everything `iolab report` and
 /// `iolab compare` make of it (HTML, Markdown, CSV, terminal text, a
 /// comparison of the document with itself).
@@ -370,6 +391,7 @@ pub fn result_doc(data: &[u8]) {
         if let Some(d) = &r.devices {
             let _ = terminal::device_summary(d);
         }
+        multi_host_lines(r);
     }
     if let Some(v) = &doc.verify {
         let _ = terminal::verify_summary(v);

@@ -792,10 +792,19 @@ fn every_family_has_valid_seeds() {
         let lo = iolab_jobfile::frontend::LoadOptions::default();
         iolab_jobfile::filebench::map::translate(&w, &lo).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
+    let mut hosts = 0;
     for (name, b) in seeds("result_doc") {
         let t = std::str::from_utf8(b).unwrap();
-        iolab_report::parse_document(t, name).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let d = iolab_report::parse_document(t, name).unwrap_or_else(|e| panic!("{name}: {e}"));
+        hosts += d.runs.iter().map(|r| r.hosts.len()).sum::<usize>();
+        // Mutations cut inputs at this length: a longer seed never parses.
+        assert!(
+            b.len() < iolab_fuzzing::mutate::MAX_LEN,
+            "{name} is too long"
+        );
     }
+    // The multi-host rendering is reached from a seed with hosts, one lost.
+    assert!(hosts >= 2, "no result_doc seed has hosts[]");
     for (name, b) in seeds("journal") {
         let i = b.iter().position(|&c| c == 0).unwrap();
         let t = std::str::from_utf8(&b[..i]).unwrap();

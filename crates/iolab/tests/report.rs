@@ -461,3 +461,53 @@ fn report_html_to_a_terminal_is_refused() {
         .unwrap()
         .starts_with("<!DOCTYPE html>"));
 }
+
+/// A multi-host document (two hosts with two job sections each, one host
+/// lost; the fuzz seed, written by `merge_hosts`): `iolab report` gives
+/// the hosts section and table, `iolab compare` of it with itself a row
+/// per host.
+#[test]
+fn a_multi_host_document_reports_and_compares_per_host() {
+    let seed = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fuzzing/seeds/result_doc/multi-host.json"
+    );
+    let doc = load_document(Path::new(seed)).unwrap();
+    let r = &doc.runs[0];
+    assert_eq!(r.hosts.len(), 2);
+    let dir = tempfile::tempdir().unwrap();
+    let f = save(&doc, dir.path(), "multi.json");
+    let out = report(&[], &f);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let html = stdout(&out);
+    assert!(html.contains("<h4>Hosts (2)</h4>"), "no hosts section");
+    assert!(html.contains("Throughput over time, per host"));
+    assert!(html.contains("Host h2 was lost at 2.1 s"));
+    let csv = stdout(&report(&["--format", "csv"], &f));
+    let block = csv
+        .split("Hosts of shared-lun\n")
+        .nth(1)
+        .expect("no hosts table");
+    let rows: Vec<Vec<&str>> = block
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(rows.len(), 2);
+    for (row, h) in rows.iter().zip(&r.hosts) {
+        assert_eq!(row[0], h.host);
+        let iops: f64 = row[2].parse().unwrap();
+        assert!((iops - h.run.summary.total.iops).abs() < 1e-3, "{row:?}");
+    }
+    let out = iolab().arg("compare").args([&f, &f]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    for h in ["h1", "h2"] {
+        let line = format!("shared-lun on {h}");
+        assert!(
+            text.lines().any(|l| l.starts_with(&line)),
+            "{line} not in {text}"
+        );
+    }
+}

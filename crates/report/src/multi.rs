@@ -5,8 +5,9 @@
 //! (docs/results.md, "Several hosts"). Pure computation: the controller
 //! gathers [`HostOutcome`]s and calls [`merge_hosts`].
 
-use crate::model::{Host, HostClock, HostLoss, HostRun, RunResult};
-use iolab_raw::{merge_runs, CpuTime, OpStats, RunRaw, StallsRaw};
+use crate::build::interval_record;
+use crate::model::{Host, HostClock, HostLoss, HostRun, Interval, RunResult};
+use iolab_raw::{merge_runs, CpuTime, IntervalRaw, OpStats, RunRaw, StallsRaw};
 use std::time::SystemTime;
 
 /// What one host of a multi-host run brought back.
@@ -139,6 +140,35 @@ pub fn merge_hosts(hosts: Vec<HostOutcome>, start_skew_us: Option<f64>) -> RunRe
         .collect();
     r.start_skew_us = start_skew_us;
     r
+}
+
+/// Interval `k` of a multi-host run as the controller shows it, from each
+/// host's raw interval `k` (`None` for a host that sent none, as a lost
+/// one): the hosts' intervals merged exactly (the total) and the terminal
+/// lines, a line per host and the total's, under
+/// [`crate::terminal::host_interval_header`].
+pub fn host_interval(hosts: &[(&str, Option<&IntervalRaw>)]) -> (Option<IntervalRaw>, Vec<String>) {
+    let total = iolab_raw::merge_by_index(
+        hosts
+            .iter()
+            .filter_map(|(_, iv)| iv.map(std::slice::from_ref)),
+    )
+    .into_iter()
+    .next();
+    let Some(t) = &total else {
+        return (None, Vec::new());
+    };
+    let own: Vec<Option<Interval>> = hosts
+        .iter()
+        .map(|(_, iv)| iv.map(interval_record))
+        .collect();
+    let named: Vec<(&str, Option<&Interval>)> = hosts
+        .iter()
+        .zip(&own)
+        .map(|((h, _), iv)| (*h, iv.as_ref()))
+        .collect();
+    let lines = crate::terminal::host_interval_lines(&interval_record(t), &named);
+    (total, lines)
 }
 
 #[cfg(test)]

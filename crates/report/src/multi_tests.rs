@@ -211,3 +211,25 @@ fn no_host_gives_an_incomplete_empty_run() {
     assert!(!r.complete && r.hosts.is_empty());
     assert_eq!(r.summary.total.ops, 0);
 }
+
+#[test]
+fn the_controllers_interval_lines_come_from_the_hosts_raw_intervals() {
+    let a = host_run(3, 100, 100_000, 300_000);
+    let b = host_run(2, 300, 1_000_000, 5_000_000);
+    // Interval 1: both hosts; the total's line has their sum.
+    let (total, lines) =
+        host_interval(&[("h1", Some(&a.intervals[1])), ("h2", Some(&b.intervals[1]))]);
+    let total = total.unwrap();
+    assert_eq!(total.ops.total_ops(), 400);
+    assert_eq!(lines.len(), 3);
+    let iops = |l: &str| l.split_whitespace().nth(2).unwrap().parse::<f64>().unwrap();
+    assert_eq!(
+        (iops(&lines[0]), iops(&lines[1]), iops(&lines[2])),
+        (100.0, 300.0, 400.0)
+    );
+    // Interval 2: h2 sent none.
+    let (total, lines) = host_interval(&[("h1", Some(&a.intervals[2])), ("h2", None)]);
+    assert_eq!(total.unwrap().ops.total_ops(), 100);
+    assert_eq!(lines[1].split_whitespace().nth(2), Some("-"));
+    assert_eq!(host_interval(&[("h1", None)]), (None, Vec::new()));
+}

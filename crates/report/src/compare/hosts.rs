@@ -6,13 +6,15 @@
 
 use super::{judge, Entry, Figures, Row, FIGURES};
 use crate::model::{ResultDoc, RunResult};
+use std::collections::{HashMap, HashSet};
 
 /// The hosts of an entry's runs, in the order first seen.
 fn host_names(doc: &ResultDoc, e: &Entry) -> Vec<String> {
+    let mut seen: HashSet<&str> = HashSet::new();
     let mut v: Vec<String> = Vec::new();
     for &i in &e.runs {
         for h in &doc.runs[i as usize].hosts {
-            if !v.contains(&h.host) {
+            if seen.insert(&h.host) {
                 v.push(h.host.clone());
             }
         }
@@ -20,13 +22,19 @@ fn host_names(doc: &ResultDoc, e: &Entry) -> Vec<String> {
     v
 }
 
-/// Host `host`'s own records in an entry's runs.
-fn host_runs<'a>(doc: &'a ResultDoc, e: &Entry, host: &str) -> Vec<&'a RunResult> {
-    e.runs
-        .iter()
-        .filter_map(|&i| doc.runs[i as usize].hosts.iter().find(|h| h.host == host))
-        .map(|h| &h.run)
-        .collect()
+/// Each host's own records in an entry's runs, by host name (the first
+/// record of a name in each run).
+fn host_runs<'a>(doc: &'a ResultDoc, e: &Entry) -> HashMap<&'a str, Vec<&'a RunResult>> {
+    let mut m: HashMap<&str, Vec<&RunResult>> = HashMap::new();
+    for &i in &e.runs {
+        let mut seen: HashSet<&str> = HashSet::new();
+        for h in &doc.runs[i as usize].hosts {
+            if seen.insert(&h.host) {
+                m.entry(&h.host).or_default().push(&h.run);
+            }
+        }
+    }
+    m
 }
 
 /// The host rows of a matched row (empty when no run of it ran on
@@ -44,13 +52,17 @@ pub(super) fn host_rows(
         return Vec::new();
     };
     let base_names = names[0].clone().unwrap_or_default();
+    let sets: Vec<Option<HashSet<&str>>> = names
+        .iter()
+        .map(|n| n.as_ref().map(|n| n.iter().map(String::as_str).collect()))
+        .collect();
     for (d, n) in names.iter().enumerate() {
         let Some(n) = n else { continue };
         for h in n {
-            let elsewhere: Vec<&str> = names
+            let elsewhere: Vec<&str> = sets
                 .iter()
                 .enumerate()
-                .filter(|(o, x)| *o != d && x.as_ref().is_some_and(|x| !x.contains(h)))
+                .filter(|(o, x)| *o != d && x.as_ref().is_some_and(|x| !x.contains(h.as_str())))
                 .map(|(o, _)| docs[o].0.as_str())
                 .collect();
             if !elsewhere.is_empty() {
@@ -63,19 +75,24 @@ pub(super) fn host_rows(
             }
         }
     }
+    let by_host: Vec<Option<HashMap<&str, Vec<&RunResult>>>> = entries
+        .iter()
+        .map(|e| e.as_ref().map(|e| host_runs(docs[e.doc].2, e)))
+        .collect();
     base_names
         .iter()
         .map(|h| {
             let per_doc: Vec<Option<Entry>> = entries
                 .iter()
-                .map(|e| {
+                .zip(&by_host)
+                .map(|(e, m)| {
                     let e = e.as_ref()?;
-                    let runs = host_runs(docs[e.doc].2, e, h);
+                    let runs = m.as_ref()?.get(h.as_str())?;
                     (!runs.is_empty()).then(|| Entry {
                         label: format!("{} on {h}", base.label),
                         name: e.name.clone(),
                         incomplete_runs: runs.iter().filter(|r| !r.complete).count() as u32,
-                        figures: Figures::of_runs(&runs),
+                        figures: Figures::of_runs(runs),
                         ..e.clone()
                     })
                 })

@@ -494,15 +494,17 @@ pub fn host_time_charts(run: &RunResult) -> Vec<(Chart, ChartExtras)> {
         let mut v: Vec<Series> = run
             .hosts
             .iter()
-            .map(|h| Series {
-                name: h.host.clone(),
-                values: ivs
-                    .iter()
-                    .map(|iv| {
-                        let own = h.run.intervals.iter().find(|x| x.index == iv.index);
-                        own.map(|x| f(&x.total))
-                    })
-                    .collect(),
+            .map(|h| {
+                // By index: a damaged document may hold many intervals.
+                let own: std::collections::HashMap<u32, &crate::model::Interval> =
+                    h.run.intervals.iter().map(|x| (x.index, x)).collect();
+                Series {
+                    name: h.host.clone(),
+                    values: ivs
+                        .iter()
+                        .map(|iv| own.get(&iv.index).map(|x| f(&x.total)))
+                        .collect(),
+                }
             })
             .collect();
         v.push(Series {
