@@ -36,4 +36,5 @@ pub const FAMILIES: &[Family] = &[
     ("stamps", targets::stamps),
     ("procfs", targets::procfs),
     ("signatures", targets::signatures),
+    ("remote", targets::remote),
 ];

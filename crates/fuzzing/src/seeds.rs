@@ -1,7 +1,9 @@
 //! Seed inputs of each family: small valid inputs the mutations start
 //! from, also the seed corpus of the cargo-fuzz targets (`fuzz/run` copies
 //! them). Result documents and the journal were written by iolab itself
-//! (null engine, then host details blanked); the job files are the
+//! (null engine, then host details blanked); the agent protocol's
+//! frames are every message kind of each direction, from a real agent's
+//! session (psync on a temporary file) and written by hand; the job files are the
 //! repository's examples (fio's are written for the seeds); the rest is written by hand to the formats'
 //! layouts. Regenerate the documents when the schema changes: a test
 //! checks every seed still parses.
@@ -18,6 +20,7 @@ pub fn seeds(family: &str) -> &'static [(&'static str, &'static [u8])] {
         ],
         "jobfile" => &[
             ("sweep.toml", include_bytes!("../seeds/jobfile/sweep.toml")),
+            ("hosts.toml", include_bytes!("../seeds/jobfile/hosts.toml")),
             (
                 "examples/cached-vs-uncached.toml",
                 include_bytes!("../../../examples/cached-vs-uncached.toml"),
@@ -59,6 +62,7 @@ pub fn seeds(family: &str) -> &'static [(&'static str, &'static [u8])] {
         "vdbench" => &[
             ("raw.vdb", include_bytes!("../seeds/vdbench/raw.vdb")),
             ("fs.vdb", include_bytes!("../seeds/vdbench/fs.vdb")),
+            ("hosts.vdb", include_bytes!("../seeds/vdbench/hosts.vdb")),
         ],
         "filebench" => &[
             (
@@ -158,6 +162,24 @@ pub fn seeds(family: &str) -> &'static [(&'static str, &'static [u8])] {
             (
                 "md-16mib.bin",
                 include_bytes!("../seeds/signatures/md-16mib.bin"),
+            ),
+        ],
+        "remote" => &[
+            (
+                "to-agent.bin",
+                include_bytes!("../seeds/remote/to-agent.bin"),
+            ),
+            (
+                "from-agent-session.bin",
+                include_bytes!("../seeds/remote/from-agent-session.bin"),
+            ),
+            (
+                "from-agent-run.bin",
+                include_bytes!("../seeds/remote/from-agent-run.bin"),
+            ),
+            (
+                "from-agent-done.bin",
+                include_bytes!("../seeds/remote/from-agent-done.bin"),
             ),
         ],
         _ => &[],

@@ -146,8 +146,22 @@ pub fn jobfile(data: &[u8]) {
     }
     // Its hosts (the top-level `hosts` key, host-file lines), and the
     // text as a host file and as one host per line.
-    if let Err(e) = job.hosts() {
-        assert!(!e.0.contains('\n'), "a job-file error is one line: {e}");
+    match (job.hosts(), job.runs()) {
+        (Err(e), _) => assert!(!e.0.contains('\n'), "a job-file error is one line: {e}"),
+        // Each host's runs (a few hosts), the local check, the hosts line.
+        (Ok(hosts), Ok(runs)) => {
+            use iolab_jobfile::hosts::{check_local, describe, runs_for_host};
+            if let Err(e) = check_local(&runs) {
+                assert!(!e.contains('\n'), "a host error is one line: {e}");
+            }
+            for h in hosts.iter().take(4) {
+                if let Err(e) = runs_for_host(&runs, h, &hosts) {
+                    assert!(!e.contains('\n'), "a host error is one line: {e}");
+                }
+            }
+            let _ = describe(&hosts[..hosts.len().min(4)], &runs);
+        }
+        (Ok(_), Err(_)) => {}
     }
     if let Err(e) = iolab_spec::hosts::parse_hosts_file(&text) {
         assert!(!e.contains('\n'), "a host file error is one line: {e}");
@@ -616,4 +630,39 @@ pub fn signatures(data: &[u8]) {
         .expect("memfd seek");
     f.write_all(body).expect("memfd write");
     let _ = iolab_target::detect_signatures(&f, size);
+}
+
+/// The agent protocol (iolab_remote::proto): the agent's parser of the
+/// controller's frames (`parse_agent_stream`) and the controller's of an
+/// agent's (`FromAgent` frames), and the input as one payload of either.
+/// A message read must write and read back: the same message from the
+/// controller, a readable one from an agent. Host files and host names
+/// (`--hosts`, `--hosts-file`) too.
+pub fn remote(data: &[u8]) {
+    use iolab_remote::proto::{self, FromAgent, ToAgent};
+    for m in proto::parse_agent_stream(data).into_iter().flatten() {
+        let mut b = Vec::new();
+        proto::write_frame(&mut b, &m).expect("a message read writes");
+        let back = proto::parse_agent_stream(&b);
+        assert!(
+            matches!(back.as_slice(), [Ok(x)] if *x == m),
+            "{m:?} reads back as {back:?}"
+        );
+    }
+    let mut r = data;
+    while let Ok(m) = proto::read_message::<_, FromAgent>(&mut r) {
+        let mut b = Vec::new();
+        proto::write_frame(&mut b, &m).expect("a message read writes");
+        if let Err(e) = proto::read_message::<_, FromAgent>(&mut b.as_slice()) {
+            panic!("an agent's message does not read back: {e}");
+        }
+    }
+    let _ = proto::decode::<ToAgent>(data);
+    let _ = proto::decode::<FromAgent>(data);
+    // Where the agents run: a host file, and each line as a host name.
+    let text = String::from_utf8_lossy(data);
+    let _ = iolab_spec::hosts::parse_hosts_file(&text);
+    for l in text.lines().take(MAX_LINES) {
+        let _ = iolab_spec::hosts::parse_host(l);
+    }
 }

@@ -565,6 +565,9 @@ fn inputs(family: &'static str) -> BoxedStrategy<Input> {
         "vdbench" => prop_oneof![5 => mutated, 3 => token_soup(VDB_WORDS), 1 => random].boxed(),
         "filebench" => prop_oneof![5 => mutated, 3 => token_soup(WML_WORDS), 1 => random].boxed(),
         "procfs" => prop_oneof![4 => mutated, 3 => token_soup(PROC_WORDS), 1 => random].boxed(),
+        // Frames: a length and a payload that must agree, so mostly
+        // mutated seeds.
+        "remote" => prop_oneof![8 => mutated, 1 => random].boxed(),
         "result_doc" | "journal" => {
             prop_oneof![8 => mutated, 1 => token_soup(JSON_WORDS), 1 => random].boxed()
         }
@@ -744,6 +747,11 @@ fn fuzz_signatures() {
     pass("signatures");
 }
 
+#[test]
+fn fuzz_remote() {
+    pass("remote");
+}
+
 /// Every family has seeds, and they are valid inputs, so the mutations
 /// start from inputs that reach past the first check.
 #[test]
@@ -805,6 +813,20 @@ fn every_family_has_valid_seeds() {
     }
     // The multi-host rendering is reached from a seed with hosts, one lost.
     assert!(hosts >= 2, "no result_doc seed has hosts[]");
+    for (name, b) in seeds("remote") {
+        use iolab_remote::proto::{self, FromAgent, ToAgent};
+        let mut r = &b[..];
+        let mut n = 0;
+        while !r.is_empty() {
+            if name.starts_with("to-agent") {
+                proto::read_message::<_, ToAgent>(&mut r)
+            } else {
+                proto::read_message::<_, FromAgent>(&mut r).map(|_| ToAgent::Bye)
+            }
+            .unwrap_or_else(|e| panic!("{name}, frame {n}: {e}"));
+            n += 1;
+        }
+    }
     for (name, b) in seeds("journal") {
         let i = b.iter().position(|&c| c == 0).unwrap();
         let t = std::str::from_utf8(&b[..i]).unwrap();

@@ -68,6 +68,10 @@ pub fn run(
     hosts: Vec<HostSpec>,
     fio: Option<crate::fio_out::FioOut>,
 ) -> ExitCode {
+    let runs = match without_default_job(runs, &hosts, &args) {
+        Ok(r) => r,
+        Err(e) => return bad_input(&e),
+    };
     let plans = match plan::plan_hosts(&runs, &hosts, &args.plan) {
         Ok(p) => p,
         Err(e) => return bad_input(&e),
@@ -118,6 +122,29 @@ pub fn run(
     }
     let cut = s.run_plan(&mut fleet, &plans);
     s.finish(fleet, cut)
+}
+
+/// The runs, unless they are the default job's (no target, job file or
+/// `--workload`), which writes a file in the current directory: on the
+/// hosts that would be wherever the channel starts the agent. With the
+/// hosts' own targets (a host file's paths), the command line's flags
+/// run on them instead; without, a line saying what to give.
+fn without_default_job(
+    runs: Vec<RunOptions>,
+    hosts: &[HostSpec],
+    args: &RunArgs,
+) -> Result<Vec<RunOptions>, String> {
+    let mark = format!(".iolab-default-{}.tmp", std::process::id());
+    let default = (runs.iter())
+        .flat_map(|r| std::iter::once(&r.run).chain(&r.workloads))
+        .any(|w| w.target.iter().any(|t| t.ends_with(&mark)));
+    if !default {
+        return Ok(runs);
+    }
+    if hosts.iter().any(|h| !h.targets.is_empty()) {
+        return Ok(vec![RunOptions::single(0, args.opts.clone())]);
+    }
+    Err("a run on several hosts needs its targets: give --target [HOST:]PATH, a host file with each host's paths, or a job file (the default job runs on this host only)".into())
 }
 
 /// SIGINT and SIGTERM: the first stops the run (every agent stopped,

@@ -25,14 +25,20 @@ struct Agent {
 
 impl Agent {
     fn spawn() -> Agent {
+        Agent::spawn_to(Stdio::piped(), None)
+    }
+
+    /// The agent with its stdout on `stdout`, read from `out` (else its
+    /// pipe).
+    fn spawn_to(stdout: Stdio, out: Option<Box<dyn Read + Send>>) -> Agent {
         let mut child = Command::new(env!("CARGO_BIN_EXE_iolab"))
             .args(["agent", "--stdio"])
             .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
+            .stdout(stdout)
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn iolab agent");
-        let mut out = child.stdout.take().unwrap();
+        let mut out = out.unwrap_or_else(|| Box::new(child.stdout.take().unwrap()));
         let (tx, frames) = mpsc::channel();
         std::thread::spawn(move || loop {
             match proto::read_message::<_, FromAgent>(&mut out) {
@@ -215,6 +221,9 @@ fn the_agent_answers_hello_with_its_versions_and_host() {
         }
         m => panic!("expected Hello, got {m:?}"),
     }
+    // Its stdout is kept for frames: fd 1 is its stderr now.
+    let fd = |n: u32| std::fs::read_link(format!("/proc/{}/fd/{n}", a.child.id())).unwrap();
+    assert_eq!(fd(1), fd(2));
     a.send(&ToAgent::Bye);
     assert_eq!(a.exit_within(WAIT).code(), Some(0));
 }
@@ -284,6 +293,10 @@ fn a_run_streams_intervals_that_add_up_to_its_done() {
     let file = data_file(dir.path(), 4);
     let mut a = Agent::hello(100, 5000);
     let (at, started) = start_run(&mut a, 0, read_run(&file, 0.5));
+    eprintln!(
+        "agent start: {} ns after the instant asked for",
+        started - at
+    );
     // The start instant is honoured: not before it, not long after.
     assert!(started >= at, "started {} ns early", at - started);
     assert!(
@@ -384,6 +397,14 @@ fn a_target_the_safety_rules_refuse_is_refused_and_the_agent_stays_up() {
             assert_eq!(index, Some(3));
             assert!(message.contains(dev.path_str()), "{message}");
             assert!(!message.contains('\n'), "{message}");
+            // The line a local run prints for the same target.
+            let local = Command::new(env!("CARGO_BIN_EXE_iolab"))
+                .args(["run", "--target", dev.path_str(), "--rw", "randwrite"])
+                .args(["--duration", "0.3s", "--dry-run"])
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&local.stderr);
+            assert_eq!(err.trim_end(), format!("iolab: {message}"));
         }
         m => panic!("expected Refused, got {m:?}"),
     }
@@ -501,4 +522,30 @@ fn a_silent_controller_stops_the_run_and_the_agent() {
     assert!(a
         .stderr()
         .contains("nothing from the controller for 400 ms"));
+}
+
+#[test]
+fn a_controller_that_stops_reading_ends_the_agent() {
+    use std::os::unix::net::UnixStream;
+    let dir = tempfile::tempdir().unwrap();
+    let file = data_file(dir.path(), 4);
+    // The agent's stdout is a socket, so the test can close its reading
+    // end while the agent writes (a pipe's reader is the reader thread's).
+    let (ours, theirs) = UnixStream::pair().unwrap();
+    let reader = ours.try_clone().unwrap();
+    let stdout = Stdio::from(std::os::fd::OwnedFd::from(theirs));
+    let mut a = Agent::spawn_to(stdout, Some(Box::new(reader)));
+    a.send(&hello_msg(VERSION, 20, 60_000));
+    assert!(matches!(a.recv(), FromAgent::Hello { .. }));
+    start_run(&mut a, 0, read_run(&file, 60.0));
+    while !matches!(a.recv(), FromAgent::Interval { .. }) {}
+    let t = Instant::now();
+    ours.shutdown(std::net::Shutdown::Read).unwrap();
+    // The next heartbeat or interval fails with EPIPE: the controller is
+    // gone, the run stops and the agent exits.
+    let st = a.exit_within(Duration::from_secs(5));
+    assert!(!st.success(), "{st:?}");
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    let err = a.stderr();
+    assert!(err.contains("writing to the controller failed"), "{err}");
 }

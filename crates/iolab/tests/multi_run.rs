@@ -420,3 +420,136 @@ fn ctrl_c_stops_every_agent_and_keeps_both_hosts_figures() {
         agents(&t, None)
     );
 }
+
+#[test]
+fn over_ssh_two_hosts_run_like_over_a_local_shell_and_leave_no_session() {
+    require_root!();
+    iolab_testutil::require_sshd!();
+    let sshd = iolab_testutil::sshd::Sshd::start(&["h1", "h2"]).unwrap();
+    let (a, b) = two_devices();
+    let d = tempfile::tempdir().unwrap();
+    let t = tag("ssh");
+    let mut args = two_hosts(&a, &b, true, &t);
+    // The default channel (ssh) instead of the local shell.
+    args.drain(1..3);
+    let cfg = sshd.config().to_string_lossy().into_owned();
+    let run = [
+        "--ssh-config",
+        &cfg,
+        "--rw",
+        "randread",
+        "--duration",
+        "1s",
+        "--json",
+        "r.json",
+    ];
+    args.extend(run.map(String::from));
+    let before = [diskstats(&a.name()).unwrap(), diskstats(&b.name()).unwrap()];
+    let o = Controller::start(&args, d.path(), &t).wait(Duration::from_secs(60));
+    let after = [diskstats(&a.name()).unwrap(), diskstats(&b.name()).unwrap()];
+    assert!(o.status.success(), "{}\nsshd: {}", stderr(&o), sshd.log());
+    let doc = doc_of(d.path());
+    let run = &ptr(&doc, "runs")[0];
+    for (i, h) in ptr(run, "hosts").as_array().unwrap().iter().enumerate() {
+        let reads = after[i].0 - before[i].0;
+        let mine = u(h, "summary/read/ops");
+        assert!(
+            mine > 0 && reads >= mine && reads - mine <= mine / 100,
+            "{}: device {reads} reads, iolab {mine}",
+            h["host"]
+        );
+    }
+    assert!(f(run, "start_skew_us") >= 0.0);
+    assert!(
+        wait_until(Duration::from_secs(5), || sshd.session_pids().is_empty()),
+        "sessions left: {:?}",
+        sshd.session_pids()
+    );
+}
+
+#[test]
+fn a_silent_host_is_lost_after_the_timeout_and_stop_ends_the_plan() {
+    require_root!();
+    let (a, b) = two_devices();
+    let d = tempfile::tempdir().unwrap();
+    let t = tag("silent");
+    let mut args = two_hosts(&a, &b, true, &t);
+    // Two runs; --on-host-loss stop is the default.
+    let run = [
+        "--rw",
+        "randread,randwrite",
+        "--duration",
+        "5s",
+        "--host-timeout",
+        "2s",
+        "--json",
+        "r.json",
+    ];
+    args.extend(run.map(String::from));
+    let c = Controller::start(&args, d.path(), &t);
+    let path = d.path().join("r.json");
+    assert!(
+        wait_until(Duration::from_secs(20), || std::fs::read_to_string(&path)
+            .is_ok_and(|s| s.contains("in progress"))),
+        "the run did not start"
+    );
+    std::thread::sleep(Duration::from_millis(800));
+    let h2 = agents(&t, Some("h2"));
+    assert!(!h2.is_empty(), "no agent of h2");
+    for pid in &h2 {
+        // SAFETY: h2's agent, started by this test: it stops answering.
+        unsafe { libc::kill(*pid, libc::SIGSTOP) };
+    }
+    let o = c.wait(Duration::from_secs(60));
+    let err = stderr(&o);
+    eprintln!("{err}");
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("iolab: host h2 lost at "), "{err}");
+    assert!(
+        err.contains("the remaining run does not run: h2 lost"),
+        "{err}"
+    );
+    let doc = doc_of(d.path());
+    assert_eq!(doc["complete"], false);
+    let runs = ptr(&doc, "runs").as_array().unwrap();
+    assert_eq!(runs.len(), 1, "the second run ran");
+    let (h1, h2) = (&runs[0]["hosts"][0], &runs[0]["hosts"][1]);
+    let at = f(h2, "lost/at_s");
+    // Lost after about 2 s of silence, h1 stopped then: before its 5 s.
+    assert!(at > 1.5 && at < 5.0, "lost at {at} s");
+    assert!(
+        f(h1, "measured_s") < 4.9,
+        "h1 was not stopped: {} s",
+        h1["measured_s"]
+    );
+    assert!(u(h1, "summary/read/ops") > 0 && u(h2, "summary/read/ops") > 0);
+    assert!(
+        wait_until(Duration::from_secs(5), || agents(&t, None).is_empty()),
+        "agents left: {:?}",
+        agents(&t, None)
+    );
+}
+
+#[test]
+fn hosts_without_targets_are_one_line_before_any_host_is_contacted() {
+    let d = tempfile::tempdir().unwrap();
+    let o = iolab()
+        .args([
+            "run",
+            "--hosts",
+            "h1,h2",
+            "--rw",
+            "randread",
+            "--remote-shell",
+            "false {host}",
+        ])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert_bad_input(&o, "a run on several hosts needs its targets");
+    assert_eq!(
+        std::fs::read_dir(d.path()).unwrap().count(),
+        0,
+        "a file was left"
+    );
+}

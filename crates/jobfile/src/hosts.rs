@@ -140,25 +140,28 @@ pub fn runs_for_host(
     hosts: &[HostSpec],
 ) -> Result<Vec<RunOptions>, String> {
     check_known(runs, hosts)?;
+    // Another host's own targets (a host file's) reach every workload.
+    let others_own = hosts
+        .iter()
+        .any(|h| h.name != host.name && !h.targets.is_empty());
     let mut out = Vec::with_capacity(runs.len());
     for r in runs {
         let mine = run_for(r, host, hosts);
-        let others: Vec<RunOptions> = hosts
-            .iter()
-            .filter(|h| h.name != host.name)
-            .map(|h| run_for(r, h, hosts))
-            .collect();
         let mut keep = Vec::new();
         for j in 0..mine.workloads.len() {
             if !targets_of(&mine, j).is_empty() {
                 keep.push(j);
                 continue;
             }
-            let elsewhere = others.iter().find(|o| !targets_of(o, j).is_empty());
+            // None here: any name left in the layers is another host's.
+            let elsewhere = others_own
+                || [&r.overrides.target, &r.workloads[j].target, &r.run.target]
+                    .iter()
+                    .any(|t| !t.is_empty());
             match elsewhere {
-                None => keep.push(j),
-                Some(_) if is_vdbench(r) => {}
-                Some(_) => {
+                false => keep.push(j),
+                true if is_vdbench(r) => {}
+                true => {
                     return Err(format!(
                         "workload {} has no target on host {h}; give --target {h}:PATH or a target map entry for {h}",
                         workload_label(r, j),

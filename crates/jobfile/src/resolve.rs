@@ -167,7 +167,11 @@ fn parse_toml(text: &str, origin: &str) -> Result<JobFile, JobError> {
                 }
             }
         }
-        if msg.contains("expected a sequence") && text.contains("[workload]") {
+        if msg.starts_with("unknown field `hosts`") {
+            msg = "hosts is a key of the whole file: write it at the top, before the first table (hosts = [\"h1\", \"h2 /dev/sdb\"])".into();
+        } else if msg.starts_with("key hosts:") {
+            msg.push_str(": write hosts = [\"h1\", \"h2 /dev/sdb\"], one host a string");
+        } else if msg.contains("expected a sequence") && text.contains("[workload]") {
             msg.push_str(": write [[workload]] (double brackets) for each workload");
         } else if msg.contains("expected a sequence") && text.contains("[run") {
             msg.push_str(": write [[run]] and [[run.workload]] (double brackets) for each run and each of its workloads");

@@ -97,16 +97,29 @@ pub fn common_stalls(parts: &[(&StallsRaw, Span)], threshold_ns: u64) -> StallsR
             events,
             zero_intervals: Vec::new(),
         },
-        None => StallsRaw {
-            longest: parts
-                .iter()
-                .map(|p| p.0.longest)
-                .collect::<Option<Vec<Gap>>>()
-                .and_then(|v| v.into_iter().min_by_key(|g| g.len())),
-            exact: parts.len() <= 1 && parts.iter().all(|p| p.0.exact),
-            events,
-            zero_intervals: Vec::new(),
-        },
+        None => {
+            let all_exact = parts.iter().all(|p| p.0.exact);
+            // Every part's longest gap known: the shortest bounds the
+            // whole's. A part with none (it never paused) leaves the
+            // whole without a known gap, exact only when no part paused.
+            let longests: Option<Vec<Gap>> = parts.iter().map(|p| p.0.longest).collect();
+            let (longest, exact) = match longests {
+                Some(v) if !v.is_empty() => (
+                    v.into_iter().min_by_key(|g| g.len()),
+                    parts.len() == 1 && all_exact,
+                ),
+                _ => (
+                    None,
+                    all_exact && parts.iter().all(|p| p.0.longest.is_none()),
+                ),
+            };
+            StallsRaw {
+                longest,
+                exact,
+                events,
+                zero_intervals: Vec::new(),
+            }
+        }
     }
 }
 
@@ -465,6 +478,10 @@ mod tests {
         let s = common_stalls(&[(&a, (0, 1000)), (&b, (0, 1000))], 50);
         assert_eq!(s.events, [g(300, 400)]);
         assert_eq!((s.longest, s.exact), (Some(g(300, 400)), true));
+        // Parts that never paused: no gap, and that is exact.
+        let none = stalls(vec![]);
+        let s = common_stalls(&[(&none, (0, 1000)), (&none, (0, 1000))], 50);
+        assert_eq!((s.longest, s.exact), (None, true));
         // B stopped running at 200 (a lost host): A's gap is the whole's.
         let b = stalls(vec![]);
         let s = common_stalls(&[(&a, (0, 1000)), (&b, (0, 200))], 50);

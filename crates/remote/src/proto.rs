@@ -220,13 +220,28 @@ pub fn read_frame<R: Read>(r: &mut R) -> Result<Vec<u8>, FrameError> {
     if len > MAX_FRAME {
         return Err(FrameError::TooLarge(len));
     }
-    let mut payload = vec![0u8; len];
-    let got = fill(r, &mut payload)?;
-    if got < len {
-        return Err(FrameError::Truncated { wanted: len, got });
+    // Grown as the payload arrives (at most doubling), so a length
+    // within the limit but never followed by its bytes costs nothing.
+    let mut payload: Vec<u8> = Vec::new();
+    while payload.len() < len {
+        let start = payload.len();
+        let want = (len - start).min(start.max(READ_CHUNK));
+        payload.reserve_exact(want);
+        payload.resize(start + want, 0);
+        let got = fill(r, &mut payload[start..])?;
+        if got < want {
+            return Err(FrameError::Truncated {
+                wanted: len,
+                got: start + got,
+            });
+        }
     }
     Ok(payload)
 }
+
+/// The first piece of a payload read: a frame's memory grows with what
+/// has arrived, not with the length it claims.
+const READ_CHUNK: usize = 64 << 10;
 
 /// Parse a payload as a message.
 pub fn decode<M: DeserializeOwned>(payload: &[u8]) -> Result<M, FrameError> {
@@ -297,10 +312,47 @@ mod tests {
     }
 
     #[test]
+    fn a_claimed_length_without_its_bytes_is_truncated() {
+        let mut b = MAGIC.to_vec();
+        b.extend_from_slice(&(200u32 << 20).to_be_bytes());
+        b.extend_from_slice(b"{\"type\"");
+        match read_frame(&mut b.as_slice()) {
+            Err(FrameError::Truncated { wanted, got }) => {
+                assert_eq!((wanted, got), (200 << 20, 7))
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
     fn text_before_the_first_frame_is_bad_magic() {
         let b = b"Welcome to host1\n".to_vec();
         let e = read_frame(&mut b.as_slice()).unwrap_err();
         assert!(e.to_string().contains("Welc"), "{e}");
+    }
+
+    #[test]
+    fn an_interval_with_latencies_reads_back_from_the_agent() {
+        // Histograms carry u128 sums, which a tagged enum's buffering
+        // cannot hold unless they are read with deserialize_any.
+        let mut total = IntervalRaw::empty(2, 0, 1_000_000_000, false);
+        total.ops = iolab_raw::OpStats::rw(false);
+        let d = total.ops.get_mut(iolab_raw::Op::Read).unwrap();
+        (d.ops, d.bytes) = (1, 4096);
+        d.lat.record(12_345);
+        let m = FromAgent::Interval {
+            index: 0,
+            total,
+            workloads: vec![None],
+        };
+        let mut b = Vec::new();
+        write_frame(&mut b, &m).unwrap();
+        match read_message::<_, FromAgent>(&mut b.as_slice()) {
+            Ok(FromAgent::Interval { total, .. }) => {
+                assert_eq!(total.ops.read().lat.sum(), 12_345)
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

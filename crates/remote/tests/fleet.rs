@@ -283,3 +283,36 @@ fn sixty_four_hosts_over_ssh() {
         .running()
         .is_empty()));
 }
+
+#[test]
+fn push_refuses_another_architecture() {
+    require!(python().is_some(), "needs python3 (the fake agent)");
+    use std::os::unix::fs::PermissionsExt;
+    let fake = Fake::ours("normal");
+    // A "host" whose uname -m says riscv64.
+    let bin = fake.dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::fs::write(bin.join("uname"), "#!/bin/sh\necho riscv64\n").unwrap();
+    std::fs::set_permissions(bin.join("uname"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let ch = Channel {
+        shell: Shell::from_template(&format!(
+            "env PATH={}:/usr/bin:/bin IOLAB_HOST={{host}}",
+            bin.display()
+        ))
+        .unwrap(),
+        agent_path: None,
+        push: true,
+    };
+    let before = pgrep("/tmp/iolab-agent.").len();
+    let e = Fleet::connect_with(&hosts(&["r1"]), &ch, &quick(5000), Some(&fake.path))
+        .err()
+        .unwrap();
+    assert!(
+        e.starts_with(&format!(
+            "host r1: its machine is riscv64, this controller's is {}",
+            std::env::consts::ARCH
+        )),
+        "{e}"
+    );
+    assert_eq!(pgrep("/tmp/iolab-agent.").len(), before);
+}

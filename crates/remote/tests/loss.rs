@@ -175,3 +175,31 @@ fn a_killed_controller_leaves_no_agent() {
     let _ = std::fs::remove_dir_all(ctl.unwrap());
     assert!(gone, "{left:?}");
 }
+
+#[test]
+fn a_cut_host_goes_while_the_other_stays() {
+    require_fake!();
+    iolab_testutil::require_root!();
+    iolab_testutil::require_tool!("ip");
+    let near = Sshd::start(&["h1"]).unwrap();
+    let far = Sshd::start_netns(&["h2"]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = iolab_testutil::sshd::joined_config(&[&near, &far], &dir.path().join("cfg")).unwrap();
+    let fake = Fake::ours("normal");
+    let fleet = Fleet::connect(
+        &hosts(&["h1", "h2"]),
+        &ssh(&cfg, &fake.path_str()),
+        &quick(1000),
+    )
+    .unwrap();
+    far.cut().unwrap();
+    let (i, _, reason) = next_loss(&fleet, Duration::from_secs(5)).expect("lost");
+    assert_eq!(
+        (i, reason.starts_with("nothing from")),
+        (1, true),
+        "{reason}"
+    );
+    assert!(next_loss(&fleet, Duration::from_millis(1500)).is_none());
+    assert!(!fleet.is_lost(0));
+    assert!(fleet.close().is_empty());
+}

@@ -233,3 +233,42 @@ fn the_controllers_interval_lines_come_from_the_hosts_raw_intervals() {
     assert_eq!(lines[1].split_whitespace().nth(2), Some("-"));
     assert_eq!(host_interval(&[("h1", None)]), (None, Vec::new()));
 }
+
+#[test]
+fn errors_and_events_name_their_host_and_workloads_of_one_host_stay_whole() {
+    let mut a = host_run(2, 10, 1000, 2000);
+    let err = iolab_raw::IoErrorRec {
+        target: "/dev/sdb".into(),
+        offset: 4096,
+        len: 4096,
+        op: iolab_raw::ErrOp::Read,
+        errno: libc::EIO,
+        time_ns: 1_500_000_000,
+        worker: 0,
+    };
+    let w = &mut a.workloads[0];
+    w.errors = vec![err];
+    w.errno_counts = vec![(libc::EIO, 7)];
+    w.errors_total = 7;
+    a.events.push(iolab_raw::EventRaw {
+        time_ns: 1_000_000_000,
+        label: "path failover".into(),
+        source: "mark".into(),
+    });
+    // b runs another workload only.
+    let mut b = host_run(2, 20, 1000, 2000);
+    b.workloads[0].spec.name = "scanner".into();
+    b.workloads[0].errno_counts = vec![(libc::EIO, 2)];
+    b.workloads[0].errors_total = 2;
+    let r = merge_hosts(vec![host("a", a), host("b", b)], None);
+    assert_eq!(r.errors_total, 9);
+    assert_eq!(r.error_counts[0].count, 9);
+    assert_eq!(r.errors[0].target, "a:/dev/sdb");
+    assert_eq!(r.events[0].label, "a: path failover");
+    let names: Vec<&str> = r.workloads.iter().map(|w| w.name.as_str()).collect();
+    assert_eq!(names, ["reader", "scanner"]);
+    assert_eq!(r.workloads[0].summary.total.ops, 20);
+    assert_eq!(r.workloads[1].summary.total.ops, 40);
+    assert_eq!(r.workloads[1].targets[0].path, "b:/dev/sdb");
+    assert_eq!(r.summary.total.ops, 60);
+}

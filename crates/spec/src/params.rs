@@ -151,11 +151,11 @@ macro_rules! workload_params {
             },
             target: Paths {
                 flag: "target", aliases: ["targets"], short: Some('t'), value_name: "PATH", heading: "Targets",
-                help: "A regular file or block device (repeat for several targets)",
+                help: "A regular file or block device (repeat for several targets; HOST:PATH is one host's)",
                 default: Unset,
                 sweep: None, compare: None, negates: None,
-                doc_type: "string or list",
-                doc: "Regular files or block devices. With several targets, worker *i* drives target *i* mod T when there are at least as many workers as targets (LUN A, LUN B, A, ...); with fewer workers, each worker cycles over several targets. Without a target, `iolab run` runs its default job.",
+                doc_type: "string, list or table by host",
+                doc: "Regular files or block devices. With several targets, worker *i* drives target *i* mod T when there are at least as many workers as targets (LUN A, LUN B, A, ...); with fewer workers, each worker cycles over several targets. Without a target, `iolab run` runs its default job. On several hosts, `{ h1 = \"/dev/sdb\", h2 = \"/dev/sdc\" }` (or `--target h1:/dev/sdb`) gives each host its own ([Several hosts](#several-hosts)).",
             },
             size: Values {
                 flag: "size", aliases: [], short: None, value_name: "SIZE", heading: "Targets",
@@ -210,8 +210,8 @@ macro_rules! workload_params {
                 help: "Writing a target iolab did not create (or a device carrying data) destroys its data: name it here to allow that",
                 default: Unset,
                 sweep: None, compare: None, negates: None,
-                doc_type: "string or list",
-                doc: "Paths whose data you allow iolab to destroy. See [Data safety](#data-safety).",
+                doc_type: "string, list or table by host",
+                doc: "Paths whose data you allow iolab to destroy. See [Data safety](#data-safety). On several hosts, a table by host (or `h1:/dev/sdb`) names a host's own ([Several hosts](#several-hosts)).",
             },
             allow_mounted_write: Bool {
                 flag: "allow-mounted-write", aliases: [], short: None, value_name: "BOOL", heading: "Targets",

@@ -319,6 +319,18 @@ impl Sshd {
     }
 }
 
+/// One ssh_config reaching every host of `servers` (each server's
+/// aliases), written to `path`: e.g. a loopback sshd's h1 and a network
+/// namespace's h2 in one run.
+pub fn joined_config(servers: &[&Sshd], path: &Path) -> Result<PathBuf, String> {
+    let mut text = String::new();
+    for s in servers {
+        text.push_str(&read(&s.config())?);
+    }
+    write(path, &text)?;
+    Ok(path.to_path_buf())
+}
+
 /// Every process whose environment has the entry `entry`.
 pub fn pids_with_env(entry: &str) -> Vec<u32> {
     let me = std::process::id();

@@ -117,6 +117,9 @@ fn run(mut spec: RunSpec, mut fwd: Forward, stop: Arc<AtomicBool>, tx: Sender<Ev
     let events = Arc::new(EventLog::new());
     // `iolab mark` and SIGUSR1 on this host mark the run, as locally.
     let marks = crate::marks::listen(events.clone(), &spec.name);
+    if let Some(n) = marks.note() {
+        eprintln!("iolab agent: {n}");
+    }
     let mut dev = crate::devstats::DevSampler::default();
     let raw = crate::run::run_in_dirs(&mut spec, &mut fwd, &mut dev, &stop, &events, false);
     drop(marks);

@@ -71,3 +71,54 @@ fn host_line(name: &str, fleet: &Fleet, i: usize) -> String {
         if info.host.cpus == 1 { "" } else { "s" }
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_remote_shell_is_its_words_and_ssh_keeps_the_users_options() {
+        let mut r = RemoteArgs {
+            remote_shell: Some("  docker exec -i {host} ".into()),
+            agent_path: Some("/opt/iolab".into()),
+            ..RemoteArgs::default()
+        };
+        let c = channel_of(&r).unwrap();
+        assert_eq!(
+            c.shell,
+            Shell::Template(vec![
+                "docker".into(),
+                "exec".into(),
+                "-i".into(),
+                "{host}".into()
+            ])
+        );
+        assert_eq!(c.agent_path.as_deref(), Some("/opt/iolab"));
+        r.remote_shell = Some(" ".into());
+        assert!(channel_of(&r)
+            .unwrap_err()
+            .starts_with("--remote-shell is empty"));
+        r.remote_shell = None;
+        r.ssh_option = vec!["ConnectTimeout=5".into()];
+        let c = channel_of(&r).unwrap();
+        assert_eq!(
+            c.shell,
+            Shell::Ssh {
+                config: None,
+                options: vec!["ConnectTimeout=5".into()]
+            }
+        );
+    }
+
+    #[test]
+    fn heartbeats_are_a_quarter_of_the_timeout_at_most_a_second() {
+        let mut r = RemoteArgs::default();
+        let o = link_options(&r);
+        assert_eq!(
+            (o.timeout, o.heartbeat),
+            (Duration::from_secs(10), Duration::from_secs(1))
+        );
+        r.host_timeout = Duration::from_secs(2);
+        assert_eq!(link_options(&r).heartbeat, Duration::from_millis(500));
+    }
+}

@@ -260,6 +260,10 @@ impl Exchange<'_, '_> {
             FromAgent::Done { index, raw, result } if ours(index) => {
                 leg.done = Some((raw, result));
                 self.flush(false);
+                // Its results hold every interval: keep only those still
+                // to be shown.
+                let next = self.next_iv;
+                self.legs[h].intervals.retain(|(iv, _)| iv.index >= next);
             }
             _ => {}
         }
@@ -312,30 +316,19 @@ impl Exchange<'_, '_> {
     /// Interval `k`: a line per host, the total (every host's merged
     /// exactly), the live document following the total.
     fn show(&mut self, k: u32) {
-        let got: Vec<Option<&HostInterval>> = (self.legs.iter())
-            .map(|l| l.interval(k).filter(|_| l.active))
+        let got: Vec<(&str, Option<&HostInterval>)> = (self.ctx.names.iter())
+            .zip(&self.legs)
+            .filter(|(_, l)| l.active)
+            .map(|(n, l)| (n.as_str(), l.interval(k)))
             .collect();
-        let mut total: Option<IntervalRaw> = None;
-        let mut ws: Vec<Option<IntervalRaw>> = Vec::new();
-        for (iv, w) in got.iter().flatten() {
-            match total.as_mut() {
-                Some(t) => t.merge(iv),
-                None => total = Some(iv.clone()),
-            }
-            if ws.len() < w.len() {
-                ws.resize(w.len(), None);
-            }
-            for (m, x) in ws.iter_mut().zip(w) {
-                match (m.as_mut(), x) {
-                    (Some(m), Some(x)) => m.merge(x),
-                    (None, Some(x)) => *m = Some(x.clone()),
-                    _ => {}
-                }
-            }
-        }
-        let Some(total) = total else { return };
+        let rows: Vec<(&str, Option<&IntervalRaw>)> =
+            got.iter().map(|(n, g)| (*n, g.map(|(iv, _)| iv))).collect();
+        let (Some(total), lines) = iolab_report::multi::host_interval(&rows) else {
+            return;
+        };
         let rec = iolab_report::interval_record(&total);
         if let Some(l) = self.ctx.live.as_mut() {
+            let ws = merged_workloads(got.iter().filter_map(|(_, g)| g.map(|(_, w)| w)));
             let recs: Vec<_> = (ws.iter())
                 .map(|w| w.as_ref().map(iolab_report::interval_record))
                 .collect();
@@ -344,27 +337,37 @@ impl Exchange<'_, '_> {
         if self.ctx.quiet {
             return;
         }
-        let per: Vec<Option<iolab_report::model::Interval>> = (got.iter())
-            .map(|g| g.map(|(iv, _)| iolab_report::interval_record(iv)))
-            .collect();
-        let names: Vec<&str> = self.ctx.names.iter().map(String::as_str).collect();
-        let rows: Vec<(&str, Option<&iolab_report::model::Interval>)> = (names.iter())
-            .zip(&per)
-            .zip(&self.legs)
-            .filter(|(_, l)| l.active)
-            .map(|((n, r), _)| (*n, r.as_ref()))
-            .collect();
         if !self.header_done {
             self.header_done = true;
             let fs = rec.all.is_some();
             outln!("{}", iolab_report::terminal::host_interval_header(fs));
         }
-        for line in iolab_report::terminal::host_interval_lines(&rec, &rows) {
+        for line in lines {
             outln!("{line}");
         }
         use std::io::Write;
         let _ = std::io::stdout().flush();
     }
+}
+
+/// Each workload's interval over the hosts: the same position's merged.
+fn merged_workloads<'a>(
+    hosts: impl Iterator<Item = &'a Vec<Option<IntervalRaw>>>,
+) -> Vec<Option<IntervalRaw>> {
+    let mut ws: Vec<Option<IntervalRaw>> = Vec::new();
+    for w in hosts {
+        if ws.len() < w.len() {
+            ws.resize(w.len(), None);
+        }
+        for (m, x) in ws.iter_mut().zip(w) {
+            match (m.as_mut(), x) {
+                (Some(m), Some(x)) => m.merge(x),
+                (None, Some(x)) => *m = Some(x.clone()),
+                _ => {}
+            }
+        }
+    }
+    ws
 }
 
 impl Exchange<'_, '_> {

@@ -62,3 +62,44 @@ fn names(runs: &[String]) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iolab_jobfile::WorkloadOptions;
+
+    fn runs(targets: &[&str]) -> Vec<RunOptions> {
+        let w = WorkloadOptions {
+            target: targets.iter().map(|t| t.to_string()).collect(),
+            rw: Some("randread".into()),
+            ..Default::default()
+        };
+        vec![RunOptions::single(0, w)]
+    }
+
+    fn hosts() -> Vec<HostSpec> {
+        vec![HostSpec::named("h1"), HostSpec::named("h2")]
+    }
+
+    #[test]
+    fn each_host_plans_its_own_targets() {
+        let plans = plan_hosts(
+            &runs(&["h1:/dev/sdb", "h2:/dev/sdc"]),
+            &hosts(),
+            &PlanArgs::default(),
+        )
+        .unwrap();
+        let t = |i: usize| plans[i].runs[0].spec.workloads[0].targets[0].path.clone();
+        assert_eq!(
+            (t(0), t(1)),
+            ("/dev/sdb".to_string(), "/dev/sdc".to_string())
+        );
+    }
+
+    #[test]
+    fn a_host_without_a_target_is_one_line() {
+        let e = plan_hosts(&runs(&["h1:/dev/sdb"]), &hosts(), &PlanArgs::default()).unwrap_err();
+        assert!(e.contains("h2"), "{e}");
+        assert_eq!(e.lines().count(), 1);
+    }
+}

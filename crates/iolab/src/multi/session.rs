@@ -61,23 +61,25 @@ impl Session {
             if self.stopped() {
                 return Some(Cut::Stopped);
             }
+            self.between_runs(fleet);
             let live: Vec<bool> = (0..self.names.len()).map(|h| !fleet.is_lost(h)).collect();
-            let gone = live.iter().filter(|l| !**l).count();
-            if gone == live.len() || (gone > 0 && self.on_loss == OnHostLoss::Stop) {
+            let gone: Vec<&str> = (self.names.iter().zip(&live))
+                .filter(|(_, l)| !**l)
+                .map(|(n, _)| n.as_str())
+                .collect();
+            if gone.len() == live.len() || (!gone.is_empty() && self.on_loss == OnHostLoss::Stop) {
                 let left = n - i;
+                let policy = match self.on_loss {
+                    OnHostLoss::Stop => "stop",
+                    OnHostLoss::Continue => "continue",
+                };
+                let what = match left {
+                    1 => "the remaining run does not run".to_string(),
+                    n => format!("the remaining {n} runs do not run"),
+                };
                 eprintln!(
-                    "iolab: the remaining {left} run{} do not run: {} (--on-host-loss {})",
-                    if left == 1 { "" } else { "s" },
-                    if gone == live.len() {
-                        "every host was lost"
-                    } else {
-                        "a host was lost"
-                    },
-                    if self.on_loss == OnHostLoss::Stop {
-                        "stop"
-                    } else {
-                        "continue"
-                    }
+                    "iolab: {what}: {} lost (--on-host-loss {policy})",
+                    gone.join(", ")
                 );
                 return Some(Cut::Lost);
             }
@@ -91,6 +93,20 @@ impl Session {
             }
         }
         None
+    }
+
+    /// Between two runs: what the hosts said since the last run ended (a
+    /// loss is said now; anything about an earlier run is past).
+    fn between_runs(&mut self, fleet: &Fleet) {
+        while let Some((h, ev)) = fleet.recv_timeout(Duration::ZERO) {
+            match ev {
+                iolab_remote::link::LinkEvent::Lost { reason, .. } if !self.said_lost[h] => {
+                    self.said_lost[h] = true;
+                    eprintln!("iolab: host {} lost between runs ({reason})", self.names[h]);
+                }
+                _ => {}
+            }
+        }
     }
 
     /// Run `i` of `n` on the live hosts: print, measure, merge, record.
@@ -285,9 +301,10 @@ impl Session {
         if let Some(p) = self.findings_log.written() {
             eprintln!("iolab: data validation findings logged to {}", p.display());
         }
+        // Interrupted first: a host may refuse a run a Ctrl-C cut short.
         match cut {
-            Some(Cut::Refused) => ExitCode::from(crate::exit::EXIT_BAD_INPUT),
             _ if interrupted => ExitCode::from(130),
+            Some(Cut::Refused) => ExitCode::from(crate::exit::EXIT_BAD_INPUT),
             Some(Cut::Lost) => ExitCode::from(self.exit.max(1)),
             _ => ExitCode::from(self.exit),
         }

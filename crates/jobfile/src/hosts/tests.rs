@@ -178,6 +178,16 @@ fn bad_host_maps_and_hosts_are_one_line_with_the_line() {
         e.contains("line 3: hosts[0]") && e.contains("is not a port"),
         "{e}"
     );
+    let e = job_err("[global]\nhosts = [\"h1\"]\n");
+    assert!(
+        e.contains("line 2") && e.contains("hosts is a key of the whole file"),
+        "{e}"
+    );
+    let e = job_err("hosts = \"h1\"\n");
+    assert!(
+        e.contains("line 1") && e.contains("one host a string"),
+        "{e}"
+    );
     let e = job_err("hosts = [\"  \"]\n");
     assert!(e.contains("give a host"), "{e}");
     assert!(!e.contains('\n'), "{e}");

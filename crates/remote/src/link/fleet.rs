@@ -337,33 +337,53 @@ impl Fleet {
             *lock(&l.writer) = None;
         }
         let forced = self.wait_or_kill();
-        let mut notes = Vec::new();
-        for (i, l) in self.links.iter().enumerate() {
-            let name = &self.hosts[i].name;
-            if forced[i] {
-                notes.push(format!(
-                    "host {name}: its agent's channel did not end within {} s of the end of the session; it was killed",
+        let mut notes: Vec<String> = forced
+            .iter()
+            .zip(&self.hosts)
+            .filter(|(f, _)| **f)
+            .map(|(_, h)| {
+                format!(
+                    "host {}: its agent's channel did not end within {} s of the end of the session; it was killed",
+                    h.name,
                     GRACE.as_secs()
-                ));
-            }
-            let unclean = forced[i] || l.lost.load(Ordering::SeqCst);
-            if let (Some(d), true) = (&self.pushed[i], unclean) {
-                let ctl = self.ctl.as_ref().map(|c| c.path());
-                if !self.channel.remove_pushed(ctl, &self.hosts[i], i, d) {
-                    notes.push(format!(
-                        "host {name}: the copy of iolab in {d} (--push) could not be removed; remove it there by hand"
-                    ));
-                }
-            }
-        }
+                )
+            })
+            .collect();
+        notes.extend(self.remove_copies(&forced));
+        let until = Instant::now() + Duration::from_secs(1);
         for r in self.readers.drain(..) {
-            join_within(r, Duration::from_secs(1));
+            join_within(r, until.saturating_duration_since(Instant::now()));
         }
         if let Some(w) = self.watchdog.take() {
             let _ = w.join();
         }
         self.end_masters();
         notes
+    }
+
+    /// Remove the `--push` copies of the hosts whose session did not end
+    /// by itself (the agent's shell removes it otherwise), in parallel:
+    /// notes about those that could not be.
+    fn remove_copies(&self, forced: &[bool]) -> Vec<String> {
+        let ctl = self.ctl.as_ref().map(|c| c.path());
+        std::thread::scope(|s| {
+            let hs: Vec<_> = (0..self.links.len())
+                .filter(|&i| forced[i] || self.links[i].lost.load(Ordering::SeqCst))
+                .filter_map(|i| Some((i, self.pushed[i].as_deref()?)))
+                .map(|(i, d)| {
+                    let h = &self.hosts[i];
+                    s.spawn(move || {
+                        (!self.channel.remove_pushed(ctl, h, i, d)).then(|| format!(
+                            "host {}: the copy of iolab in {d} (--push) could not be removed; remove it there by hand",
+                            h.name
+                        ))
+                    })
+                })
+                .collect();
+            hs.into_iter()
+                .filter_map(|h| h.join().ok().flatten())
+                .collect()
+        })
     }
 
     /// Wait up to the grace time for every channel; kill the rest. Which

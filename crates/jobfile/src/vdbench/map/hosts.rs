@@ -30,13 +30,20 @@ fn first(p: &VdbParam) -> &str {
 }
 
 /// The hosts of the file's `hd=` definitions (`hd=default` gives their
-/// defaults), in order; empty for a file without any.
+/// defaults), in order; empty for a file without any, or whose only host
+/// is `hd=localhost` (vdbench's name of the host it runs on).
 pub fn hosts(file: &VdbFile, notes: &mut Notes) -> Result<Vec<HostSpec>, JobError> {
     let mut out = Vec::new();
     for hd in file.of(DefKind::Host).filter(|d| d.name != "default") {
         let h = host(hd, notes)?;
         iolab_spec::hosts::add_host(&mut out, h)
             .map_err(|e| JobError(format!("{}: hd={}: {e}", hd.place(), hd.name)))?;
+    }
+    if let [h] = out.as_slice() {
+        if h.name == "localhost" && h.address.is_none() && h.user.is_none() {
+            notes.once("hd=localhost is this host: the run is on this host alone");
+            return Ok(Vec::new());
+        }
     }
     Ok(out)
 }
@@ -156,7 +163,11 @@ fn sd_luns(sd: &VdbDef, hosts: &[HostSpec]) -> Result<Vec<Lun>, JobError> {
             .filter(|p| p.key == k && own(sd, p))
             .collect()
     };
-    let (own_hosts, luns) = (mine("host"), mine("lun"));
+    let (own_hosts, mut luns) = (mine("host"), mine("lun"));
+    if luns.is_empty() {
+        // vdbench refuses lun= on sd=default; iolab takes the last one.
+        luns.extend(sd.params.iter().rev().find(|p| p.key == "lun"));
+    }
     let default_host = sd
         .params
         .iter()
@@ -184,9 +195,10 @@ fn sd_luns(sd: &VdbDef, hosts: &[HostSpec]) -> Result<Vec<Lun>, JobError> {
     pairs
         .into_iter()
         .map(|(h, lun)| {
+            // Without hosts, host= is localhost or * (checked by the caller).
             let on = match h {
-                Some(p) => select(p, hosts, sd)?,
-                None => None,
+                Some(p) if !hosts.is_empty() => select(p, hosts, sd)?,
+                _ => None,
             };
             Ok((on, first(lun).to_string()))
         })
