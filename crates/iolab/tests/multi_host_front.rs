@@ -245,3 +245,34 @@ fn vdbench_host_definitions_plan_each_host_on_its_luns() {
         "q.vdb:1: hd=hd1: shell=rsh: iolab reaches hosts only through ssh or --remote-shell",
     );
 }
+
+#[test]
+fn command_line_targets_are_per_host_or_every_host_s() {
+    let o = iolab()
+        .args([
+            "run",
+            "--hosts",
+            "h1,h2",
+            "--target",
+            "h1:/dev/sdb",
+            "--target",
+            "h2:/dev/sdc",
+            "--target",
+            "/srv/shared",
+            "--rw",
+            "randread",
+            "--duration",
+            "2s",
+            "--parse-only",
+        ])
+        .output()
+        .unwrap();
+    let out = stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        out.contains("hosts: h1 (/dev/sdb, /srv/shared), h2 (/dev/sdc, /srv/shared)\n"),
+        "{out}"
+    );
+    assert!(!plan_of(&out, "h1").contains("/dev/sdc"), "{out}");
+    assert!(!plan_of(&out, "h2").contains("/dev/sdb"), "{out}");
+}

@@ -824,7 +824,7 @@ pub struct HistogramData {
     /// Read from any JSON number: a histogram inside `hosts[]` (whose
     /// fields are flattened) passes through serde's buffer, which has no
     /// 128-bit integers.
-    #[serde(deserialize_with = "de_u128")]
+    #[serde(deserialize_with = "iolab_stats::u128_any")]
     pub sum_ns: u128,
     pub buckets: Vec<(u64, u64)>,
 }
@@ -872,33 +872,4 @@ pub struct SteadyState {
     /// The same samples' mean latency, nanoseconds.
     #[serde(default)]
     pub samples_lat_ns: Vec<f64>,
-}
-
-/// A `u128` from any JSON number (integers of up to 64 bits, larger ones
-/// as floats): what serde's flatten buffer can carry.
-fn de_u128<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u128, D::Error> {
-    struct V;
-    impl serde::de::Visitor<'_> for V {
-        type Value = u128;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a non-negative number")
-        }
-        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<u128, E> {
-            Ok(v as u128)
-        }
-        fn visit_u128<E: serde::de::Error>(self, v: u128) -> Result<u128, E> {
-            Ok(v)
-        }
-        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<u128, E> {
-            u128::try_from(v).map_err(|_| E::custom("a negative sum"))
-        }
-        fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<u128, E> {
-            if v.is_finite() && v >= 0.0 {
-                Ok(v as u128)
-            } else {
-                Err(E::custom("a sum that is not a non-negative number"))
-            }
-        }
-    }
-    d.deserialize_any(V)
 }
