@@ -12,7 +12,7 @@
 mod common;
 use common::*;
 use iolab_testutil::sshd::{Broken, Sshd};
-use iolab_testutil::{diskstats, require, require_root, require_sshd, require_tool, LoopDevice};
+use iolab_testutil::{diskstats, require_root, require_sshd, require_tool, LoopDevice};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -121,14 +121,25 @@ impl Bed {
         serde_json::from_str(&text).unwrap()
     }
 
-    /// Wait until the document says a run is in progress.
-    fn wait_started(&self) {
+    /// Wait until the document says a run is in progress (failing with
+    /// the controller's stderr if it ended first).
+    fn wait_started(&self, c: &mut Controller) {
         let p = self.path().join("r.json");
-        assert!(
-            wait_until(Duration::from_secs(30), || std::fs::read_to_string(&p)
-                .is_ok_and(|s| s.contains("in progress"))),
-            "the run did not start"
-        );
+        let end = Instant::now() + Duration::from_secs(30);
+        while !std::fs::read_to_string(&p).is_ok_and(|s| s.contains("in progress")) {
+            let err = || std::fs::read_to_string(self.path().join("stderr")).unwrap_or_default();
+            assert!(
+                c.running(),
+                "the controller ended before its run: {}",
+                err()
+            );
+            assert!(
+                Instant::now() < end,
+                "the run did not start in 30 s: {}",
+                err()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }
 
@@ -568,7 +579,7 @@ fn a_host_whose_link_is_cut_is_lost_with_its_intervals_and_the_other_completes()
     let bed = Bed::new();
     let cfg = bed.config(&[(&near, None), (&far, None)]);
     let mut c = Controller::start(&bed, &loss_args(&bed, &cfg, "3s"));
-    bed.wait_started();
+    bed.wait_started(&mut c);
     std::thread::sleep(Duration::from_millis(500));
     assert!(c.running(), "the run ended before the cut");
     assert_eq!(bed.agents_of(&far).len(), 1, "h2's agent");
@@ -597,7 +608,7 @@ fn an_agent_killed_over_ssh_is_lost_with_its_intervals_and_the_other_completes()
     let bed = Bed::new();
     let cfg = bed.config(&[(&near, None), (&far, None)]);
     let mut c = Controller::start(&bed, &loss_args(&bed, &cfg, "2s"));
-    bed.wait_started();
+    bed.wait_started(&mut c);
     std::thread::sleep(Duration::from_millis(500));
     assert!(c.running(), "the run ended before the kill");
     let victims = bed.agents_of(&far);
@@ -739,7 +750,7 @@ fn nothing_listens_during_a_run() {
     more.extend(["--rw", "randread", "--duration", "2s"].map(String::from));
     let more: Vec<&str> = more.iter().map(|s| s.as_str()).collect();
     let mut c = Controller::start(&bed, &bed.args("h1,h2", &cfg, &more));
-    bed.wait_started();
+    bed.wait_started(&mut c);
     let (mut samples, mut foreign) = (0, BTreeSet::new());
     while c.running() {
         let now = listening();
@@ -810,8 +821,8 @@ fn ctrl_c_over_ssh_stops_every_agent_and_keeps_both_hosts_figures() {
         .map(String::from),
     );
     let more: Vec<&str> = more.iter().map(|s| s.as_str()).collect();
-    let c = Controller::start(&bed, &bed.args("h1,h2", &cfg, &more));
-    bed.wait_started();
+    let mut c = Controller::start(&bed, &bed.args("h1,h2", &cfg, &more));
+    bed.wait_started(&mut c);
     std::thread::sleep(Duration::from_millis(1000));
     assert_eq!(bed.agents().len(), 2, "{:?}", bed.agents());
     // SAFETY: signalling the controller this test started.
