@@ -188,6 +188,7 @@ fn session(
         on_loss: args.remote.on_host_loss,
         timeout: args.remote.host_timeout,
         sweep,
+        curves: hosts.iter().map(|_| Default::default()).collect(),
         repeats: plan.info.repeat,
         exit: 0,
     })

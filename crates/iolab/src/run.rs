@@ -996,7 +996,7 @@ fn is_direct_unsupported(e: &iolab_engine::TargetError) -> bool {
     matches!(e, iolab_engine::TargetError::DirectUnsupported { .. })
 }
 
-pub(crate) fn cleanup(temp: &Option<PathBuf>) {
+fn cleanup(temp: &Option<PathBuf>) {
     if let Some(p) = temp {
         let _ = std::fs::remove_file(p);
     }

@@ -7,18 +7,12 @@ use iolab_remote::link::{Fleet, LinkOptions};
 use iolab_spec::HostSpec;
 use std::time::Duration;
 
-/// How the agents are started: `--remote-shell`'s words (split at white
-/// space, `{host}` kept for the channel to replace), else ssh with
+/// How the agents are started: `--remote-shell`'s words (split as a
+/// shell would, `{host}` kept for the channel to replace), else ssh with
 /// `--ssh-config` and `--ssh-option`s.
 pub fn channel_of(r: &RemoteArgs) -> Result<Channel, String> {
     let shell = match &r.remote_shell {
-        Some(t) => {
-            let words: Vec<String> = t.split_whitespace().map(str::to_string).collect();
-            if words.is_empty() {
-                return Err("--remote-shell is empty; give a command such as 'ssh {host}' or 'docker exec -i {host}'".into());
-            }
-            Shell::Template(words)
-        }
+        Some(t) => Shell::from_template(t)?,
         None => Shell::Ssh {
             config: r.ssh_config.clone(),
             options: r.ssh_option.clone(),

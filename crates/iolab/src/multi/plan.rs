@@ -22,9 +22,6 @@ pub fn plan_hosts(
             .map_err(|e| format!("host {}: {e}", h.name))?;
         let plan =
             iolab_plan::build(&mine, pa).map_err(|e| format!("host {}: {}", h.name, e.message))?;
-        if plan.runs.iter().any(|r| r.curve.is_some()) {
-            return Err("response-time curves (curve, iorate=curve) are not run on several hosts at once; run the curve on each host alone, or give the rates as a list (--rate 1000,2000)".into());
-        }
         plans.push(plan);
     }
     same_runs(hosts, &plans)?;

@@ -8,7 +8,7 @@ use crate::cli::OnHostLoss;
 use crate::run::{FindingsLog, Output};
 use iolab_plan::{Plan, PlannedRun};
 use iolab_remote::link::Fleet;
-use iolab_report::{save_document, terminal, ResultDoc};
+use iolab_report::{save_document, terminal, CurveRecord, ResultDoc, RunResult};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -27,6 +27,9 @@ pub struct Session {
     pub on_loss: OnHostLoss,
     pub timeout: Duration,
     pub sweep: bool,
+    /// Each host's response-time curves (its points' rates from its own
+    /// maximum).
+    pub curves: Vec<crate::curves::Curves>,
     /// `--repeat`.
     pub repeats: u32,
     pub exit: u8,
@@ -83,11 +86,15 @@ impl Session {
                 );
                 return Some(Cut::Lost);
             }
-            let planned: Vec<&PlannedRun> = plans.iter().map(|p| &p.runs[i]).collect();
-            if let Some(cut) = self.one_run(fleet, i, n, &planned, &live) {
+            let mut planned: Vec<PlannedRun> = plans.iter().map(|p| p.runs[i].clone()).collect();
+            let pause = planned[0].pause_after_s;
+            let Some((on, curves)) = self.curve_points(&mut planned, &live) else {
+                continue;
+            };
+            let planned: Vec<&PlannedRun> = planned.iter().collect();
+            if let Some(cut) = self.one_run(fleet, (i, n), &planned, &on, &curves) {
                 return Some(cut);
             }
-            let pause = planned[0].pause_after_s;
             if i + 1 < n && pause > 0.0 {
                 pause_for(Duration::from_secs_f64(pause), &self.stop);
             }
@@ -113,13 +120,13 @@ impl Session {
     fn one_run(
         &mut self,
         fleet: &mut Fleet,
-        i: usize,
-        n: usize,
+        (i, n): (usize, usize),
         planned: &[&PlannedRun],
         live: &[bool],
+        curves: &[Option<CurveRecord>],
     ) -> Option<Cut> {
         let first = planned[0];
-        self.heading(i, n, planned, live);
+        self.heading(i, n, planned, live, curves);
         let clocks = fleet.sync_clocks();
         let specs = (planned.iter().zip(live))
             .map(|(p, l)| l.then(|| p.spec.clone()))
@@ -128,7 +135,7 @@ impl Session {
             .sweep
             .then(|| (first.point, first.repeat, first.params_map()));
         if let Some(l) = self.live.as_mut() {
-            l.begin(&self.doc, tags, None);
+            l.begin(&self.doc, tags, curves.iter().flatten().next().cloned());
         }
         let mut ctx = Ctx {
             fleet,
@@ -155,19 +162,7 @@ impl Session {
         if outcomes.is_empty() {
             return Some(Cut::Lost);
         }
-        let mut run = iolab_report::merge_hosts(outcomes, skew_us);
-        if lost {
-            run.complete = false;
-            if run.incomplete_reason.is_none() {
-                run.incomplete_reason = Some("a host was lost during the run".into());
-            }
-        }
-        if self.sweep {
-            run.point = Some(first.point);
-            run.repeat = Some(first.repeat);
-            run.params = first.params_map();
-        }
-        self.report(&run);
+        let run = self.merge(outcomes, skew_us, lost, planned, curves);
         let error_stop = run.errors_total > 0 && !run.complete && !self.stopped();
         self.record(i, n, run, &first.spec);
         if error_stop && i + 1 < n {
@@ -180,15 +175,94 @@ impl Session {
         None
     }
 
-    /// The run's heading: its sweep line, its hosts with their targets,
-    /// its workloads (as the first host runs them).
-    fn heading(&self, i: usize, n: usize, planned: &[&PlannedRun], live: &[bool]) {
+    /// Before a run: each live host's curve point (its rate from that
+    /// host's own maximum) or why it does not run there; the hosts it
+    /// runs on and their curve records, None when it runs on none.
+    fn curve_points(
+        &mut self,
+        planned: &mut [PlannedRun],
+        live: &[bool],
+    ) -> Option<(Vec<bool>, Vec<Option<CurveRecord>>)> {
+        let mut on = live.to_vec();
+        let mut records = vec![None; live.len()];
+        for h in (0..live.len()).filter(|h| live[*h]) {
+            match self.curves[h].start(&mut planned[h]) {
+                crate::curves::Start::Run(c) => records[h] = c,
+                crate::curves::Start::Skip(line) => {
+                    on[h] = false;
+                    if let Some(l) = line {
+                        eprintln!("iolab: host {}: {l}", self.names[h]);
+                    }
+                }
+            }
+        }
+        on.contains(&true).then_some((on, records))
+    }
+
+    /// The run's record: the hosts' outcomes (each with its curve point)
+    /// merged, incomplete when a host was lost, with the plan's tags; its
+    /// summary said; each host's curve told what its run measured.
+    fn merge(
+        &mut self,
+        mut outcomes: Vec<iolab_report::HostOutcome>,
+        skew_us: Option<f64>,
+        lost: bool,
+        planned: &[&PlannedRun],
+        curves: &[Option<CurveRecord>],
+    ) -> RunResult {
+        let index = |name: &str| self.names.iter().position(|n| n == name);
+        for o in &mut outcomes {
+            if let Some(h) = index(&o.host) {
+                o.result.curve = curves[h].clone();
+            }
+        }
+        let mut run = iolab_report::merge_hosts(outcomes, skew_us);
+        if lost {
+            run.complete = false;
+            if run.incomplete_reason.is_none() {
+                run.incomplete_reason = Some("a host was lost during the run".into());
+            }
+        }
+        let first = planned[0];
+        if self.sweep {
+            run.point = Some(first.point);
+            run.repeat = Some(first.repeat);
+            run.params = first.params_map();
+        }
+        self.report(&run);
+        for hr in &run.hosts {
+            let Some(h) = index(&hr.host) else { continue };
+            if let Some(line) = self.curves[h].finished(planned[h], &hr.run) {
+                if !self.out.quiet {
+                    outln!("host {}: {line}", hr.host);
+                }
+            }
+        }
+        run
+    }
+
+    /// The run's heading: its sweep line and each host's curve point, its
+    /// hosts with their targets, its workloads (as the first host runs
+    /// them).
+    fn heading(
+        &self,
+        i: usize,
+        n: usize,
+        planned: &[&PlannedRun],
+        live: &[bool],
+        curves: &[Option<CurveRecord>],
+    ) {
         if self.out.quiet {
             return;
         }
         let first = planned[0];
         if self.sweep {
             outln!("{}", crate::run::sweep_line(i, n, first, self.repeats));
+        }
+        for (name, c) in self.names.iter().zip(curves) {
+            if let Some(note) = c.as_ref().and_then(crate::curves::Curves::note) {
+                outln!("  {name}: {note}");
+            }
         }
         let hosts: Vec<String> = (self.names.iter().zip(planned).zip(live))
             .filter(|(_, l)| **l)
@@ -273,9 +347,10 @@ impl Session {
     pub fn finish(mut self, fleet: Fleet, cut: Option<Cut>) -> ExitCode {
         let interrupted = self.stopped();
         self.doc.finished_at = Some(iolab_report::model_time_now());
-        if cut.is_some() || interrupted {
-            self.doc.complete = false;
-        }
+        // A plan run to its end (a curve's points left out included) is
+        // complete when its runs are.
+        self.doc.complete =
+            cut.is_none() && !interrupted && self.doc.runs.iter().all(|r| r.complete);
         if self.sweep && !self.out.quiet && !self.doc.points.is_empty() {
             outln!("{}", terminal::points_table(&self.doc));
         }
