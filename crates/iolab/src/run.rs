@@ -791,20 +791,15 @@ impl Session {
                 self.exit = self.exit.max(1);
             }
         }
-        if let Some(p) = &self.json_path {
-            eprintln!("iolab: results written to {}", p.display());
-        }
-        if let Err(e) = write_fio(
+        let outputs = last_outputs(
             &self.doc,
+            self.json_path.as_ref(),
             self.fio.as_mut(),
-            self.checked.fio_json.as_ref(),
-            &self.checked.rules,
-        ) {
-            eprintln!("iolab: {e}");
+            &self.checked,
+            &self.findings_log,
+        );
+        if !outputs {
             self.exit = self.exit.max(1);
-        }
-        if let Some(p) = self.findings_log.written() {
-            eprintln!("iolab: data validation findings logged to {}", p.display());
         }
         cleanup(&self.temp_file);
         if interrupted || !ran_all && self.exit == 0 && !self.exit_all {
@@ -829,10 +824,33 @@ impl Session {
     }
 }
 
+/// After a plan's document is final (local or on several hosts): where
+/// it went, fio's outputs, the findings log. False when one of fio's
+/// outputs failed (said on stderr).
+pub(crate) fn last_outputs(
+    doc: &ResultDoc,
+    json: Option<&PathBuf>,
+    fio: Option<&mut crate::fio_out::FioOut>,
+    checked: &crate::outputs::Checked,
+    findings_log: &FindingsLog,
+) -> bool {
+    if let Some(p) = json {
+        eprintln!("iolab: results written to {}", p.display());
+    }
+    let fio = write_fio(doc, fio, checked.fio_json.as_ref(), &checked.rules);
+    if let Err(e) = &fio {
+        eprintln!("iolab: {e}");
+    }
+    if let Some(p) = findings_log.written() {
+        eprintln!("iolab: data validation findings logged to {}", p.display());
+    }
+    fio.is_ok()
+}
+
 /// fio's outputs after the runs: its JSON if asked for, and the log
 /// files fio jobs asked for. The first failure, if any (the others are
 /// said at once).
-pub(crate) fn write_fio(
+fn write_fio(
     doc: &ResultDoc,
     fio: Option<&mut crate::fio_out::FioOut>,
     checked: Option<&iolab_target::OutputPath>,
@@ -983,7 +1001,7 @@ pub(crate) fn failure_line(run: &iolab_report::RunResult) -> Option<String> {
 }
 
 /// Sleep, waking early when asked to stop.
-fn pause_for(d: std::time::Duration, stop: &AtomicBool) {
+pub(crate) fn pause_for(d: std::time::Duration, stop: &AtomicBool) {
     let end = std::time::Instant::now() + d;
     while !stop.load(Ordering::Relaxed) {
         let now = std::time::Instant::now();

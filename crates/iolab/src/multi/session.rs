@@ -100,7 +100,7 @@ impl Session {
                 return Some(cut);
             }
             if i + 1 < n && pause > 0.0 {
-                pause_for(Duration::from_secs_f64(pause), &self.stop);
+                crate::run::pause_for(Duration::from_secs_f64(pause), &self.stop);
             }
         }
         None
@@ -365,20 +365,15 @@ impl Session {
         for note in fleet.close() {
             eprintln!("iolab: {note}");
         }
-        if let Some(p) = &self.out.json {
-            eprintln!("iolab: results written to {}", p.display());
-        }
-        if let Err(e) = crate::run::write_fio(
+        let outputs = crate::run::last_outputs(
             &self.doc,
+            self.out.json.as_ref(),
             self.out.fio.as_mut(),
-            self.checked.fio_json.as_ref(),
-            &self.checked.rules,
-        ) {
-            eprintln!("iolab: {e}");
+            &self.checked,
+            &self.findings_log,
+        );
+        if !outputs {
             self.exit = self.exit.max(1);
-        }
-        if let Some(p) = self.findings_log.written() {
-            eprintln!("iolab: data validation findings logged to {}", p.display());
         }
         // Interrupted first: a host may refuse a run a Ctrl-C cut short.
         match cut {
@@ -387,17 +382,5 @@ impl Session {
             Some(Cut::Lost) => ExitCode::from(self.exit.max(1)),
             _ => ExitCode::from(self.exit),
         }
-    }
-}
-
-/// Sleep, waking early when asked to stop.
-fn pause_for(d: Duration, stop: &AtomicBool) {
-    let end = std::time::Instant::now() + d;
-    while !stop.load(Ordering::Relaxed) {
-        let now = std::time::Instant::now();
-        if now >= end {
-            break;
-        }
-        std::thread::sleep((end - now).min(Duration::from_millis(100)));
     }
 }
