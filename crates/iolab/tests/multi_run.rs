@@ -9,7 +9,6 @@ mod common;
 use common::*;
 use iolab_testutil::{diskstats, require_root, require_tool, LoopDevice};
 use serde_json::Value;
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -52,14 +51,6 @@ fn two_hosts(a: &LoopDevice, b: &LoopDevice, b_ok: bool, tag: &str) -> Vec<Strin
         v.push(format!("h2:{}", b.path_str()));
     }
     v
-}
-
-/// Loop devices for two hosts, after udev's first look at them.
-fn two_devices() -> (LoopDevice, LoopDevice) {
-    let a = LoopDevice::new(256 << 20, true).unwrap();
-    let b = LoopDevice::new(256 << 20, true).unwrap();
-    std::thread::sleep(Duration::from_millis(300));
-    (a, b)
 }
 
 /// The pids of the agents started with `tag` (for `host`, or any).
@@ -141,48 +132,9 @@ impl Drop for Controller {
     }
 }
 
-/// Wait until `cond` holds, polling; false after `limit`.
-fn wait_until(limit: Duration, cond: impl Fn() -> bool) -> bool {
-    let end = Instant::now() + limit;
-    while Instant::now() < end {
-        if cond() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    cond()
-}
-
 fn doc_of(dir: &Path) -> Value {
     let text = std::fs::read_to_string(dir.join("r.json")).expect("a result document");
     serde_json::from_str(&text).unwrap()
-}
-
-/// The (value_ns -> count) of the merged histograms `hs` (their buckets
-/// added).
-fn merged_buckets<'a>(hs: impl Iterator<Item = &'a Value>) -> BTreeMap<u64, u64> {
-    let mut m = BTreeMap::new();
-    for h in hs {
-        for b in h["buckets"].as_array().unwrap() {
-            *m.entry(b[0].as_u64().unwrap()).or_insert(0) += b[1].as_u64().unwrap();
-        }
-    }
-    m
-}
-
-/// The q-percentile of `m` by docs/results.md's rank rule: the smallest
-/// stored value with at least ceil(q * count) values at or below it.
-fn percentile(m: &BTreeMap<u64, u64>, q: f64) -> u64 {
-    let count: u64 = m.values().sum();
-    let rank = ((q * count as f64).ceil() as u64).max(1);
-    let mut seen = 0;
-    for (v, c) in m {
-        seen += c;
-        if seen >= rank {
-            return *v;
-        }
-    }
-    0
 }
 
 /// Run `rw` on two hosts: the document, stdout, and each device's

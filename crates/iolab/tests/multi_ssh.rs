@@ -12,7 +12,7 @@
 mod common;
 use common::*;
 use iolab_testutil::sshd::{Broken, Sshd};
-use iolab_testutil::{diskstats, require_root, require_sshd, require_tool, LoopDevice};
+use iolab_testutil::{diskstats, require_root, require_sshd, require_tool};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -219,45 +219,6 @@ impl Drop for Controller {
     }
 }
 
-/// Wait until `cond` holds, polling; false after `limit`.
-fn wait_until(limit: Duration, cond: impl Fn() -> bool) -> bool {
-    let end = Instant::now() + limit;
-    while Instant::now() < end {
-        if cond() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    cond()
-}
-
-/// The (value_ns -> count) of the histograms `hs` merged (their buckets
-/// added), from the document's own numbers.
-fn merged_buckets<'a>(hs: impl Iterator<Item = &'a Value>) -> BTreeMap<u64, u64> {
-    let mut m = BTreeMap::new();
-    for h in hs {
-        for b in h["buckets"].as_array().unwrap() {
-            *m.entry(b[0].as_u64().unwrap()).or_insert(0) += b[1].as_u64().unwrap();
-        }
-    }
-    m
-}
-
-/// The q-percentile of `m` by docs/results.md's rank rule: the smallest
-/// stored value with at least ceil(q * count) values at or below it.
-fn percentile(m: &BTreeMap<u64, u64>, q: f64) -> u64 {
-    let count: u64 = m.values().sum();
-    let rank = ((q * count as f64).ceil() as u64).max(1);
-    let mut seen = 0;
-    for (v, c) in m {
-        seen += c;
-        if seen >= rank {
-            return *v;
-        }
-    }
-    0
-}
-
 fn hosts_of(run: &Value) -> &Vec<Value> {
     ptr(run, "hosts").as_array().unwrap()
 }
@@ -307,14 +268,6 @@ fn check_aggregate(run: &Value, dir: &str) {
 fn count_lines(out: &str, prefix: &str) -> usize {
     let p = format!("{prefix} ");
     out.lines().filter(|l| l.starts_with(&p)).count()
-}
-
-/// Loop devices for two hosts, after udev's first look at them.
-fn two_devices() -> (LoopDevice, LoopDevice) {
-    let a = LoopDevice::new(256 << 20, true).unwrap();
-    let b = LoopDevice::new(256 << 20, true).unwrap();
-    std::thread::sleep(Duration::from_millis(300));
-    (a, b)
 }
 
 /// (ops, bytes) a device did in direction `dir` between two diskstats.

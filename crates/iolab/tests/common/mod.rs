@@ -166,3 +166,53 @@ pub fn golden(name: &str, got: &str) {
         );
     }
 }
+
+/// The (value_ns -> count) of the histograms `hs` of a result document
+/// merged (their buckets added), from the document's own numbers.
+pub fn merged_buckets<'a>(
+    hs: impl Iterator<Item = &'a Value>,
+) -> std::collections::BTreeMap<u64, u64> {
+    let mut m = std::collections::BTreeMap::new();
+    for h in hs {
+        for b in h["buckets"].as_array().unwrap() {
+            *m.entry(b[0].as_u64().unwrap()).or_insert(0) += b[1].as_u64().unwrap();
+        }
+    }
+    m
+}
+
+/// The q-percentile of `m` by docs/results.md's rank rule: the smallest
+/// stored value with at least ceil(q * count) values at or below it.
+pub fn percentile(m: &std::collections::BTreeMap<u64, u64>, q: f64) -> u64 {
+    let count: u64 = m.values().sum();
+    let rank = ((q * count as f64).ceil() as u64).max(1);
+    let mut seen = 0;
+    for (v, c) in m {
+        seen += c;
+        if seen >= rank {
+            return *v;
+        }
+    }
+    0
+}
+
+/// Whether `cond` holds within `limit` (looked at every 20 ms).
+pub fn wait_until(limit: std::time::Duration, cond: impl Fn() -> bool) -> bool {
+    let end = std::time::Instant::now() + limit;
+    while std::time::Instant::now() < end {
+        if cond() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    cond()
+}
+
+/// Two 256 MiB loop devices of the test's own (the "hosts'" devices),
+/// settled (udev's first look done) before a run counts their I/O.
+pub fn two_devices() -> (iolab_testutil::LoopDevice, iolab_testutil::LoopDevice) {
+    let a = iolab_testutil::LoopDevice::new(256 << 20, true).unwrap();
+    let b = iolab_testutil::LoopDevice::new(256 << 20, true).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    (a, b)
+}
