@@ -360,7 +360,8 @@ fn multi_host_lines(r: &iolab_report::model::RunResult) {
     if r.hosts.is_empty() {
         return;
     }
-    let _ = terminal::host_interval_header(false);
+    let fs = r.workloads.iter().any(|w| w.io_summary.is_some());
+    let _ = terminal::host_interval_header(fs);
     let _ = terminal::hosts_summary(r);
     let _ = tables::hosts_table(r);
     for (i, iv) in r.intervals.iter().enumerate().take(MAX_LINES) {
@@ -370,7 +371,7 @@ fn multi_host_lines(r: &iolab_report::model::RunResult) {
             .take(MAX_LINES)
             .map(|h| (h.host.as_str(), h.run.intervals.get(i)))
             .collect();
-        let _ = terminal::host_interval_lines(iv, &hs);
+        let _ = terminal::host_interval_lines(iv, &hs, fs);
     }
 }
 
@@ -392,16 +393,17 @@ pub fn result_doc(data: &[u8]) {
         }
         let _ = terminal::summary(r);
         let names: Vec<&str> = r.workloads.iter().map(|w| w.name.as_str()).collect();
-        let _ = terminal::interval_header_for(&names);
+        let fs = r.workloads.iter().any(|w| w.io_summary.is_some());
+        let _ = terminal::interval_header_of(&names, fs);
         for (i, iv) in r.intervals.iter().enumerate().take(MAX_LINES) {
-            let _ = terminal::interval_line(iv);
+            let _ = terminal::interval_line(iv, fs);
             let ws: Vec<(&str, Option<&iolab_report::model::Interval>)> = r
                 .workloads
                 .iter()
                 .take(MAX_LINES)
                 .map(|w| (w.name.as_str(), w.intervals.get(i)))
                 .collect();
-            let _ = terminal::interval_lines(iv, &ws);
+            let _ = terminal::interval_lines(iv, &ws, fs);
         }
         for e in r.events.iter().take(MAX_LINES) {
             let _ = terminal::event_line(e);

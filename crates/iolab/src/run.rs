@@ -114,8 +114,8 @@ impl Observer for Term {
         if !self.quiet && !self.styled_interval(&rec) {
             self.clear_progress();
             let names: Vec<&str> = run.workloads.iter().map(|w| w.name.as_str()).collect();
+            let fs = run.workloads.iter().any(|w| w.fs.is_some());
             if !self.header_done {
-                let fs = run.workloads.iter().any(|w| w.fs.is_some());
                 outln!("{}", terminal::interval_header_of(&names, fs));
                 self.header_done = true;
             }
@@ -124,7 +124,7 @@ impl Observer for Term {
                 .copied()
                 .zip(recs.iter().map(Option::as_ref))
                 .collect();
-            for line in terminal::interval_lines(&rec, &ws) {
+            for line in terminal::interval_lines(&rec, &ws, fs) {
                 outln!("{line}");
             }
             let _ = std::io::stdout().flush();

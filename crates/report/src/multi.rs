@@ -146,8 +146,12 @@ pub fn merge_hosts(hosts: Vec<HostOutcome>, start_skew_us: Option<f64>) -> RunRe
 /// host's raw interval `k` (`None` for a host that sent none, as a lost
 /// one): the hosts' intervals merged exactly (the total) and the terminal
 /// lines, a line per host and the total's, under
-/// [`crate::terminal::host_interval_header`].
-pub fn host_interval(hosts: &[(&str, Option<&IntervalRaw>)]) -> (Option<IntervalRaw>, Vec<String>) {
+/// [`crate::terminal::host_interval_header`] given the same `fs` (the run
+/// has a file-system workload).
+pub fn host_interval(
+    hosts: &[(&str, Option<&IntervalRaw>)],
+    fs: bool,
+) -> (Option<IntervalRaw>, Vec<String>) {
     let total = iolab_raw::merge_by_index(
         hosts
             .iter()
@@ -167,7 +171,7 @@ pub fn host_interval(hosts: &[(&str, Option<&IntervalRaw>)]) -> (Option<Interval
         .zip(&own)
         .map(|((h, _), iv)| (*h, iv.as_ref()))
         .collect();
-    let lines = crate::terminal::host_interval_lines(&interval_record(t), &named);
+    let lines = crate::terminal::host_interval_lines(&interval_record(t), &named, fs);
     (total, lines)
 }
 

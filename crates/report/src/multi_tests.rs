@@ -217,8 +217,10 @@ fn the_controllers_interval_lines_come_from_the_hosts_raw_intervals() {
     let a = host_run(3, 100, 100_000, 300_000);
     let b = host_run(2, 300, 1_000_000, 5_000_000);
     // Interval 1: both hosts; the total's line has their sum.
-    let (total, lines) =
-        host_interval(&[("h1", Some(&a.intervals[1])), ("h2", Some(&b.intervals[1]))]);
+    let (total, lines) = host_interval(
+        &[("h1", Some(&a.intervals[1])), ("h2", Some(&b.intervals[1]))],
+        false,
+    );
     let total = total.unwrap();
     assert_eq!(total.ops.total_ops(), 400);
     assert_eq!(lines.len(), 3);
@@ -228,10 +230,10 @@ fn the_controllers_interval_lines_come_from_the_hosts_raw_intervals() {
         (100.0, 300.0, 400.0)
     );
     // Interval 2: h2 sent none.
-    let (total, lines) = host_interval(&[("h1", Some(&a.intervals[2])), ("h2", None)]);
+    let (total, lines) = host_interval(&[("h1", Some(&a.intervals[2])), ("h2", None)], false);
     assert_eq!(total.unwrap().ops.total_ops(), 100);
     assert_eq!(lines[1].split_whitespace().nth(2), Some("-"));
-    assert_eq!(host_interval(&[("h1", None)]), (None, Vec::new()));
+    assert_eq!(host_interval(&[("h1", None)], false), (None, Vec::new()));
 }
 
 #[test]

@@ -198,9 +198,13 @@ fn fmt_us(v: f64) -> String {
     }
 }
 
-/// One line per interval, vdbench style.
-pub fn interval_line(iv: &Interval) -> String {
-    let mut line = interval_cols(iv);
+/// One line per interval, vdbench style, in the columns of
+/// [`interval_header_of`] given the same `fs`: a block run's (read and
+/// write shares) or, for a run with a file-system workload, every
+/// operation together. The run decides, not the interval: a read-only
+/// mix has no operation but reads, and still gets the header's columns.
+pub fn interval_line(iv: &Interval, fs: bool) -> String {
+    let mut line = interval_cols(iv, fs);
     line.push_str(&interval_flags(iv));
     line
 }
@@ -235,10 +239,12 @@ fn interval_cols_fs(iv: &Interval, a: &DirResult) -> String {
     )
 }
 
-/// The figures of an interval line, without its flags.
-fn interval_cols(iv: &Interval) -> String {
-    if let Some(a) = &iv.all {
-        return interval_cols_fs(iv, a);
+/// The figures of an interval line, without its flags: with `fs`, every
+/// operation together (`all`; `total` when the interval held only reads
+/// and writes, which is the same figure).
+fn interval_cols(iv: &Interval, fs: bool) -> String {
+    if fs {
+        return interval_cols_fs(iv, iv.all.as_ref().unwrap_or(&iv.total));
     }
     let t = &iv.total;
     let rpct = if t.ops > 0 {
@@ -333,15 +339,20 @@ pub fn interval_header_of(names: &[&str], fs: bool) -> String {
 /// The lines of one interval of a run: the total's line alone for a run
 /// of one workload (or none); for a few workloads, a line per workload
 /// (`-` for one not running in that interval) and a total line; for more
-/// than [`COMPACT_AFTER`], the total line with each workload's IOPS.
-pub fn interval_lines(total: &Interval, workloads: &[(&str, Option<&Interval>)]) -> Vec<String> {
+/// than [`COMPACT_AFTER`], the total line with each workload's IOPS. `fs`
+/// as for [`interval_header_of`]: every line has the header's columns.
+pub fn interval_lines(
+    total: &Interval,
+    workloads: &[(&str, Option<&Interval>)],
+    fs: bool,
+) -> Vec<String> {
     match workloads.len() {
-        0 | 1 => vec![interval_line(total)],
+        0 | 1 => vec![interval_line(total, fs)],
         n if n <= COMPACT_AFTER => {
             let mut out: Vec<String> = workloads
                 .iter()
                 .map(|(name, iv)| match iv {
-                    Some(iv) => format!("{:<NAME_W$} {}", cut(name, NAME_W), interval_line(iv)),
+                    Some(iv) => format!("{:<NAME_W$} {}", cut(name, NAME_W), interval_line(iv, fs)),
                     None => format!(
                         "{:<NAME_W$} {:>7.1}s {:>10}",
                         cut(name, NAME_W),
@@ -350,11 +361,11 @@ pub fn interval_lines(total: &Interval, workloads: &[(&str, Option<&Interval>)])
                     ),
                 })
                 .collect();
-            out.push(format!("{:<NAME_W$} {}", "total", interval_line(total)));
+            out.push(format!("{:<NAME_W$} {}", "total", interval_line(total, fs)));
             out
         }
         _ => {
-            let mut line = format!("{}  |", interval_cols(total));
+            let mut line = format!("{}  |", interval_cols(total, fs));
             for (_, iv) in workloads {
                 match iv {
                     Some(iv) => {
@@ -383,12 +394,17 @@ pub fn host_interval_header(fs: bool) -> String {
 
 /// The lines of one interval of a multi-host run: a line per host (its
 /// own interval; `-` for a host that sent none for it, a lost one) and
-/// the total of every host, under [`host_interval_header`].
-pub fn host_interval_lines(total: &Interval, hosts: &[(&str, Option<&Interval>)]) -> Vec<String> {
+/// the total of every host, under [`host_interval_header`] given the
+/// same `fs`.
+pub fn host_interval_lines(
+    total: &Interval,
+    hosts: &[(&str, Option<&Interval>)],
+    fs: bool,
+) -> Vec<String> {
     let mut out: Vec<String> = hosts
         .iter()
         .map(|(name, iv)| match iv {
-            Some(iv) => format!("{:<NAME_W$} {}", cut(name, NAME_W), interval_line(iv)),
+            Some(iv) => format!("{:<NAME_W$} {}", cut(name, NAME_W), interval_line(iv, fs)),
             None => format!(
                 "{:<NAME_W$} {:>7.1}s {:>10}",
                 cut(name, NAME_W),
@@ -397,7 +413,7 @@ pub fn host_interval_lines(total: &Interval, hosts: &[(&str, Option<&Interval>)]
             ),
         })
         .collect();
-    out.push(format!("{:<NAME_W$} {}", "total", interval_line(total)));
+    out.push(format!("{:<NAME_W$} {}", "total", interval_line(total, fs)));
     out
 }
 
@@ -1060,7 +1076,7 @@ mod tests {
             .iter()
             .map(|h| (h.host.as_str(), h.run.intervals.get(iv)))
             .collect();
-        let lines = host_interval_lines(&r.intervals[iv], &hosts);
+        let lines = host_interval_lines(&r.intervals[iv], &hosts, false);
         assert_eq!(lines.len(), 3);
         let head = host_interval_header(false);
         let head: Vec<&str> = head.split_whitespace().collect();
@@ -1072,7 +1088,8 @@ mod tests {
         assert_eq!(iops, [100.0, 300.0, 400.0]);
         assert!(lines.iter().all(|l| numbers(l)[0] == 2.0));
         // A lost host that sent no interval: a dash.
-        let lost = host_interval_lines(&r.intervals[iv], &[("h1", hosts[0].1), ("h2", None)]);
+        let lost =
+            host_interval_lines(&r.intervals[iv], &[("h1", hosts[0].1), ("h2", None)], false);
         assert_eq!(lost[1].split_whitespace().nth(2), Some("-"));
     }
 
@@ -1133,7 +1150,7 @@ mod tests {
                 (w.name.as_str(), iv)
             })
             .collect();
-        interval_lines(&r.intervals[i], &ws)
+        interval_lines(&r.intervals[i], &ws, false)
     }
 
     #[test]
@@ -1216,7 +1233,7 @@ mod tests {
     fn an_fs_interval_line_shows_every_operation_together() {
         let raw = iolab_raw::RunRaw::single(testraw::fs_workload("fs"));
         let r = crate::build_run(&raw);
-        let line = interval_line(&r.intervals[0]);
+        let line = interval_line(&r.intervals[0], true);
         let cols: Vec<&str> = line.split_whitespace().collect();
         // time, ops/s (fsync-free flow: every op), MB/s, mean, p99, CPU.
         assert_eq!(cols[..3], ["1.0s", "10997.0", "278.5"], "{line}");
@@ -1232,6 +1249,35 @@ mod tests {
         let b = crate::build_run(&testraw::two_workloads());
         assert!(b.intervals[0].all.is_none());
         assert!(interval_header_for(&["a"]).contains("r/w %"));
+        let bl = interval_line(&b.intervals[1], false);
+        assert_eq!(interval_header().len(), bl.len(), "{bl}");
+    }
+
+    /// Regression: a read-only (or write-only) mix has no operation but
+    /// reads, so its intervals have no `all`; its lines printed the block
+    /// columns (a `100/0` share) under the file-system header.
+    #[test]
+    fn a_read_only_mix_gets_the_columns_of_its_header() {
+        for op in [iolab_raw::Op::Read, iolab_raw::Op::Write] {
+            let mut w = testraw::fs_workload("fs");
+            let o = testraw::ops(op, 1000, 10_000);
+            w.ops = o.clone();
+            w.intervals[0].ops = o;
+            let r = crate::build_run(&iolab_raw::RunRaw::single(w));
+            assert!(r.intervals[0].all.is_none());
+            let h = interval_header_of(&["fs"], true);
+            let line = interval_line(&r.intervals[0], true);
+            assert_eq!(h.len(), line.len(), "{h}\n{line}");
+            assert!(!line.contains('/'), "{line}");
+            assert_eq!(line.split_whitespace().count(), 6, "{line}");
+            // Beside other workloads, every line has the header's columns.
+            let b = crate::build_run(&testraw::two_workloads());
+            let ws = [("fs", Some(&r.intervals[0])), ("b", Some(&b.intervals[1]))];
+            let h = interval_header_of(&["fs", "b"], true);
+            for l in interval_lines(&b.intervals[1], &ws, true) {
+                assert_eq!(l.len(), h.len(), "{h}\n{l}");
+            }
+        }
     }
 
     #[test]

@@ -99,6 +99,8 @@ pub struct Exchange<'a, 'c> {
     deadline: Option<Instant>,
     next_iv: u32,
     header_done: bool,
+    /// The run has a file-system workload: the interval lines' columns.
+    fs: bool,
 }
 
 fn now_ns() -> i64 {
@@ -126,11 +128,13 @@ impl<'a, 'c> Exchange<'a, 'c> {
             deadline: None,
             next_iv: 0,
             header_done: false,
+            fs: false,
         }
     }
 
     /// The whole run: set up, start, collect.
     pub fn run(mut self, specs: Vec<Option<RunSpec>>) -> Ended {
+        self.fs = (specs.iter().flatten()).any(|s| s.workloads.iter().any(|w| w.fs.is_some()));
         for (h, spec) in specs.into_iter().enumerate() {
             let Some(spec) = spec else { continue };
             let leg = &mut self.legs[h];
@@ -433,7 +437,7 @@ impl Exchange<'_, '_> {
             .collect();
         let rows: Vec<(&str, Option<&IntervalRaw>)> =
             got.iter().map(|(n, g)| (*n, g.map(|(iv, _)| iv))).collect();
-        let (Some(total), lines) = iolab_report::multi::host_interval(&rows) else {
+        let (Some(total), lines) = iolab_report::multi::host_interval(&rows, self.fs) else {
             return;
         };
         let rec = iolab_report::interval_record(&total);
@@ -449,8 +453,7 @@ impl Exchange<'_, '_> {
         }
         if !self.header_done {
             self.header_done = true;
-            let fs = rec.all.is_some();
-            outln!("{}", iolab_report::terminal::host_interval_header(fs));
+            outln!("{}", iolab_report::terminal::host_interval_header(self.fs));
         }
         for line in lines {
             outln!("{line}");
