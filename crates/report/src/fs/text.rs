@@ -9,14 +9,16 @@ use iolab_spec::{format_bytes, Op, WorkloadSpec};
 use std::fmt::Write;
 
 /// Column heads of the per-operation table (latencies in milliseconds
-/// per operation, as filebench shows them).
-pub const OP_COLUMNS: [&str; 10] = [
+/// per operation, as filebench shows them): mean, p50, p90, p99, p99.9
+/// and max of each operation.
+pub const OP_COLUMNS: [&str; 11] = [
     "operation",
     "ops",
     "ops/s",
     "MB/s",
     "mean ms",
     "p50 ms",
+    "p90 ms",
     "p99 ms",
     "p99.9 ms",
     "max ms",
@@ -75,13 +77,14 @@ fn spec_ops(spec: &WorkloadSpec) -> Vec<Op> {
 fn op_row(name: &str, o: &OpResult) -> String {
     let (f, l) = (&o.figures, &o.figures.lat_us);
     format!(
-        "{:<10} {:>10} {:>10.1} {:>8.1} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7}",
+        "{:<10} {:>10} {:>10.1} {:>8.1} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7}",
         name,
         f.ops,
         f.iops,
         f.mbps,
         fmt_ms(l.mean),
         fmt_ms(l.p50),
+        fmt_ms(l.p90),
         fmt_ms(l.p99),
         fmt_ms(l.p99_9),
         fmt_ms(l.max),
@@ -93,8 +96,8 @@ fn op_row(name: &str, o: &OpResult) -> String {
 pub fn op_table(w: &WorkloadResult) -> String {
     let c = &OP_COLUMNS;
     let mut s = format!(
-        "{:<10} {:>10} {:>10} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7}\n",
-        c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9]
+        "{:<10} {:>10} {:>10} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7}\n",
+        c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]
     );
     for (name, o) in op_order(w) {
         writeln!(s, "{}", op_row(name, o)).unwrap();
