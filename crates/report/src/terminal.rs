@@ -188,6 +188,17 @@ pub fn interval_header() -> String {
     )
 }
 
+/// Seconds of a run's length: a tenth of a second from 1 s on, three
+/// decimals below (a run that ended on `--ops` after 27 ms says 0.027,
+/// not 0.0).
+pub fn fmt_secs(s: f64) -> String {
+    if s < 0.9995 {
+        format!("{s:.3}")
+    } else {
+        format!("{s:.1}")
+    }
+}
+
 fn fmt_us(v: f64) -> String {
     if v >= 100_000.0 {
         format!("{:.0}", v)
@@ -585,9 +596,9 @@ pub fn workload_summary(run: &str, w: &WorkloadResult) -> String {
     let mut s = String::new();
     writeln!(
         s,
-        "{run}/{}: {:.1} s measured, active from {:.3} s to {:.3} s{}",
+        "{run}/{}: {} s measured, active from {:.3} s to {:.3} s{}",
         w.name,
-        w.measured_s,
+        fmt_secs(w.measured_s),
         w.start_s,
         w.end_s,
         match &w.incomplete_reason {
@@ -688,7 +699,7 @@ pub fn summary(run: &RunResult) -> String {
     }
     writeln!(
         s,
-        "{}{}: {:.1} s measured{}{}",
+        "{}{}: {} s measured{}{}",
         run.name,
         match (run.hosts.len(), run.workloads.len()) {
             (0 | 1, 0 | 1) => String::new(),
@@ -696,7 +707,7 @@ pub fn summary(run: &RunResult) -> String {
             (h, 0 | 1) => format!(" (total of {h} hosts)"),
             (h, n) => format!(" (total of {n} workloads on {h} hosts)"),
         },
-        run.measured_s,
+        fmt_secs(run.measured_s),
         if run.warmup_s > 0.0 {
             format!(" after {:.1} s warm-up", run.warmup_s)
         } else {
@@ -1278,6 +1289,20 @@ mod tests {
                 assert_eq!(l.len(), h.len(), "{h}\n{l}");
             }
         }
+    }
+
+    /// Regression: a run of 27 ms said "0.0 s measured".
+    #[test]
+    fn a_short_run_says_how_long_it_was() {
+        assert_eq!(fmt_secs(0.027), "0.027");
+        assert_eq!(fmt_secs(0.9996), "1.0");
+        assert_eq!(fmt_secs(12.34), "12.3");
+        let mut raw = iolab_raw::RunRaw::single(testraw::fs_workload("fs"));
+        raw.measured_ns = 27_000_000;
+        raw.workloads[0].measured_ns = 27_000_000;
+        let s = summary(&crate::build_run(&raw));
+        assert!(s.starts_with("fs: 0.027 s measured\n"), "{s}");
+        assert!(s.contains("IO summary: 10997 ops in 0.027 s,"), "{s}");
     }
 
     #[test]

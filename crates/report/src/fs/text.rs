@@ -110,11 +110,10 @@ pub fn op_table(w: &WorkloadResult) -> String {
 /// mean 14.812 ms/op, CPU 52.1 us/op`.
 pub fn io_summary_line(s: &IoSummary, measured_s: f64) -> String {
     // A run shorter than a second (ended on --ops) keeps its milliseconds.
-    let tp = if measured_s < 1.0 { 3 } else { 1 };
     format!(
-        "IO summary: {} ops in {:.tp$} s, {:.1} ops/s (read {:.1}/s, write {:.1}/s), {:.1} MB/s, mean {} ms/op, CPU {:.1} us/op",
+        "IO summary: {} ops in {} s, {:.1} ops/s (read {:.1}/s, write {:.1}/s), {:.1} MB/s, mean {} ms/op, CPU {:.1} us/op",
         s.ops,
-        measured_s,
+        crate::terminal::fmt_secs(measured_s),
         s.ops_per_s,
         s.read_ops_per_s,
         s.write_ops_per_s,
