@@ -331,6 +331,7 @@ pub fn time_charts(run: &RunResult) -> Vec<(Chart, ChartExtras)> {
         ..Default::default()
     };
     let mixed = run.summary.read.ops > 0 && run.summary.write.ops > 0;
+    let total = total_series_name(run);
     let line = |title: &str, y: &str, series: Vec<Series>| Chart {
         kind: "line".into(),
         title: title.into(),
@@ -344,7 +345,7 @@ pub fn time_charts(run: &RunResult) -> Vec<(Chart, ChartExtras)> {
     };
     let dirs = |f: fn(&crate::model::DirResult) -> f64| -> Vec<Series> {
         let mut v = vec![Series {
-            name: if mixed { "total".into() } else { String::new() },
+            name: total.into(),
             values: ivs.iter().map(|iv| Some(f(&iv.total))).collect(),
         }];
         if mixed {
@@ -389,6 +390,25 @@ pub fn time_charts(run: &RunResult) -> Vec<(Chart, ChartExtras)> {
             extras(),
         ),
     ]
+}
+
+/// The name of a one-workload run's line of every operation: `all
+/// operations` for a file-system workload (a mix of reads, appends,
+/// creates and deletes has no direction of its own), `read` or `write`
+/// for a block workload that did only that, else `total` (beside its
+/// `read` and `write` lines). Named so the tooltip and the legend say
+/// what the line is.
+fn total_series_name(run: &RunResult) -> &'static str {
+    let (reads, writes) = (run.summary.read.ops > 0, run.summary.write.ops > 0);
+    if run.workloads.iter().any(|w| w.io_summary.is_some()) {
+        "all operations"
+    } else if reads && !writes {
+        "read"
+    } else if writes && !reads {
+        "write"
+    } else {
+        "total"
+    }
 }
 
 /// The time axis of a run's charts: x labels, x positions (interval
@@ -828,6 +848,29 @@ mod tests {
         );
         for c in &crate::tables::workloads_table(&r).columns {
             assert!(crate::tables::column_has_unit(c, &[]), "{c}");
+        }
+    }
+
+    /// Regression: a mix of appends, reads, creates and deletes drew its
+    /// throughput and IOPS with an unnamed line (tooltip " at 0.51 s").
+    #[test]
+    fn every_line_over_time_has_a_name() {
+        let fs = crate::build_run(&iolab_raw::RunRaw::single(testraw::fs_workload("fs")));
+        let rd = crate::build_run(&iolab_raw::RunRaw::single(testraw::workload(
+            "r",
+            "read",
+            vec![(0, testraw::ops(iolab_raw::Op::Read, 10, 1000))],
+        )));
+        for (r, want) in [(&fs, "all operations"), (&rd, "read")] {
+            let charts = time_charts(r);
+            assert_eq!(charts.len(), 3);
+            for (c, ex) in &charts {
+                assert!(c.series.iter().all(|s| !s.name.is_empty()), "{}", c.title);
+                let svg = super::super::svg::render(c, ex);
+                assert!(!svg.contains("<title> at "), "{svg}");
+            }
+            assert_eq!(charts[0].0.series[0].name, want);
+            assert_eq!(charts[1].0.series[0].name, want);
         }
     }
 
