@@ -10,7 +10,7 @@
 //! ```text
 //! STEP  := OP [ "@" FILESET ] { ":" MOD }  read:whole:1m   open@logs
 //! MOD   := whole | rand | seq | SIZE | xN | direct | dsync | @FILESET
-//! ENTRY := OP { ":" MOD } ":" WEIGHT      read:60   append:rand:16k:5
+//! ENTRY := STEP ":" WEIGHT               read:60   append:rand:16k:5
 //! MIX   := ENTRY { "," ENTRY }
 //! FLOWS := FLOW { "|" FLOW }
 //! FLOW  := [ NAME "(" OPTS ")" ":" ] STEP { "," STEP }
@@ -273,6 +273,7 @@ pub fn parse_mix(s: &str, filesets: &[&str]) -> Result<Vec<MixEntry>, SpecError>
                     "--mix: the weight of '{item}' is out of range; give 1 to {MAX_WEIGHT}"
                 ))
             }
+            _ if w.contains('@') => return Err(fileset_after_weight(item, head, w, filesets)),
             Err(_) | Ok(_) => {
                 return err(format!(
                 "--mix: '{item}' has no weight; end each entry with :WEIGHT, e.g. read:60,write:40"
@@ -283,6 +284,26 @@ pub fn parse_mix(s: &str, filesets: &[&str]) -> Result<Vec<MixEntry>, SpecError>
         out.push(MixEntry { step, weight });
     }
     Ok(out)
+}
+
+/// A mix entry `read:1@logs`: `@FILESET` belongs to the step, before the
+/// weight (`ENTRY := STEP ":" WEIGHT`); also says when no fileset has
+/// that name, naming the ones there are.
+fn fileset_after_weight(item: &str, head: &str, w: &str, filesets: &[&str]) -> SpecError {
+    let (weight, name) = w.split_once('@').unwrap_or((w, ""));
+    let (weight, name) = (weight.trim(), name.trim());
+    let (op, mods) = head.split_once(':').unwrap_or((head, ""));
+    let sep = if mods.is_empty() { "" } else { ":" };
+    let unknown = match fileset_ref("mix", name, filesets) {
+        Ok(_) => String::new(),
+        Err(_) => format!(
+            " (and no fileset is named '{name}': the filesets are {})",
+            names(filesets)
+        ),
+    };
+    SpecError(format!(
+        "--mix: in '{item}' the fileset follows the weight; @FILESET goes with the operation, before the weight: {op}@{name}{sep}{mods}:{weight}{unknown}"
+    ))
 }
 
 /// `--flow`: flows separated by `|`, each `[NAME(OPTS):] STEP,...`.
@@ -677,6 +698,15 @@ mod tests {
             ("read:0:5", "outside 1 byte"),
             ("read:bogus:5", "'bogus'"),
             ("read:-1", "weight of 'read:-1' is out of range"),
+            // Regression: the fileset after the weight said "has no weight".
+            (
+                "read:1@nosuch",
+                "in 'read:1@nosuch' the fileset follows the weight; @FILESET goes with the operation, before the weight: read@nosuch:1 (and no fileset is named 'nosuch': the filesets are @0 fs)",
+            ),
+            (
+                "read:whole:3@fs",
+                "before the weight: read@fs:whole:3",
+            ),
         ] {
             let e = one(&parse_mix(s, &["fs"]).unwrap_err().0);
             assert!(e.contains(needle) && e.starts_with("--mix"), "{s}: {e}");
