@@ -647,7 +647,7 @@ mod tests {
         );
         assert_eq!(
             d[2],
-            "flow w(3 think=1000us): open@b,read:whole:1m,close (files picked random)"
+            "flow w(3 think=1ms): open@b,read:whole:1m,close (files picked random)"
         );
     }
 

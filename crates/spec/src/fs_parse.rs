@@ -621,7 +621,10 @@ pub fn flow_text(f: &Flow, filesets: &[&str]) -> String {
         head.push_str(&format!(" rate={r}"));
     }
     if f.think_us > 0 {
-        head.push_str(&format!(" think={}us", f.think_us));
+        head.push_str(&format!(
+            " think={}",
+            crate::units::format_us_exact(f.think_us)
+        ));
     }
     head.push_str("): ");
     let mut current = None;

@@ -202,9 +202,46 @@ pub fn format_duration_exact(s: f64) -> String {
     format!("{t}{unit}")
 }
 
+/// Microseconds in the largest unit that holds them exactly, in the
+/// syntax [`parse_duration`] reads back to the same count: `100ms`,
+/// `10s`, `1500us`, `2min`, `1h` (a flow's `think=` as it was most
+/// likely written, not `100000us`).
+pub fn format_us_exact(us: u64) -> String {
+    const UNITS: [(u64, &str); 4] = [
+        (3_600_000_000, "h"),
+        (60_000_000, "min"),
+        (1_000_000, "s"),
+        (1_000, "ms"),
+    ];
+    match UNITS
+        .iter()
+        .find(|(n, _)| us >= *n && us.is_multiple_of(*n))
+    {
+        Some((n, unit)) => format!("{}{unit}", us / n),
+        None => format!("{us}us"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exact_microseconds_take_their_natural_unit_and_parse_back() {
+        for (us, t) in [
+            (100_000, "100ms"),
+            (10_000_000, "10s"),
+            (1_500, "1500us"),
+            (1_500_000, "1500ms"),
+            (120_000_000, "2min"),
+            (3_600_000_000, "1h"),
+            (7, "7us"),
+            (0, "0us"),
+        ] {
+            assert_eq!(format_us_exact(us), t);
+            assert_eq!(parse_duration(t).unwrap().as_micros() as u64, us, "{t}");
+        }
+    }
 
     #[test]
     fn thousands_groups_digits() {
