@@ -65,7 +65,7 @@ pub fn describe(plan: &Plan) -> String {
         "; estimated {}{}",
         human_secs(i.estimated_s),
         if plan.estimate_partial {
-            " plus runs that end by size or I/O count"
+            " plus runs that end on bytes or a count of operations"
         } else {
             ""
         }
@@ -91,15 +91,13 @@ pub fn dry_run_text(plan: &Plan) -> String {
         .max()
         .unwrap_or(0)
         .max(6);
+    let ends: Vec<String> = plan.runs.iter().map(end_text).collect();
+    let time_w = ends.iter().map(String::len).max().unwrap_or(0).max(9);
     out.push_str(&format!(
-        "{:>5} {:>5} {:>3}  {:<name_w$}  {:<par_w$}  {:>18}  {:>9}  workload\n",
+        "{:>5} {:>5} {:>3}  {:<name_w$}  {:<par_w$}  {:>18}  {:>time_w$}  workload\n",
         "run", "point", "rep", "name", "params", "seed", "time"
     ));
-    for (n, r) in plan.runs.iter().enumerate() {
-        let t = match r.planned_s() {
-            Some(s) => human_secs(s),
-            None => "by size".into(),
-        };
+    for ((n, r), t) in plan.runs.iter().enumerate().zip(ends) {
         let first = &r.spec.workloads[0];
         let mut what = if r.is_concurrent() {
             run_line(r)
@@ -108,7 +106,7 @@ pub fn dry_run_text(plan: &Plan) -> String {
         };
         what.push_str(&notes(r, plan.info.pause_s));
         out.push_str(&format!(
-            "{:>5} {:>5} {:>3}  {:<name_w$}  {:<par_w$}  {:>#18x}  {:>9}  {}\n",
+            "{:>5} {:>5} {:>3}  {:<name_w$}  {:<par_w$}  {:>#18x}  {:>time_w$}  {}\n",
             n + 1,
             r.point + 1,
             r.repeat,
@@ -128,6 +126,40 @@ pub fn dry_run_text(plan: &Plan) -> String {
         }
     }
     out
+}
+
+/// The run line's time: its length, or how it ends when that is not on
+/// time: its workload's bytes (`after 4 MiB`), operations (`after 10,000
+/// operations`, a block workload's `after 400 I/Os`) or filling its
+/// target (`when full`); `per workload` for workloads that end each their
+/// own way (each workload's line says how).
+fn end_text(r: &PlannedRun) -> String {
+    if let Some(s) = r.planned_s() {
+        return human_secs(s);
+    }
+    let ends: Vec<String> = (r.spec.workloads.iter())
+        .map(|w| match w.duration_s {
+            Some(d) => human_secs(d),
+            None => count_end(w).unwrap_or_else(|| "when full".into()),
+        })
+        .collect();
+    match ends.split_first() {
+        Some((first, rest)) if rest.iter().all(|e| e == first) => first.clone(),
+        _ => "per workload".into(),
+    }
+}
+
+/// `after 4 MiB`, `after 10,000 operations` (a file-system workload's),
+/// `after 400 I/Os`: a workload's end by bytes or count, None for one that
+/// ends on time or when its target is full.
+fn count_end(w: &iolab_spec::WorkloadSpec) -> Option<String> {
+    let what = if w.fs.is_some() { "operations" } else { "I/Os" };
+    match (w.duration_s, w.io_size, w.ops) {
+        (Some(_), _, _) => None,
+        (None, Some(b), _) => Some(format!("after {}", iolab_spec::format_bytes(b))),
+        (None, None, Some(o)) => Some(format!("after {} {what}", iolab_spec::thousands(o))),
+        _ => None,
+    }
 }
 
 /// What the run's line adds: its rate in a curve, its pause after it
@@ -191,15 +223,14 @@ fn workload_line(r: &PlannedRun, i: usize, w: &iolab_spec::WorkloadSpec) -> Stri
     if w.start_delay_s > 0.0 {
         notes.push(format!("starts +{}", human_secs(w.start_delay_s)));
     }
-    let end = match (w.duration_s, w.io_size, w.ops) {
-        (Some(d), _, _) if Some(d) != r.spec.duration_s => Some(human_secs(d)),
-        (Some(_), _, _) => None,
-        (None, Some(b), _) => Some(iolab_spec::format_bytes(b)),
-        (None, None, Some(o)) => Some(format!("{o} I/Os")),
-        _ => None,
+    let end = match w.duration_s {
+        Some(d) if Some(d) != r.spec.duration_s => Some(format!("after {}", human_secs(d))),
+        Some(_) => None,
+        None if w.fill && w.io_size.is_none() && w.ops.is_none() => Some("when full".into()),
+        None => count_end(w),
     };
     if let Some(end) = end {
-        notes.push(format!("ends after {end}"));
+        notes.push(format!("ends {end}"));
     }
     if let Some(Some(rate)) = r.spec.workload_rates().get(i) {
         let mut t = format!("rate {rate:.0}/s");
