@@ -465,6 +465,19 @@ mod tests {
                 "mix=stat:1 files=1000",
             ]
         );
+        // Regression: both mixes' runs were named mix-1; the swept mix
+        // names them, as a swept rw does.
+        let names: Vec<&str> = p.runs.iter().map(|r| r.spec.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "mix[read:60,write:40]-1",
+                "mix[read:60,write:40]-1",
+                "mix[stat:1]-1",
+                "mix[stat:1]-1"
+            ]
+        );
+        assert_eq!(p.runs[0].spec.workloads[0].name, names[0]);
         let fs = |i: usize| p.runs[i].spec.workloads[0].fs.clone().unwrap();
         let Shape::Entries(e) = &fs(1).filesets[0].spec.shape else {
             panic!("filebench's shape by default")

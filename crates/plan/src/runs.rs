@@ -206,6 +206,9 @@ pub(crate) fn resolve(
     let Some(rp) = &p.run else {
         let mut spec =
             resolve_run(&p.workloads[0], r.index, *seed_index).map_err(|e| (e.0, None))?;
+        if p.workloads[0].name.is_none() {
+            spec.name = swept_work_name(&spec.name, r.index, &p.params);
+        }
         spec.origin = r.origin(0);
         *seed_index += 1;
         if curve && spec.rate_iops.is_some() {
@@ -276,6 +279,25 @@ pub(crate) fn resolve(
         run.rate_iops = None;
     }
     Ok(run)
+}
+
+/// The default name (`KIND-N`: `mix-1`, `flow-1`, `fileserver-1`) of a
+/// file-system workload whose mix or flows are swept, with the point's
+/// value in it, as a swept `rw` or `personality` names its runs by the
+/// value: `--mix "read:1;stat:1"` runs `mix[read:1]-1` and
+/// `mix[stat:1]-1`, not `mix-1` twice. Any other name is kept.
+fn swept_work_name(name: &str, index: usize, params: &[(String, String)]) -> String {
+    let Some(kind) = name.strip_suffix(&format!("-{}", index + 1)) else {
+        return name.to_string();
+    };
+    let values: Vec<&str> = (params.iter())
+        .filter(|(k, _)| k == "mix" || k == "flow")
+        .map(|(_, v)| v.trim())
+        .collect();
+    if values.is_empty() {
+        return name.to_string();
+    }
+    format!("{kind}[{}]-{}", values.join(" "), index + 1)
 }
 
 /// A curve's run has no rate of its own, nor do its workloads.

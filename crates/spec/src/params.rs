@@ -147,7 +147,7 @@ macro_rules! workload_params {
                 default: Described("the mode and the workload's number, e.g. read-1"),
                 sweep: None, compare: None, negates: None,
                 doc_type: "string",
-                doc: "Name shown in tables and stored in the results. Unset: `<rw>-<n>`, e.g. `randread-2` (n = position in the job, from 1).",
+                doc: "Name shown in tables and stored in the results. Unset: `<rw>-<n>`, e.g. `randread-2` (n = position in the job, from 1); a file-system workload's `<personality>-<n>`, `mix-<n>` or `flow-<n>`, and when its `mix` or `flow` is swept the point's value too, `mix[read:1]-1`, `mix[stat:1]-1`.",
             },
             target: Paths {
                 flag: "target", aliases: ["targets"], short: Some('t'), value_name: "PATH", heading: "Targets",
