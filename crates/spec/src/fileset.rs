@@ -101,6 +101,12 @@ fn err<T>(s: impl Into<String>) -> Result<T, SpecError> {
 /// `"64k:30,1m:70"` (or `"128k"`) as (size, weight) pairs with positive
 /// total weight.
 pub fn parse_size_mix(s: &str) -> Result<Vec<(u64, u32)>, SpecError> {
+    let weighted = s.split(',').filter(|p| p.contains(':')).count();
+    if weighted > 0 && weighted < s.split(',').count() {
+        return err(format!(
+            "sizes {s} gives weights to some sizes but not to others; give every size a weight (e.g. 64k:30,1m:70) or a sweep without weights (e.g. 64k,1m)"
+        ));
+    }
     let mut out = Vec::new();
     for part in s.split(',') {
         let part = part.trim();
@@ -235,6 +241,20 @@ mod tests {
             let e = parse_size_mix(bad).unwrap_err().0;
             assert!(!e.contains('\n') && !e.is_empty(), "{bad}: {e}");
         }
+    }
+
+    /// Regression: `64k:30,1m` was taken with 1m weighted 1, where `--bs
+    /// 4k:60,8k` and `--mix read:60,write` are refused.
+    #[test]
+    fn sizes_with_weights_on_some_only_are_refused() {
+        for bad in ["64k:30,1m", "64k,1m:70", "4k:1,8k:2,16k"] {
+            let e = parse_size_mix(bad).unwrap_err().0;
+            assert!(
+                e.contains("gives weights to some sizes but not to others"),
+                "{bad}: {e}"
+            );
+        }
+        assert_eq!(parse_size_mix("4k,8k").unwrap(), [(4096, 1), (8192, 1)]);
     }
 
     #[test]

@@ -299,7 +299,7 @@ macro_rules! workload_params {
                 default: Unset,
                 sweep: Some(173), compare: None, negates: None,
                 doc_type: "size mix",
-                doc: "Weighted file sizes (vdbench `sizes=`, weights instead of percentages), e.g. `64k:30,1m:70`; instead of `file_size`, with `depth`/`width`.",
+                doc: "Weighted file sizes (vdbench `sizes=`, weights instead of percentages), e.g. `64k:30,1m:70`: every size gets a weight (`64k:30,1m` is refused; `64k,1m` sweeps); instead of `file_size`, with `depth`/`width`.",
             },
             depth: Values {
                 flag: "depth", aliases: [], short: None, value_name: "N", heading: "File system",
