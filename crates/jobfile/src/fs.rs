@@ -18,6 +18,7 @@ use iolab_spec::fs_parse::{
 };
 use iolab_spec::parse_duration;
 use iolab_spec::personality::{personality, Overrides};
+use iolab_spec::Op;
 use std::path::PathBuf;
 
 /// Files of a fileset given by `dir` alone.
@@ -209,14 +210,49 @@ fn given_work(
     jobs: u32,
 ) -> Result<Option<FsWork>, JobError> {
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    match (text(&o.mix), text(&o.flow)) {
-        (Some(_), Some(_)) => Err(JobError(
-            "--mix and --flow both say what the threads do; give one".into(),
-        )),
-        (Some(m), None) => Ok(Some(FsWork::Mix(parse_mix(m, &names)?))),
-        (None, Some(f)) => Ok(Some(FsWork::Flows(parse_flows(f, &names, jobs)?))),
-        (None, None) => Ok(None),
+    let work = match (text(&o.mix), text(&o.flow)) {
+        (Some(_), Some(_)) => {
+            return Err(JobError(
+                "--mix and --flow both say what the threads do; give one".into(),
+            ))
+        }
+        (Some(m), None) => FsWork::Mix(parse_mix(m, &names)?),
+        (None, Some(f)) => FsWork::Flows(parse_flows(f, &names, jobs)?),
+        (None, None) => return Ok(None),
+    };
+    with_append_size(o, work).map(Some)
+}
+
+/// `--append-size` on the given mix or flows: the size of their `append`
+/// steps that give none (which would otherwise append up to `bs`), as a
+/// personality's appends take it. Refused when no such step exists, as it
+/// would change nothing.
+fn with_append_size(o: &WorkloadOptions, mut work: FsWork) -> Result<FsWork, JobError> {
+    let Some(n) = nonzero(size(&o.append_size, "append-size")?, "append-size")? else {
+        return Ok(work);
+    };
+    let steps: Vec<&mut iolab_spec::fs::Step> = match &mut work {
+        FsWork::Mix(m) => m.iter_mut().map(|e| &mut e.step).collect(),
+        FsWork::Flows(f) => f.iter_mut().flat_map(|f| f.steps.iter_mut()).collect(),
+    };
+    let mut applied = false;
+    for s in steps
+        .into_iter()
+        .filter(|s| s.op == Op::Append && s.xfer == 0)
+    {
+        s.xfer = n;
+        applied = true;
     }
+    if !applied {
+        let (flag, what) = match work {
+            FsWork::Mix(_) => ("mix", "the mix has none"),
+            FsWork::Flows(_) => ("flow", "the flows have none"),
+        };
+        return Err(JobError(format!(
+            "--append-size is the size of --{flag}'s append steps that give none, and {what}; give the size on the step (append:rand:16k) or drop --append-size"
+        )));
+    }
+    Ok(work)
 }
 
 /// `--think` on every flow that has no think time of its own.
@@ -439,6 +475,60 @@ mod tests {
     fn job(text: &str) -> Result<WorkloadSpec, String> {
         let j = parse_job_text(text, "t.toml").map_err(|e| e.0)?;
         resolve(&j.workloads()[0], 0).map_err(|e| e.0)
+    }
+
+    /// Regression: `--append-size` beside a mix or flow was accepted and
+    /// ignored. It sizes the append steps that give no size; with none,
+    /// it is refused.
+    #[test]
+    fn append_size_sizes_the_appends_that_give_none() {
+        let steps = |t: &str| -> Vec<(Op, u64)> {
+            let s = job(&format!(
+                "[global]\ndir = '/mnt/t/fs'\nduration = '1s'\n{t}"
+            ))
+            .unwrap();
+            match s.fs.unwrap().work {
+                FsWork::Mix(m) => m.iter().map(|e| (e.step.op, e.step.xfer)).collect(),
+                FsWork::Flows(f) => f[0].steps.iter().map(|s| (s.op, s.xfer)).collect(),
+            }
+        };
+        assert_eq!(
+            steps("mix = 'append:1,append:rand:16k:1,read:1'\nappend_size = '4k'\n"),
+            [(Op::Append, 4096), (Op::Append, 16384), (Op::Read, 0)]
+        );
+        assert_eq!(
+            steps("flow = 'open,append,close'\nappend_size = '8k'\n"),
+            [(Op::Open, 0), (Op::Append, 8192), (Op::Close, 0)]
+        );
+        assert_eq!(steps("mix = 'append:1'\n"), [(Op::Append, 0)]);
+        for (t, needle) in [
+            (
+                "mix = 'read:1'\nappend_size = '4k'\n",
+                "and the mix has none",
+            ),
+            (
+                "flow = 'open,append:16k,close'\nappend_size = '4k'\n",
+                "and the flows have none",
+            ),
+            (
+                "personality = 'varmail'\nmix = 'read:1'\nappend_size = '4k'\n",
+                "and the mix has none",
+            ),
+        ] {
+            let e = job(&format!(
+                "[global]\ndir = '/mnt/t/fs'\nduration = '1s'\n{t}"
+            ))
+            .unwrap_err();
+            assert!(
+                e.starts_with("--append-size is the size of") && e.contains(needle),
+                "{e}"
+            );
+        }
+        // A personality's own flows take it as before.
+        assert!(
+            job("[global]\ndir = '/mnt/t/fs'\npersonality = 'varmail'\nappend_size = '4k'\n")
+                .is_ok()
+        );
     }
 
     #[test]

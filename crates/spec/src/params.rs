@@ -359,11 +359,11 @@ macro_rules! workload_params {
             },
             append_size: Values {
                 flag: "append-size", aliases: ["meanappendsize"], short: None, value_name: "SIZE", heading: "File system",
-                help: "Largest append of a personality's appends (filebench $meanappendsize)",
-                default: Described("the personality's"),
+                help: "Size of the append steps that give none; a personality's largest append (filebench $meanappendsize)",
+                default: Described("the personality's; else bs"),
                 sweep: Some(179), compare: None, negates: None,
                 doc_type: "size",
-                doc: "The largest append of a personality (filebench `$meanappendsize`, webproxy's `$meaniosize`; appends are uniform up to it). In a `mix` or `flow`, give the size on the step (`append:rand:16k`).",
+                doc: "The size of the `append` steps that give none: a personality's largest append (filebench `$meanappendsize`, webproxy's `$meaniosize`; appends are uniform up to it), and in a `mix` or `flow` the size of each `append` step without a SIZE of its own (else `bs`; `append:rand` is uniform up to it). A mix or flow with no such step refuses it.",
             },
             rw: Values {
                 flag: "rw", aliases: [], short: None, value_name: "MODE", heading: "Access pattern",
