@@ -347,7 +347,7 @@ macro_rules! workload_params {
                 default: Value("false", "kept for the next run"),
                 sweep: None, compare: None, negates: None,
                 doc_type: "bool",
-                doc: "Remove the fileset's files and directories (and the anchor's marker) after the run; by default they are kept for the next run, like vdbench's anchors and filebench's `reuse`.",
+                doc: "Remove the fileset's files and directories after the run (the anchor and its marker stay, as do files iolab did not make); by default they are kept for the next run, like vdbench's anchors and filebench's `reuse`.",
             },
             file_select: Values {
                 flag: "file-select", aliases: ["fileselect"], short: None, value_name: "MODE", heading: "File system",
