@@ -9,7 +9,7 @@
 use crate::options::WorkloadOptions;
 use crate::resolve::{int, size, text, JobError};
 use iolab_spec::fileset::{
-    EntriesShape, FileSize, FilesetSpec, Shape, TreeShape, MAX_DEPTH, MAX_FILES,
+    parse_size_mix, EntriesShape, FileSize, FilesetSpec, Shape, TreeShape, MAX_DEPTH, MAX_FILES,
 };
 use iolab_spec::fs::{FileSelect, FsFileset, FsSpec, FsWork};
 use iolab_spec::fs_parse::{
@@ -453,7 +453,12 @@ fn tree_shape(
         )));
     }
     let sizes = match (text(&o.sizes), file_size) {
-        (Some(s), _) => s.to_string(),
+        // Checked here, so the error names the key (the fileset's own
+        // check comes after the mix's or flow's and would name that).
+        (Some(s), _) => {
+            parse_size_mix(s).map_err(|e| JobError(format!("--{}", e.0)))?;
+            s.to_string()
+        }
         (None, Some(FileSize::Fixed(b))) => b.to_string(),
         _ => "64k".to_string(),
     };
@@ -806,6 +811,10 @@ mod tests {
             (
                 "dir = '/d'\nmix = 'read:1'\nsizes = '4k'\nfile_size = '8k'",
                 "give one",
+            ),
+            (
+                "dir = '/d'\nmix = 'read:1'\nsizes = '64k:30,1m'",
+                "--sizes 64k:30,1m gives weights to some sizes but not to others",
             ),
             ("dir = ''\nmix = 'read:1'", "key dir"),
         ] {
