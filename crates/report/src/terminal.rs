@@ -850,6 +850,14 @@ pub fn verify_summary(v: &crate::model::VerifyResult) -> String {
             .collect();
         write!(line, " ({})", by.join(", ")).unwrap();
     }
+    if v.findings_repeated > 0 {
+        write!(
+            line,
+            "; {} more reads of places already reported (not counted again)",
+            v.findings_repeated
+        )
+        .unwrap();
+    }
     if v.blocks_unwritten > 0 {
         write!(
             line,

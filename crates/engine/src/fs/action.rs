@@ -647,8 +647,11 @@ impl<B: Backend> Exec<B> {
         let size = self.sh.sets[sl.set as usize].table.size(sl.file);
         // SAFETY: the kernel filled n bytes of the slot's buffer.
         let data = unsafe { std::slice::from_raw_parts(sl.buf, n as usize) };
+        let asked = sl.len as usize;
         if let super::verify::ReadCheck::Finding(_) =
-            self.sh.verify.check(sl.set, sl.file, sl.off, data, size)
+            self.sh
+                .verify
+                .check_piece((sl.set, sl.file), sl.off, asked, data, size)
         {
             self.found();
         }
