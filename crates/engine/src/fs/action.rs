@@ -742,7 +742,7 @@ impl<B: Backend> Exec<B> {
     #[cold]
     fn step_failed(&mut self, s: u32, ph: Ph, errno: i32) {
         if self.slots[s as usize].failed.is_none() {
-            self.failed(s, errno);
+            self.failed(s, ph, errno);
         }
         let sl = &mut self.slots[s as usize];
         sl.failed = Some(errno);

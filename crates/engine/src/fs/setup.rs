@@ -641,7 +641,7 @@ pub(super) fn stop_reason(raw: &WorkloadRaw, spec: &WorkloadSpec) -> Option<Stri
     let e = raw
         .errors
         .iter()
-        .find(|e| !matches!(e.errno, 0 | libc::ENOENT | libc::EEXIST | libc::ENOTEMPTY))?;
+        .find(|e| !super::exec::changed_by_others(e.errno))?;
     Some(format!(
         "stopped on {} ({}) at {} (--on-error stop); results up to then are kept",
         errno_name(e.errno),
