@@ -620,8 +620,10 @@ impl<B: Backend> Exec<B> {
             self.check_read(s, n);
         }
         if n == 0 {
-            // A read: the file is shorter than iolab made it (someone
-            // else truncated it); a write of nothing: no reason given.
+            if self.slots[s as usize].op == Op::Read {
+                return self.read_at_end(s);
+            }
+            // A write of nothing: no reason given.
             return self.step_failed(s, Ph::Xfer, 0);
         }
         // A short write goes on from where it stopped: the next piece
@@ -637,6 +639,30 @@ impl<B: Backend> Exec<B> {
         if sl.op == Op::Read && sl.off >= set.table.size(sl.file) {
             sl.end = sl.off;
         }
+        self.issue(s);
+    }
+
+    /// A read piece returned nothing before the end iolab knows: the file
+    /// is shorter (someone else truncated it). Its size is learned
+    /// (fstat) so later transfers stay within it; the read that lowers
+    /// the known size counts the event, once (a short transfer with the
+    /// path, offset and length), and reads that were in flight meanwhile
+    /// end at the file's end like any read of the last bytes.
+    #[cold]
+    fn read_at_end(&mut self, s: u32) {
+        let sl = &mut self.slots[s as usize];
+        let t = &self.sh.sets[sl.set as usize].table;
+        // SAFETY: stat is plain data; fstat writes it for the slot's open
+        // descriptor (nothing is in flight on it).
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        let real = match unsafe { libc::fstat(sl.fd, &mut st) } {
+            0 => (st.st_size.max(0) as u64).min(sl.off),
+            _ => sl.off,
+        };
+        if t.shrink(sl.file, real) {
+            return self.step_failed(s, Ph::Xfer, 0);
+        }
+        sl.end = sl.off;
         self.issue(s);
     }
 
