@@ -89,6 +89,9 @@ impl<B: Backend> Exec<B> {
                 && on_current(a.op)
                 && !matches!(a.op, Op::Create | Op::Open)
                 && self.slots[s as usize].cur_fd < 0;
+            if !orphan && !self.refused_busy {
+                self.last_miss = act;
+            }
             self.skipped_op(wait, !orphan);
             if !wait {
                 self.step_done(s);
@@ -143,11 +146,32 @@ impl<B: Backend> Exec<B> {
             return;
         }
         let idle_ns = self.now.saturating_sub(self.last_ok);
-        if self.skip_streak >= MAX_SKIPS || (self.skip_streak >= 64 && idle_ns >= STARVED_NS) {
+        let hopeless =
+            self.skip_streak >= 16 && self.skip_streak.is_power_of_two() && self.hopeless_miss();
+        if hopeless
+            || self.skip_streak >= MAX_SKIPS
+            || (self.skip_streak >= 64 && idle_ns >= STARVED_NS)
+        {
             self.starved = true;
             self.stopping = true;
             self.port.stop.store(true, Relaxed);
         }
+    }
+
+    /// The last start that found no file can never find one (`starve.rs`):
+    /// then it is the reason the thread stops.
+    #[cold]
+    fn hopeless_miss(&mut self) -> bool {
+        let Some(a) = self.plan.acts.get(self.last_miss as usize) else {
+            return false;
+        };
+        let (op, set) = (a.op, a.set);
+        let makers = self.sh.makers.get(set as usize).map_or(&[][..], |m| &m[..]);
+        if !super::starve::hopeless(op, &self.sh.sets[set as usize].table, makers) {
+            return false;
+        }
+        self.hopeless = Some((op, set));
+        true
     }
 
     /// The mix's weighted draw, or the flow's step at the slot's position.

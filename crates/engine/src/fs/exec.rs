@@ -159,6 +159,9 @@ pub struct FsWorkerOut {
     pub skipped: u64,
     /// It stopped the workload: no operation found a file to work on.
     pub starved: bool,
+    /// It stopped the workload because this operation (on this fileset)
+    /// can never find a file in the state it needs (`starve.rs`).
+    pub hopeless: Option<(Op, u32)>,
     /// None of its starts found a file (it tried, and started nothing).
     pub idle: bool,
     /// The workload's operations this thread's backend ran as system
@@ -214,6 +217,12 @@ pub(super) struct Exec<B: Backend> {
     pub refused_busy: bool,
     /// The thread stopped: its starts found no file for too long.
     pub starved: bool,
+    /// The action of the last start that found no file in the state it
+    /// needs and none held by other threads (`u32::MAX`: none yet).
+    pub last_miss: u32,
+    /// The operation and fileset that can never find a file, when that
+    /// stopped the thread.
+    pub hopeless: Option<(Op, u32)>,
     pub errors: ErrorTally,
     pub gaps: GapTracker,
 }
@@ -281,6 +290,8 @@ impl<B: Backend> Exec<B> {
             starts: 0,
             refused_busy: false,
             starved: false,
+            last_miss: u32::MAX,
+            hopeless: None,
             last_ok: port.window.start_ns,
             errors: ErrorTally::default(),
             gaps: GapTracker::new(),
@@ -559,6 +570,7 @@ impl<B: Backend> Exec<B> {
             op_errors: std::mem::take(&mut self.op_errors),
             skipped: self.skipped,
             starved: self.starved,
+            hopeless: self.hopeless,
             idle: self.skipped > 0 && self.starts == 0,
             sync_ops: self
                 .plan

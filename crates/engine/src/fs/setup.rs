@@ -544,6 +544,7 @@ pub(super) fn shared(spec: &WorkloadSpec, sets: Vec<FsSet>, verify: FileVerify) 
         bytes_left: spec
             .io_size
             .map(|n| AtomicI64::new(n.min(i64::MAX as u64) as i64)),
+        makers: super::starve::makers(fs_of(spec)),
     }
 }
 
