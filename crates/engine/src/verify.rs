@@ -8,16 +8,17 @@
 //! to release, and for each 512-byte sector of the data one CRC-32C (plus the
 //! payload fill on writes). No allocation, no lock, no clock read; the
 //! classification of a finding (which allocates) runs only when a check
-//! fails.
+//! fails. A block found bad is reported once per generation: reads of it
+//! before a write gives it a new one are repeats (`findings_repeated`).
 
 use crate::gen::{Dir, IoPlan};
 use iolab_raw::VerifyRaw;
 use iolab_verify::map::{GenMap, GEN, LOCK, UNSURE};
 use iolab_verify::{
-    check_block, next_gen, pattern_finding, Expect, Outcome, Stamper, VerifyTotals,
+    check_block, next_gen, pattern_finding, Expect, Outcome, Reported, Stamper, VerifyTotals,
 };
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// What the worker loop calls around each I/O. [`NoVerify`] (no
@@ -101,6 +102,14 @@ pub struct VerifyShared {
     pub findings: AtomicU64,
     /// Set when the run stopped on `--max-errors`.
     pub stopped: AtomicBool,
+    /// The blocks reported so far (taken only on a finding).
+    pub reported: Mutex<Reported>,
+}
+
+impl VerifyShared {
+    fn reported_lock(&self) -> std::sync::MutexGuard<'_, Reported> {
+        self.reported.lock().unwrap_or_else(|p| p.into_inner())
+    }
 }
 
 /// One worker's verification state and counters.
@@ -289,10 +298,11 @@ impl WorkerVerify {
                 if let Some(mut f) =
                     pattern_finding(pat.as_slice(), block, offset + (k * unit) as u64)
                 {
+                    let gen = self.sh.maps[ti].entries()[first + k].load(Ordering::Relaxed) & GEN;
                     f.target = path.to_string();
                     f.detected_by = if after { "verify-after" } else { "read" }.into();
                     f.time_s = Some(now_ns as f64 / 1e9);
-                    stop |= self.found(f);
+                    stop |= self.found(id, gen, f);
                 }
             }
             self.sh.maps[ti].unlock(first, n);
@@ -319,16 +329,24 @@ impl WorkerVerify {
                 f.target = path.to_string();
                 f.detected_by = if after { "verify-after" } else { "read" }.into();
                 f.time_s = Some(now_ns as f64 / 1e9);
-                stop |= self.found(*f);
+                stop |= self.found(id, gen, *f);
             }
         }
         self.sh.maps[ti].unlock(first, n);
         stop
     }
 
-    /// Record a finding; true when the run must stop (`--max-errors`).
+    /// Record a finding of block generation `gen` of target `id`; true
+    /// when the run must stop (`--max-errors`). A block already reported
+    /// in that generation (read again before a write gave it a new one)
+    /// is a repeat: counted, not a finding ([`iolab_verify::reported`]).
     #[cold]
-    fn found(&mut self, f: iolab_verify::Finding) -> bool {
+    fn found(&mut self, id: u32, gen: u8, f: iolab_verify::Finding) -> bool {
+        let last = f.offset + f.block_size.max(1) - 1;
+        if self.sh.reported_lock().repeat(id, gen, f.offset, last) {
+            self.totals.findings_repeated += 1;
+            return false;
+        }
         self.totals.add_finding(f);
         let total = self.sh.findings.fetch_add(1, Ordering::Relaxed) + 1;
         if self.sh.max_findings > 0 && total >= self.sh.max_findings {

@@ -109,6 +109,7 @@ impl VerifyRun {
             max_findings: spec.max_errors,
             findings: AtomicU64::new(0),
             stopped: AtomicBool::new(false),
+            reported: Default::default(),
         });
         Ok(VerifyRun {
             shared,

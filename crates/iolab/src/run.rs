@@ -970,19 +970,21 @@ pub(crate) fn failure_line(run: &iolab_report::RunResult) -> Option<String> {
         return None;
     }
     let e = run.errors.first()?;
+    // Only a transfer has an offset (an open, a stat, an fsync: none).
+    let at = if iolab_raw::op_has_range(&e.op) {
+        format!(" at offset {}", e.offset)
+    } else {
+        String::new()
+    };
     let what = match run.incomplete_reason.as_deref() {
         Some(r) if r.starts_with("prefill") => r.to_string(),
-        Some(r) => format!(
-            "{} of {} at offset {} failed: {} ({r})",
-            e.op, e.target, e.offset, e.error
-        ),
+        Some(r) => format!("{} of {}{at} failed: {} ({r})", e.op, e.target, e.error),
         None => format!(
-            "{} I/O error{}, the first: {} of {} at offset {}: {}",
+            "{} I/O error{}, the first: {} of {}{at}: {}",
             run.errors_total,
             if run.errors_total == 1 { "" } else { "s" },
             e.op,
             e.target,
-            e.offset,
             e.error
         ),
     };

@@ -78,6 +78,24 @@ name_enum!(
     }
 );
 
+impl ErrOp {
+    /// The operation moves data at an offset (its record's `offset` and
+    /// `len` say where); the others (open, stat, fsync, ...) have none
+    /// and their records carry 0 and 0.
+    pub fn has_range(self) -> bool {
+        op_has_range(self.as_str())
+    }
+}
+
+/// [`ErrOp::has_range`] of an error record's `op` as the result document
+/// names it.
+pub fn op_has_range(op: &str) -> bool {
+    matches!(
+        op,
+        "read" | "write" | "append" | "rewrite" | "prefill" | "trim"
+    )
+}
+
 impl From<crate::ops::Op> for ErrOp {
     fn from(o: crate::ops::Op) -> ErrOp {
         use crate::ops::Op;
@@ -252,7 +270,8 @@ pub fn merge_by_index<'a>(series: impl IntoIterator<Item = &'a [IntervalRaw]>) -
 
 /// A device error during the run. For a file-system workload `target`
 /// is the file's or directory's path and `offset` the offset within the
-/// file (0 for metadata operations).
+/// file. `offset` and `len` mean something only for an operation that
+/// moves data ([`ErrOp::has_range`]); the others carry 0 and 0.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IoErrorRec {
     pub target: String,

@@ -410,6 +410,7 @@ fn verify_result(v: &iolab_raw::VerifyRunRaw) -> VerifyResult {
         blocks_old_accepted: t.blocks_old_accepted,
         reads_after: v.w.reads_after,
         findings_total: t.findings_total,
+        findings_repeated: t.findings_repeated,
         by_class,
         findings: t.findings.clone(),
         max_errors: v.max_errors,

@@ -219,6 +219,10 @@ pub struct VerifyResult {
     /// Re-reads of completed writes (`--verify-after`).
     pub reads_after: u64,
     pub findings_total: u64,
+    /// Reads that met a place already reported (same target, generation
+    /// and bad range): counted here, not as findings.
+    #[serde(default)]
+    pub findings_repeated: u64,
     /// Findings by class, every class listed.
     pub by_class: std::collections::BTreeMap<String, u64>,
     /// The first 1000 findings.
@@ -249,6 +253,7 @@ impl VerifyResult {
         self.blocks_old_accepted += o.blocks_old_accepted;
         self.reads_after += o.reads_after;
         self.findings_total += o.findings_total;
+        self.findings_repeated += o.findings_repeated;
         for (k, v) in &o.by_class {
             *self.by_class.entry(k.clone()).or_default() += v;
         }

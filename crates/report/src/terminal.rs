@@ -769,17 +769,7 @@ pub fn summary(run: &RunResult) -> String {
             .collect();
         writeln!(s, "errors: {} ({})", run.errors_total, counts.join(", ")).unwrap();
         for e in run.errors.iter().take(5) {
-            writeln!(
-                s,
-                "  {} {} at offset {} ({} bytes) at {:.3} s: {}",
-                e.target,
-                e.op,
-                e.offset,
-                e.len,
-                e.time_s,
-                errno_name(e.errno)
-            )
-            .unwrap();
+            writeln!(s, "  {}", error_line(e)).unwrap();
         }
         if run.errors_total > 5 {
             writeln!(
@@ -877,6 +867,14 @@ pub fn verify_summary(v: &crate::model::VerifyResult) -> String {
             .collect();
         write!(line, " ({})", by.join(", ")).unwrap();
     }
+    if v.findings_repeated > 0 {
+        write!(
+            line,
+            "; {} more reads of places already reported (not counted again)",
+            v.findings_repeated
+        )
+        .unwrap();
+    }
     if v.blocks_unwritten > 0 {
         write!(
             line,
@@ -939,31 +937,62 @@ pub fn verify_summary(v: &crate::model::VerifyResult) -> String {
     s
 }
 
-/// One finding on one line.
-pub fn finding_line(f: &iolab_verify::Finding) -> String {
+/// One error record on one line: path and operation, the offset and
+/// length for an operation that moves data (open, stat, fsync, ... have
+/// none), the time and the errno.
+pub fn error_line(e: &crate::model::IoError) -> String {
+    let at = if iolab_raw::op_has_range(&e.op) {
+        format!(" at offset {} ({} bytes)", e.offset, e.len)
+    } else {
+        String::new()
+    };
     format!(
-        "{} {} at offset {} (block of {} bytes, sectors {}-{}): {}",
+        "{} {}{at} at {:.3} s: {}",
+        e.target,
+        e.op,
+        e.time_s,
+        errno_name(e.errno)
+    )
+}
+
+/// One finding on one line: a block workload's sectors numbered within
+/// the block, a file workload's within the file.
+pub fn finding_line(f: &iolab_verify::Finding) -> String {
+    let place = match (f.file_sector_first, f.file_sector_last) {
+        (Some(a), Some(b)) => format!("{} bytes, sectors {a}-{b} of the file", f.block_size),
+        _ => format!(
+            "block of {} bytes, sectors {}-{}",
+            f.block_size, f.sector_first, f.sector_last
+        ),
+    };
+    format!(
+        "{} {} at offset {} ({place}): {}",
         f.class.name().to_uppercase(),
         f.target,
         f.offset,
-        f.block_size,
-        f.sector_first,
-        f.sector_last,
         f.summary
     )
+}
+
+/// The sectors of a finding for the findings log: within the file for a
+/// file workload's.
+fn log_sectors(f: &iolab_verify::Finding) -> String {
+    match (f.file_sector_first, f.file_sector_last) {
+        (Some(a), Some(b)) => format!("file_sectors={a}-{b}"),
+        _ => format!("sectors={}-{}", f.sector_first, f.sector_last),
+    }
 }
 
 /// A finding as the findings log records it: one line, then the hex
 /// window of expected and found bytes.
 pub fn finding_log_entry(f: &iolab_verify::Finding) -> String {
     let mut s = format!(
-        "{} {} offset={} block_size={} sectors={}-{} bad_sectors={} expected_gen={} found_gen={} found_offset={} written_at={} first_bad_byte={} detected_by={}{}\n  {}\n",
+        "{} {} offset={} block_size={} {} bad_sectors={} expected_gen={} found_gen={} found_offset={} written_at={} first_bad_byte={} detected_by={}{}\n  {}\n",
         f.class.name(),
         f.target,
         f.offset,
         f.block_size,
-        f.sector_first,
-        f.sector_last,
+        log_sectors(f),
         f.sectors_bad,
         f.expected_gen,
         f.found_gen.map_or("-".into(), |g| g.to_string()),
@@ -983,6 +1012,78 @@ pub fn finding_log_entry(f: &iolab_verify::Finding) -> String {
         .unwrap();
     }
     s
+}
+
+#[cfg(test)]
+mod error_and_finding_line_tests {
+    use super::*;
+    use crate::model::IoError;
+
+    fn err(op: &str, offset: u64, len: u32) -> IoError {
+        IoError {
+            target: "/mnt/t/a/d0/f3".into(),
+            offset,
+            len,
+            op: op.into(),
+            errno: libc::ENOENT,
+            error: errno_name(libc::ENOENT),
+            time_s: 0.25,
+            worker: 0,
+        }
+    }
+
+    #[test]
+    fn an_error_without_an_offset_names_the_operation_and_path_only() {
+        let l = error_line(&err("stat", 0, 0));
+        assert!(
+            l.starts_with("/mnt/t/a/d0/f3 stat at 0.250 s: ENOENT"),
+            "{l}"
+        );
+        assert!(!l.contains("offset"), "{l}");
+        let l = error_line(&err("read", 4096, 4096));
+        assert!(
+            l.contains("read at offset 4096 (4096 bytes) at 0.250 s"),
+            "{l}"
+        );
+    }
+
+    #[test]
+    fn a_file_findings_sectors_are_numbered_in_the_file() {
+        let f = iolab_verify::Finding {
+            class: iolab_verify::Class::Corrupt,
+            target: "/mnt/t/a/d0/f1".into(),
+            offset: 2560,
+            block_size: 512,
+            sector_first: 0,
+            sector_last: 0,
+            sectors_bad: 1,
+            file_sector_first: Some(5),
+            file_sector_last: Some(5),
+            expected_gen: 1,
+            found_gen: None,
+            found_offset: None,
+            found_target: None,
+            found_series: None,
+            found_written_at: None,
+            first_bad_byte: Some(440),
+            hex: None,
+            detected_by: "read".into(),
+            time_s: None,
+            summary: "corrupt".into(),
+        };
+        let l = finding_line(&f);
+        assert!(
+            l.contains("at offset 2560 (512 bytes, sectors 5-5 of the file)"),
+            "{l}"
+        );
+        assert!(finding_log_entry(&f).contains(" file_sectors=5-5 "));
+        let block = iolab_verify::Finding {
+            file_sector_first: None,
+            file_sector_last: None,
+            ..f
+        };
+        assert!(finding_line(&block).contains("(block of 512 bytes, sectors 0-0)"));
+    }
 }
 
 /// The summary table of a plan, one row per point: with repetitions each

@@ -851,7 +851,7 @@ macro_rules! workload_params {
                 default: Value("stop", ""),
                 sweep: None, compare: None, negates: None,
                 doc_type: "string",
-                doc: "`stop`: the first I/O error stops the run and the rest of the job. `continue`: count errors and go on.",
+                doc: "`stop`: the first I/O error stops the run and the rest of the job. `continue`: count errors and go on. Either way every error is counted and recorded (path, offset of a transfer, errno) and a run with errors exits 1. In a file-system workload, errors that say someone else changed the tree never stop it: a file or directory removed (`ENOENT`, `ESTALE`), made (`EEXIST`), filled (`ENOTEMPTY`), replaced by another kind or a symbolic link (`ENOTDIR`, `EISDIR`, `ELOOP`, `EXDEV`), or a file cut short (`short_transfer`, once per cut); any other (`EIO`, `ENOSPC`, `EACCES`, `EROFS`, ...) stops it under `stop`. See [filesystem.md](filesystem.md#files-changed-by-someone-else).",
             },
             verify: Bool {
                 flag: "verify", aliases: [], short: None, value_name: "BOOL", heading: "Data validation",

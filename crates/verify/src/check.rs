@@ -70,6 +70,14 @@ pub struct Finding {
     pub sector_first: u32,
     pub sector_last: u32,
     pub sectors_bad: u32,
+    /// File-system workloads: the same first and last sector numbered
+    /// within the file (sector `k` covers bytes `512k..512k+512`), which
+    /// is what people look for; absent for block workloads, whose
+    /// blocks are the map's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_sector_first: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_sector_last: Option<u64>,
     pub expected_gen: u8,
     /// Generation of the stamp found in the first differing sector, when
     /// it has a valid one.
@@ -310,6 +318,8 @@ fn describe(
         sector_first: first as u32,
         sector_last: last as u32,
         sectors_bad: bad.len() as u32,
+        file_sector_first: None,
+        file_sector_last: None,
         expected_gen: e.gen,
         found_gen: found.map(|t| t.gen),
         found_offset: found.map(block_start),
@@ -359,6 +369,8 @@ pub fn pattern_finding(pat: &[u8], block: &[u8], offset: u64) -> Option<Finding>
         sector_first: first as u32,
         sector_last: last as u32,
         sectors_bad: n,
+        file_sector_first: None,
+        file_sector_last: None,
         expected_gen: 0,
         found_gen: None,
         found_offset: None,

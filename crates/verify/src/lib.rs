@@ -9,16 +9,20 @@
 //! - [`check`]: one block against its expected generation, and the class
 //!   of what was found instead (corrupt, misdirected, stale, zeroed, torn).
 //! - [`scan`]: `iolab verify`, reading a whole target.
+//! - [`reported`]: the places a run already reported, so a damaged place
+//!   read again is a repeat, not a new finding.
 
 pub mod check;
 pub mod journal;
 pub mod map;
+pub mod reported;
 pub mod scan;
 pub mod stamp;
 
 pub use check::{check_block, pattern_finding, Class, Expect, Finding, HexWindow, Outcome};
 pub use journal::{Journal, JournalError, JournalHeader, TargetIdent};
 pub use map::GenMap;
+pub use reported::Reported;
 pub use scan::{ReadError, ScanOptions, ScanTarget, VerifyTotals};
 pub use stamp::{next_gen, Stamper, SECTOR};
 

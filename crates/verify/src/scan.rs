@@ -46,6 +46,10 @@ pub struct VerifyTotals {
     /// and that held an older stamp (accepted, not a finding).
     pub blocks_old_accepted: u64,
     pub findings_total: u64,
+    /// Reads that met a place already reported (same target, generation
+    /// and bad range: [`crate::Reported`]): not findings.
+    #[serde(default)]
+    pub findings_repeated: u64,
     /// Findings by class.
     pub by_class: BTreeMap<String, u64>,
     pub findings: Vec<Finding>,
@@ -64,6 +68,7 @@ impl VerifyTotals {
         self.blocks_unwritten += o.blocks_unwritten;
         self.blocks_old_accepted += o.blocks_old_accepted;
         self.findings_total += o.findings_total;
+        self.findings_repeated += o.findings_repeated;
         for (k, v) in o.by_class {
             *self.by_class.entry(k).or_default() += v;
         }

@@ -89,6 +89,9 @@ impl<B: Backend> Exec<B> {
                 && on_current(a.op)
                 && !matches!(a.op, Op::Create | Op::Open)
                 && self.slots[s as usize].cur_fd < 0;
+            if !orphan && !self.refused_busy {
+                self.last_miss = act;
+            }
             self.skipped_op(wait, !orphan);
             if !wait {
                 self.step_done(s);
@@ -143,11 +146,32 @@ impl<B: Backend> Exec<B> {
             return;
         }
         let idle_ns = self.now.saturating_sub(self.last_ok);
-        if self.skip_streak >= MAX_SKIPS || (self.skip_streak >= 64 && idle_ns >= STARVED_NS) {
+        let hopeless =
+            self.skip_streak >= 16 && self.skip_streak.is_power_of_two() && self.hopeless_miss();
+        if hopeless
+            || self.skip_streak >= MAX_SKIPS
+            || (self.skip_streak >= 64 && idle_ns >= STARVED_NS)
+        {
             self.starved = true;
             self.stopping = true;
             self.port.stop.store(true, Relaxed);
         }
+    }
+
+    /// The last start that found no file can never find one (`starve.rs`):
+    /// then it is the reason the thread stops.
+    #[cold]
+    fn hopeless_miss(&mut self) -> bool {
+        let Some(a) = self.plan.acts.get(self.last_miss as usize) else {
+            return false;
+        };
+        let (op, set) = (a.op, a.set);
+        let makers = self.sh.makers.get(set as usize).map_or(&[][..], |m| &m[..]);
+        if !super::starve::hopeless(op, &self.sh.sets[set as usize].table, makers) {
+            return false;
+        }
+        self.hopeless = Some((op, set));
+        true
     }
 
     /// The mix's weighted draw, or the flow's step at the slot's position.
@@ -620,8 +644,10 @@ impl<B: Backend> Exec<B> {
             self.check_read(s, n);
         }
         if n == 0 {
-            // A read: the file is shorter than iolab made it (someone
-            // else truncated it); a write of nothing: no reason given.
+            if self.slots[s as usize].op == Op::Read {
+                return self.read_at_end(s);
+            }
+            // A write of nothing: no reason given.
             return self.step_failed(s, Ph::Xfer, 0);
         }
         // A short write goes on from where it stopped: the next piece
@@ -640,6 +666,30 @@ impl<B: Backend> Exec<B> {
         self.issue(s);
     }
 
+    /// A read piece returned nothing before the end iolab knows: the file
+    /// is shorter (someone else truncated it). Its size is learned
+    /// (fstat) so later transfers stay within it; the read that lowers
+    /// the known size counts the event, once (a short transfer with the
+    /// path, offset and length), and reads that were in flight meanwhile
+    /// end at the file's end like any read of the last bytes.
+    #[cold]
+    fn read_at_end(&mut self, s: u32) {
+        let sl = &mut self.slots[s as usize];
+        let t = &self.sh.sets[sl.set as usize].table;
+        // SAFETY: stat is plain data; fstat writes it for the slot's open
+        // descriptor (nothing is in flight on it).
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        let real = match unsafe { libc::fstat(sl.fd, &mut st) } {
+            0 => (st.st_size.max(0) as u64).min(sl.off),
+            _ => sl.off,
+        };
+        if t.shrink(sl.file, real) {
+            return self.step_failed(s, Ph::Xfer, 0);
+        }
+        sl.end = sl.off;
+        self.issue(s);
+    }
+
     /// `--verify`: check the `n` bytes a read brought (free when off).
     #[inline(always)]
     fn check_read(&mut self, s: u32, n: u32) {
@@ -647,8 +697,11 @@ impl<B: Backend> Exec<B> {
         let size = self.sh.sets[sl.set as usize].table.size(sl.file);
         // SAFETY: the kernel filled n bytes of the slot's buffer.
         let data = unsafe { std::slice::from_raw_parts(sl.buf, n as usize) };
+        let asked = sl.len as usize;
         if let super::verify::ReadCheck::Finding(_) =
-            self.sh.verify.check(sl.set, sl.file, sl.off, data, size)
+            self.sh
+                .verify
+                .check_piece((sl.set, sl.file), sl.off, asked, data, size)
         {
             self.found();
         }
@@ -739,7 +792,7 @@ impl<B: Backend> Exec<B> {
     #[cold]
     fn step_failed(&mut self, s: u32, ph: Ph, errno: i32) {
         if self.slots[s as usize].failed.is_none() {
-            self.failed(s, errno);
+            self.failed(s, ph, errno);
         }
         let sl = &mut self.slots[s as usize];
         sl.failed = Some(errno);

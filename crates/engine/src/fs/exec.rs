@@ -159,6 +159,9 @@ pub struct FsWorkerOut {
     pub skipped: u64,
     /// It stopped the workload: no operation found a file to work on.
     pub starved: bool,
+    /// It stopped the workload because this operation (on this fileset)
+    /// can never find a file in the state it needs (`starve.rs`).
+    pub hopeless: Option<(Op, u32)>,
     /// None of its starts found a file (it tried, and started nothing).
     pub idle: bool,
     /// The workload's operations this thread's backend ran as system
@@ -214,6 +217,12 @@ pub(super) struct Exec<B: Backend> {
     pub refused_busy: bool,
     /// The thread stopped: its starts found no file for too long.
     pub starved: bool,
+    /// The action of the last start that found no file in the state it
+    /// needs and none held by other threads (`u32::MAX`: none yet).
+    pub last_miss: u32,
+    /// The operation and fileset that can never find a file, when that
+    /// stopped the thread.
+    pub hopeless: Option<(Op, u32)>,
     pub errors: ErrorTally,
     pub gaps: GapTracker,
 }
@@ -281,6 +290,8 @@ impl<B: Backend> Exec<B> {
             starts: 0,
             refused_busy: false,
             starved: false,
+            last_miss: u32::MAX,
+            hopeless: None,
             last_ok: port.window.start_ns,
             errors: ErrorTally::default(),
             gaps: GapTracker::new(),
@@ -466,12 +477,13 @@ impl<B: Backend> Exec<B> {
         self.slots[s as usize].ph = Ph::Idle;
     }
 
-    /// A step failed with `errno` on `path` (relative to the fileset's
-    /// anchor): count it by operation and errno, keep a record, and stop
-    /// the workload when the error is not one iolab expects from other
-    /// processes working in the tree (and `--on-error stop`).
+    /// Step `ph` of slot `s`'s operation failed with `errno`: count it by
+    /// operation and errno, keep a record (the failed step, its path, and
+    /// for a transfer its offset and length: [`err_step`]), and stop the
+    /// workload when the error is not one of a tree changed by someone
+    /// else ([`changed_by_others`]) and `--on-error stop`.
     #[cold]
-    pub(super) fn failed(&mut self, s: u32, errno: i32) {
+    pub(super) fn failed(&mut self, s: u32, ph: Ph, errno: i32) {
         self.iv_errors += 1;
         let sl = &self.slots[s as usize];
         let op = sl.op;
@@ -485,7 +497,7 @@ impl<B: Backend> Exec<B> {
         }
         let (now, worker) = (self.now, self.port.worker());
         let set = &self.sh.sets[sl.set as usize];
-        let (off, len) = (sl.off, sl.len);
+        let (step, off, len) = err_step(sl, ph);
         // The path is built only for a record kept (not once the records
         // are full: no allocation per failed operation then).
         let path = move || match op {
@@ -503,13 +515,12 @@ impl<B: Backend> Exec<B> {
             target: path().display().to_string(),
             offset: off,
             len,
-            op: ErrOp::from(op),
+            op: step,
             errno,
             time_ns: now,
             worker,
         });
-        let benign = matches!(errno, 0 | libc::ENOENT | libc::EEXIST | libc::ENOTEMPTY);
-        if !benign && self.plan.on_error == OnError::Stop {
+        if !changed_by_others(errno) && self.plan.on_error == OnError::Stop {
             self.stopping = true;
             self.port.stop.store(true, Relaxed);
         }
@@ -559,6 +570,7 @@ impl<B: Backend> Exec<B> {
             op_errors: std::mem::take(&mut self.op_errors),
             skipped: self.skipped,
             starved: self.starved,
+            hopeless: self.hopeless,
             idle: self.skipped > 0 && self.starts == 0,
             sync_ops: self
                 .plan
@@ -587,4 +599,43 @@ impl<B: Backend> Exec<B> {
             extra: Some(Box::new(out)),
         });
     }
+}
+
+/// What an error record says failed, and where: a transfer names its
+/// step (`read`, `write`, `append`, `rewrite`: a `create`'s whole-file
+/// write is a `write`) with the piece's offset and length; every other
+/// step has no offset (0 and 0 in the record, which carries none for
+/// these operations: docs/results.md), and names what failed: the open
+/// of a mix's read or write is an `open` (`create` for a create's),
+/// its close a `close`, a request of its own the operation.
+fn err_step(sl: &Slot, ph: Ph) -> (ErrOp, u64, u32) {
+    match (ph, sl.op) {
+        (Ph::Xfer, Op::Read | Op::Append | Op::Rewrite) => (ErrOp::from(sl.op), sl.off, sl.len),
+        (Ph::Xfer, _) => (ErrOp::Write, sl.off, sl.len),
+        (Ph::Open, Op::Create | Op::Readdir) => (ErrOp::from(sl.op), 0, 0),
+        (Ph::Open, _) => (ErrOp::Open, 0, 0),
+        (Ph::Close | Ph::CloseCur, _) => (ErrOp::Close, 0, 0),
+        _ => (ErrOp::from(sl.op), 0, 0),
+    }
+}
+
+/// Errors that say someone else changed the tree during the run: a file
+/// or directory removed (ENOENT, ESTALE), made (EEXIST), filled
+/// (ENOTEMPTY), replaced by another kind or a symbolic link (ENOTDIR,
+/// EISDIR, ELOOP, EXDEV: a path that would leave the anchor), or a file
+/// cut short (0: a short transfer). They are counted, with their path,
+/// and never stop the workload, even with `--on-error stop`; any other
+/// error (EIO, ENOSPC, EACCES, EROFS, ...) stops it then.
+pub(super) fn changed_by_others(errno: i32) -> bool {
+    matches!(
+        errno,
+        0 | libc::ENOENT
+            | libc::ESTALE
+            | libc::EEXIST
+            | libc::ENOTEMPTY
+            | libc::ENOTDIR
+            | libc::EISDIR
+            | libc::ELOOP
+            | libc::EXDEV
+    )
 }

@@ -34,10 +34,13 @@ pub mod verify;
 mod action;
 mod dirs;
 mod exec;
+#[cfg(test)]
+mod regress_tests;
 mod setup;
 #[cfg(test)]
 mod share_tests;
 mod sizes;
+mod starve;
 #[cfg(test)]
 mod swap_tests;
 mod table;
@@ -128,6 +131,9 @@ pub(crate) struct Shared {
     /// `--ops` left (shared countdown), `--io-size` bytes left.
     pub ops_left: Option<AtomicI64>,
     pub bytes_left: Option<AtomicI64>,
+    /// The operations of the workload that pick files, per fileset
+    /// (`starve.rs`: what can make a file an operation needs).
+    pub makers: Vec<Vec<Op>>,
 }
 
 /// One operation of a mix or step of a flow, resolved.
@@ -249,6 +255,19 @@ impl FsDriver {
             backend_reason: self.backend_reason.clone(),
             ..Default::default()
         }
+    }
+
+    /// Why the workload stopped when a thread's operation could never
+    /// find a file in the state it needs (`starve.rs`).
+    fn hopeless_reason(&self, outs: &[FsWorkerOut]) -> Option<String> {
+        let (op, set) = outs.iter().find_map(|o| o.hopeless)?;
+        let fs = self.spec.fs.as_ref()?;
+        let name = fs
+            .filesets
+            .get(set as usize)
+            .map_or("?", |f| f.name.as_str());
+        let flow = matches!(fs.work, iolab_spec::fs::FsWork::Flows(_));
+        Some(starve::reason(op, name, flow))
     }
 
     /// System calls because io_uring is unavailable, not by choice: then
@@ -411,6 +430,9 @@ impl Driver for FsDriver {
                 obs.note(n);
                 raw.notes.push(n.clone());
             }
+        }
+        if raw.incomplete_reason.is_none() {
+            raw.incomplete_reason = self.hopeless_reason(&outs);
         }
         if raw.incomplete_reason.is_none() && outs.iter().any(|o| o.starved) {
             raw.incomplete_reason = Some(

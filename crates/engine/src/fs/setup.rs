@@ -544,6 +544,7 @@ pub(super) fn shared(spec: &WorkloadSpec, sets: Vec<FsSet>, verify: FileVerify) 
         bytes_left: spec
             .io_size
             .map(|n| AtomicI64::new(n.min(i64::MAX as u64) as i64)),
+        makers: super::starve::makers(fs_of(spec)),
     }
 }
 
@@ -641,7 +642,7 @@ pub(super) fn stop_reason(raw: &WorkloadRaw, spec: &WorkloadSpec) -> Option<Stri
     let e = raw
         .errors
         .iter()
-        .find(|e| !matches!(e.errno, 0 | libc::ENOENT | libc::EEXIST | libc::ENOTEMPTY))?;
+        .find(|e| !super::exec::changed_by_others(e.errno))?;
     Some(format!(
         "stopped on {} ({}) at {} (--on-error stop); results up to then are kept",
         errno_name(e.errno),

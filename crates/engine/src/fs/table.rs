@@ -1,6 +1,11 @@
 //! The shared state of a fileset's files while a workload runs, and how
 //! an operation chooses a file in the state it needs.
 //!
+//! Sizes: the size iolab knows for each file, as its own operations left
+//! it; a reader that finds the file shorter (someone else truncated it)
+//! lowers it to what fstat says ([`FileTable::shrink`]), so later
+//! transfers stay within the file.
+//!
 //! Memory: one file costs 12 bytes here (an `AtomicU32` of state bits
 //! and an `AtomicU64` size), beside the layout's 8 bytes and the
 //! verifier's byte: about 21 bytes per file, 21 MB for a million files.
@@ -257,6 +262,23 @@ impl FileTable {
     #[inline]
     pub fn grow(&self, i: u64, v: u64) {
         self.size[i as usize].fetch_max(v, Relaxed);
+    }
+
+    /// The file turned out shorter than known, `v` bytes (someone else
+    /// truncated it; a reader under any claim learns it): true when this
+    /// lowered the size, false when it was already at most `v`.
+    #[cold]
+    pub fn shrink(&self, i: u64, v: u64) -> bool {
+        self.size[i as usize].fetch_min(v, Relaxed) > v
+    }
+
+    /// Some file's state bits satisfy `f`, held or not (a scan of every
+    /// file: the cold path only).
+    #[cold]
+    pub fn any(&self, f: impl Fn(u8) -> bool) -> bool {
+        self.state
+            .iter()
+            .any(|s| f((s.load(Relaxed) & STATE) as u8))
     }
 
     /// Files that exist now.

@@ -39,6 +39,15 @@
 //! only when it is created again (all its blocks then start anew); writes,
 //! appends and rewrites in place keep it.
 //!
+//! Each damaged place is one finding. A finding's bad sectors (a
+//! truncation: the file's end) in the file's generation are remembered
+//! ([`iolab_verify::reported`], the last 1,024 places, 24 KiB): a later
+//! read of the same place in the same generation is a repeat, counted in
+//! `findings_repeated` and not a finding, as block workloads do for a
+//! block read again before it is rewritten. A file created again starts
+//! a new generation, so damage found in it is new. Findings number their
+//! sectors within the file (`file_sector_first`, `file_sector_last`).
+//!
 //! Strict and loose files. A file created in this run (including by the
 //! fileset's creation through [`FileVerify::fill`]) is strict: every
 //! sector read must hold this file's stamp at its offset in the
@@ -65,8 +74,9 @@
 
 use iolab_raw::{VerifyRaw, VerifyRunRaw};
 use iolab_spec::DataPattern;
+use iolab_verify::reported::END;
 use iolab_verify::stamp::{parse, Sector, Stamp, Stamper, LAYOUT, MAGIC, MAX_GEN, SECTOR};
-use iolab_verify::{next_gen, Class, Finding, HexWindow, VerifyTotals};
+use iolab_verify::{next_gen, Class, Finding, HexWindow, Reported, VerifyTotals};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -85,6 +95,8 @@ pub enum ReadCheck {
     Ok,
     /// A finding: its one-line description (path, offset, what was found).
     Finding(String),
+    /// Only a place already reported (`findings_repeated`, not a finding).
+    Repeat,
 }
 
 /// Names a file for findings: (fileset, file number) -> its path.
@@ -105,6 +117,9 @@ struct Cold {
     totals: VerifyTotals,
     t0: Option<Instant>,
     names: Option<Namer>,
+    /// The places reported, so a damaged place read again is a repeat
+    /// (bounded: [`iolab_verify::reported`]).
+    reported: Reported,
 }
 
 struct Inner {
@@ -254,6 +269,7 @@ impl FileVerify {
                 totals: VerifyTotals::default(),
                 t0: None,
                 names: None,
+                reported: Reported::new(),
             }),
         };
         FileVerify {
@@ -340,6 +356,20 @@ impl FileVerify {
         self.check_inner(set, file, None, off, asked, buf, expect_size)
     }
 
+    /// [`FileVerify::check`] of a read that asked for `asked` bytes (the
+    /// executor's: a truncation then says what the read asked for, as the
+    /// error record of the same read does).
+    pub fn check_piece(
+        &self,
+        (set, file): (u32, u64),
+        off: u64,
+        asked: usize,
+        buf: &[u8],
+        expect_size: u64,
+    ) -> ReadCheck {
+        self.check_inner(set, file, None, off, asked, buf, expect_size)
+    }
+
     /// The exact check: `seen` is [`FileVerify::gen`] when the file was
     /// opened, `asked` the bytes the read asked for, `buf` what it
     /// returned, `expect_size` the size iolab knew the file to have when
@@ -395,6 +425,15 @@ impl FileVerify {
         })
     }
 
+    /// Forget the places reported (tests that damage one place in
+    /// several ways).
+    #[cfg(test)]
+    fn forget_reported(&self) {
+        if let Some(v) = &self.inner {
+            v.cold_lock().reported = Reported::new();
+        }
+    }
+
     fn at(&self, set: u32, file: u64) -> Option<(&Inner, usize)> {
         let v = self.inner.as_deref()?;
         let b = *v.base.get(set as usize)?;
@@ -428,10 +467,15 @@ impl FileVerify {
             let r = Truncation {
                 off,
                 got: buf.len() as u64,
+                asked: asked as u64,
                 want,
                 expect_size,
             };
-            out = v.finding(set, file, r.finding(now & GEN));
+            let asked_known = asked != usize::MAX;
+            // One place per file and generation: its end.
+            out = v.report(set, file, (id, now & GEN), (END, END), || {
+                r.finding(now & GEN, asked_known)
+            });
         }
         let shard = &v.shards[id % SHARDS];
         if let Some(zeros) = v.fast_ok(&acc, off, buf) {
@@ -450,9 +494,21 @@ impl FileVerify {
         shard
             .checked
             .fetch_add(verdicts.len() as u64 - unknown, Relaxed);
-        match v.classify(&acc, off, buf, &verdicts) {
-            Some(f) => v.finding(set, file, f),
-            None => out,
+        let Some(first) = verdicts.iter().find(|(_, d)| bad(d)).map(|x| x.0) else {
+            return out;
+        };
+        let last = verdicts
+            .iter()
+            .rev()
+            .find(|(_, d)| bad(d))
+            .map_or(first, |x| x.0);
+        let r = v.report(set, file, (id, acc.now), (first, last + SEC - 1), || {
+            v.classify(&acc, off, buf, &verdicts)
+                .unwrap_or_else(|| blank(Class::Corrupt, first, SEC, acc.now))
+        });
+        match (out, r) {
+            (ReadCheck::Finding(l), _) => ReadCheck::Finding(l),
+            (_, r) => r,
         }
     }
 }
@@ -476,20 +532,35 @@ fn splitmix(mut x: u64) -> u64 {
 struct Truncation {
     off: u64,
     got: u64,
+    /// What the read asked for, and the part of it iolab wrote.
+    asked: u64,
     want: u64,
     expect_size: u64,
 }
 
 impl Truncation {
-    fn finding(&self, gen: u8) -> Finding {
+    /// The finding; `asked_known`: the read's length is known (else only
+    /// what iolab wrote there is said).
+    fn finding(&self, gen: u8, asked_known: bool) -> Finding {
         let end = self.off + self.got;
         let mut f = blank(Class::Truncated, end, self.want - self.got, gen);
+        let asked = if asked_known { self.asked } else { self.want };
+        let wrote = if self.want < asked {
+            format!(" of the {} iolab wrote there", self.want)
+        } else {
+            String::new()
+        };
         f.summary = format!(
-            "truncated: the file ends at byte {end} (or earlier) but iolab wrote {} bytes: a read at offset {} returned {} of {} bytes",
-            self.expect_size, self.off, self.got, self.want
+            "truncated: the file ends at byte {end} (or earlier) but iolab wrote {} bytes: a read of {asked} bytes at offset {} returned {}{wrote}",
+            self.expect_size, self.off, self.got
         );
         f
     }
+}
+
+/// A piece's verdict that makes a finding.
+fn bad(d: &Verdict) -> bool {
+    !matches!(d, Verdict::Good | Verdict::Unknown)
 }
 
 fn blank(class: Class, offset: u64, len: u64, gen: u8) -> Finding {
@@ -501,6 +572,8 @@ fn blank(class: Class, offset: u64, len: u64, gen: u8) -> Finding {
         sector_first: 0,
         sector_last: 0,
         sectors_bad: 0,
+        file_sector_first: None,
+        file_sector_last: None,
         expected_gen: gen,
         found_gen: None,
         found_offset: None,
@@ -793,7 +866,6 @@ impl Inner {
         buf: &[u8],
         vs: &[(u64, Verdict)],
     ) -> Option<Finding> {
-        let bad = |d: &Verdict| !matches!(d, Verdict::Good | Verdict::Unknown);
         let first = vs.iter().position(|(_, d)| bad(d))?;
         let last = vs.iter().rposition(|(_, d)| bad(d)).unwrap_or(first);
         let has = |f: fn(&Verdict) -> bool| vs.iter().any(|(_, d)| f(d));
@@ -905,9 +977,34 @@ impl Inner {
         name(&cold, set as u32, file)
     }
 
-    /// Record a finding and say it in one line.
+    /// A finding on bytes `first..=last` of workload file `id` in
+    /// generation `gen` (`END` for its end): a repeat when that place was
+    /// reported (counted, nothing built), else `make`'s finding recorded.
+    fn report(
+        &self,
+        set: u32,
+        file: u64,
+        (id, gen): (usize, u8),
+        (first, last): (u64, u64),
+        make: impl FnOnce() -> Finding,
+    ) -> ReadCheck {
+        {
+            let mut cold = self.cold_lock();
+            if cold.reported.repeat(id as u32, gen, first, last) {
+                cold.totals.findings_repeated += 1;
+                return ReadCheck::Repeat;
+            }
+        }
+        // Built without the lock: naming a misdirected block's owner takes it.
+        self.finding(set, file, make())
+    }
+
+    /// Record a finding and say it in one line. Its sectors are also
+    /// numbered within the file (`file_sector_first`, `_last`).
     fn finding(&self, set: u32, file: u64, mut f: Finding) -> ReadCheck {
         self.findings.fetch_add(1, Relaxed);
+        f.file_sector_first = Some(f.offset / SEC);
+        f.file_sector_last = Some((f.offset + f.block_size.max(1) - 1) / SEC);
         let mut cold = self.cold_lock();
         f.target = name(&cold, set, file);
         f.time_s = cold.t0.map(|t| t.elapsed().as_secs_f64());
@@ -1032,6 +1129,60 @@ mod tests {
     }
 
     #[test]
+    fn a_damaged_place_read_again_is_one_finding_until_the_file_is_made_again() {
+        let v = fv(1);
+        let mut data = write_file(&v, 0, 0, 16_384, 4096);
+        data[3000] ^= 1;
+        let s = v.gen(0, 0);
+        assert!(matches!(
+            v.check(0, 0, 0, &data, 16_384),
+            ReadCheck::Finding(_)
+        ));
+        // The same sector through other reads: repeats, not findings.
+        assert_eq!(v.check(0, 0, 0, &data[..4096], 16_384), ReadCheck::Repeat);
+        assert_eq!(
+            v.check_read(0, 0, s, 2560, 512, &data[2560..3072], 16_384),
+            ReadCheck::Repeat
+        );
+        // Another damaged sector is a place of its own.
+        data[9000] ^= 1;
+        assert!(matches!(
+            v.check(0, 0, 8192, &data[8192..12_288], 16_384),
+            ReadCheck::Finding(_)
+        ));
+        let t = v.totals().totals;
+        assert_eq!((t.findings_total, t.findings_repeated), (2, 2));
+        assert_eq!(v.findings(), 2);
+        // Sectors numbered within the file.
+        let f = &t.findings[0];
+        assert_eq!(
+            (f.offset, f.file_sector_first, f.file_sector_last),
+            (2560, Some(5), Some(5))
+        );
+        assert_eq!((f.sector_first, f.sector_last), (0, 0));
+        // A truncation is one place per file and generation.
+        let cut = &data[..10_000];
+        let r = v.check_piece((0, 0), 8192, 4096, &cut[8192..], 16_384);
+        assert!(
+            matches!(&r, ReadCheck::Finding(l) if l.contains("a read of 4096 bytes at offset 8192 returned 1808")),
+            "{r:?}"
+        );
+        assert_eq!(
+            v.check_piece((0, 0), 12_288, 4096, &[], 16_384),
+            ReadCheck::Repeat
+        );
+        assert_eq!(finding(&v, 2).file_sector_first, Some(19));
+        // Made again: a new generation, whose damage is new.
+        let mut data = write_file(&v, 0, 0, 4096, 4096);
+        data[3000] ^= 1;
+        assert!(matches!(
+            v.check(0, 0, 0, &data, 4096),
+            ReadCheck::Finding(_)
+        ));
+        assert_eq!(v.totals().totals.findings_total, 4);
+    }
+
+    #[test]
     fn a_block_of_another_file_is_misdirected_and_names_it() {
         let v = fv(1);
         let mut a = write_file(&v, 0, 1, 8192, 8192);
@@ -1068,7 +1219,11 @@ mod tests {
             (f.class, f.offset, f.block_size),
             (Class::Truncated, 10_000, 2_000)
         );
-        // An empty read before the end, through `check` too.
+        // An empty read before the end, through `check` too: the same
+        // file's end in the same generation, a repeat (forgotten: a
+        // finding).
+        assert_eq!(v.check(0, 0, 10_240, &[], 12_000), ReadCheck::Repeat);
+        v.forget_reported();
         assert!(matches!(
             v.check(0, 0, 10_240, &[], 12_000),
             ReadCheck::Finding(_)
@@ -1097,6 +1252,8 @@ mod tests {
         assert_eq!(finding(&v, 0).found_gen, Some(1));
         let mut torn = new.clone();
         torn[2048..].copy_from_slice(&old[2048..]);
+        // Each case damages the same place: forget the one before.
+        v.forget_reported();
         v.check_read(0, 0, s, 0, 4096, &torn, 4096);
         assert_eq!(finding(&v, 1).class, Class::Torn);
         assert_eq!(
@@ -1107,6 +1264,7 @@ mod tests {
         // created in this run are data lost to zeros.
         let mut z = new.clone();
         z[1024..1536].fill(0);
+        v.forget_reported();
         v.check_read(0, 0, s, 0, 4096, &z, 4096);
         assert_eq!(
             (finding(&v, 2).class, finding(&v, 2).offset),
@@ -1114,6 +1272,7 @@ mod tests {
         );
         let mut tail = new.clone();
         tail[3000..].fill(0);
+        v.forget_reported();
         v.check_read(0, 0, s, 0, 4096, &tail, 4096);
         assert_eq!(finding(&v, 3).class, Class::Zeroed);
         assert_eq!(finding(&v, 3).offset, 2560);

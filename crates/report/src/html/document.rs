@@ -385,12 +385,15 @@ fn run_section(p: &mut Page, doc: &ResultDoc, i: usize, r: &RunResult, axes: &[S
                 .iter()
                 .take(50)
                 .map(|e| {
+                    // An open, stat or fsync has no offset: empty cells.
+                    let ranged = iolab_raw::op_has_range(&e.op);
+                    let at = |v: Value| if ranged { v } else { Value::Null };
                     vec![
                         num(e.time_s),
                         json!(e.target),
                         json!(e.op),
-                        json!(e.offset),
-                        json!(e.len),
+                        at(json!(e.offset)),
+                        at(json!(e.len)),
                         json!(crate::errno_name(e.errno)),
                     ]
                 })
