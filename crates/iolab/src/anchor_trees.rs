@@ -112,18 +112,27 @@ fn check_writable(
         _ => None,
     });
     let Some(what) = what else { return Ok(()) };
-    let dir = match disk {
-        OnDisk::Missing => match a.parent().filter(|p| !p.as_os_str().is_empty()) {
-            Some(p) if p.is_dir() => p.to_path_buf(),
-            None => PathBuf::from("."),
-            // Made by the run (a personality's DIR): checked when it is.
-            Some(_) => return Ok(()),
+    match disk {
+        OnDisk::Missing => {
+            let parent = match a.parent().filter(|p| !p.as_os_str().is_empty()) {
+                Some(p) if p.is_dir() => p.to_path_buf(),
+                None => PathBuf::from("."),
+                // Made by the run (a personality's DIR): checked when it is.
+                Some(_) => return Ok(()),
+            };
+            match cannot_write_path(&parent) {
+                Some(why) => Err(format!(
+                    "{}: cannot be created: {} cannot be written in ({why}); make it writable or give another --dir",
+                    a.display(),
+                    parent.display()
+                )),
+                None => Ok(()),
+            }
+        }
+        OnDisk::Unknown => Ok(()),
+        _ => match cannot_write_path(a) {
+            Some(why) => Err(write_refusal(a, &why, &what)),
+            None => Ok(()),
         },
-        OnDisk::Unknown => return Ok(()),
-        _ => a.to_path_buf(),
-    };
-    match cannot_write_path(&dir) {
-        Some(why) => Err(write_refusal(&dir, &why, &what)),
-        None => Ok(()),
     }
 }

@@ -35,6 +35,8 @@ mod action;
 mod dirs;
 mod exec;
 mod filesets;
+#[cfg(test)]
+mod filesets_tests;
 mod setup;
 #[cfg(test)]
 mod share_tests;
