@@ -237,19 +237,25 @@ fn create_one(
     match r {
         Ok(_) => Ok(()),
         Err(e) if e.error.errno == Some(libc::EINTR) => Err(("interrupted".into(), None)),
-        Err(e) => {
-            let rec = e.error.errno.map(|errno| IoErrorRec {
-                target: e.error.path.display().to_string(),
-                offset: 0,
-                len: 0,
-                op: ErrOp::Fileset,
-                errno,
-                time_ns: 0,
-                worker: 0,
-            });
-            Err((format!("creating fileset {}: {e}", f.name), rec))
-        }
+        Err(e) => Err((
+            format!("creating fileset {}: {e}", f.name),
+            error_record(&e),
+        )),
     }
+}
+
+/// The error record of the errno creation stopped on (none for a
+/// refusal without one, such as a layout name that is not a file).
+fn error_record(e: &iolab_fileset::CreateError) -> Option<IoErrorRec> {
+    e.error.errno.map(|errno| IoErrorRec {
+        target: e.error.path.display().to_string(),
+        offset: 0,
+        len: 0,
+        op: ErrOp::Fileset,
+        errno,
+        time_ns: 0,
+        worker: 0,
+    })
 }
 
 fn progress(p: &iolab_fileset::Progress, t: Instant) -> FilesetProgress {
