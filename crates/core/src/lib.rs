@@ -20,7 +20,7 @@ pub mod timeline;
 
 pub use driver::{Caps, Driver, Task};
 pub use events::{EventLog, Marked};
-pub use observer::{Observer, Quiet};
+pub use observer::{FilesetProgress, Observer, Quiet};
 pub use port::{
     Detached, ErrorTally, GapTracker, Port, Setup, Snapshot, Window, WorkerEnd, GAP_RECORD_NS,
     MAX_ERROR_RECORDS,

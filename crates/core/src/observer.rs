@@ -40,6 +40,26 @@ pub trait Observer {
     fn event(&mut self, _ev: &EventRaw) {}
     /// Prefill progress: bytes done of total for one target.
     fn prefill(&mut self, _path: &str, _done: u64, _total: u64) {}
+    /// A fileset's creation before the run (anchor `anchor`), about ten
+    /// times a second, and once more with `finished` when it ended.
+    fn fileset_progress(&mut self, _anchor: &str, _p: &FilesetProgress) {}
+}
+
+/// How far a fileset's creation got (files looked at and bytes in place,
+/// of the layout's), for [`Observer::fileset_progress`].
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct FilesetProgress {
+    pub files_done: u64,
+    pub files_total: u64,
+    /// Bytes of the files made before the run that are in place (written
+    /// now or found there), of all of them.
+    pub bytes_done: u64,
+    pub bytes_total: u64,
+    /// Bytes this creation wrote, and the seconds since it began.
+    pub bytes_written: u64,
+    pub elapsed_s: f64,
+    /// Creation ended (done, failed or interrupted): the last call.
+    pub finished: bool,
 }
 
 /// An observer that ignores everything.

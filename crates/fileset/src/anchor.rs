@@ -2,7 +2,8 @@
 //! rewrite and delete of a fileset goes through.
 //!
 //! Decision (issue 16 item 1): iolab writes the marker file [`MARKER`]
-//! (`.iolab-fileset`, a small JSON of tool, version and spec hash) into
+//! (`.iolab-fileset`, a small JSON of tool, version, the layout key of the
+//! tree it holds and its hash, see [`crate::key`]) into
 //! every anchor it creates or adopts, and then:
 //! - an anchor that does not exist is created; its parent must exist
 //!   (iolab never creates a chain of directories from a typo);
@@ -20,7 +21,8 @@
 //! symbolic link planted in the tree is never followed out of it. The
 //! anchor itself may be a symbolic link: the user named it.
 
-use crate::spec::FilesetSpec;
+use crate::key::{Fit, LayoutKey};
+use crate::spec::Format;
 use std::ffi::{CString, OsStr};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -73,7 +75,66 @@ pub enum AnchorState {
 pub struct Marker {
     pub tool: String,
     pub version: String,
+    /// The hash of `layout` ([`LayoutKey::hash`]); [`EMPTY`] after a
+    /// clean-up, [`RESHAPING`] while a run reshapes the tree; the hash of
+    /// the spec and seed in a marker of an iolab before layout keys.
     pub spec_hash: String,
+    /// What determines the paths and sizes of the tree the anchor holds;
+    /// absent when `spec_hash` is not a layout's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<LayoutKey>,
+}
+
+/// `spec_hash` of an anchor whose fileset was removed (`cleanup`).
+pub const EMPTY: &str = "empty";
+/// `spec_hash` while a run reshapes the tree (`format=restart` or `yes`
+/// over another layout); replaced by the new layout's when it is done.
+pub const RESHAPING: &str = "reshaping";
+
+impl Marker {
+    fn new(spec_hash: String, layout: Option<LayoutKey>) -> Marker {
+        Marker {
+            tool: "iolab".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            spec_hash,
+            layout,
+        }
+    }
+
+    /// The marker of a tree laid out by `key`.
+    pub fn of(key: &LayoutKey) -> Marker {
+        Marker::new(key.hash(), Some(key.clone()))
+    }
+
+    /// The marker of an anchor holding none of iolab's files.
+    pub fn empty() -> Marker {
+        Marker::new(EMPTY.into(), None)
+    }
+
+    /// The marker of a tree being reshaped.
+    pub fn reshaping() -> Marker {
+        Marker::new(RESHAPING.into(), None)
+    }
+
+    /// How the tree this marker records fits `want`; `legacy` holds the
+    /// hashes a marker written before layout keys had for the same tree
+    /// (`key::legacy_hash`).
+    pub fn fit(&self, want: &LayoutKey, legacy: &[String]) -> Fit {
+        match &self.layout {
+            Some(have) => crate::key::fit(have, want),
+            None if self.spec_hash == EMPTY => Fit::Empty,
+            None if legacy.contains(&self.spec_hash) => Fit::Same,
+            None => Fit::Differs,
+        }
+    }
+
+    /// What the marker says the tree is, for a refusal.
+    pub fn describe(&self) -> String {
+        match &self.layout {
+            Some(k) => k.describe(),
+            None => "one its marker does not describe: written by an older iolab, or by a reshape that did not finish".into(),
+        }
+    }
 }
 
 /// An anchor iolab may write in: it holds the marker, and `fd` is open on it.
@@ -84,15 +145,55 @@ pub struct Anchor {
     fd: OwnedFd,
 }
 
-/// The spec hash the marker records (FNV-1a of the spec's JSON and the
-/// seed; written here to avoid a hashing dependency for 8 lines).
-pub fn spec_hash(spec: &FilesetSpec, seed: u64) -> String {
-    let text = serde_json::to_string(&spec.shape).unwrap_or_default();
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes().chain(seed.to_le_bytes()) {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+/// Why the directory open as `dir` cannot be written in, if it cannot:
+/// its file system is mounted read-only (statvfs `ST_RDONLY`), or
+/// `faccessat(W_OK)` refuses (the errno's text, e.g. "Permission
+/// denied"). Cheap, and no write is tried.
+pub fn cannot_write(dir: i32) -> Option<String> {
+    // SAFETY: statvfs is plain data filled in by the kernel.
+    let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: dir is an open descriptor; s is valid for the call.
+    if unsafe { libc::fstatvfs(dir, &mut s) } == 0 && s.f_flag & libc::ST_RDONLY != 0 {
+        return Some("its file system is mounted read-only".into());
     }
-    format!("{h:016x}")
+    // SAFETY: a static C string relative to an open directory.
+    if unsafe { libc::faccessat(dir, c".".as_ptr(), libc::W_OK, libc::AT_EACCESS) } != 0 {
+        return Some(errno_text(&io::Error::last_os_error()));
+    }
+    None
+}
+
+/// The refusal of a directory (an anchor, or the parent of a missing
+/// one) a run would write in (`what` it would do) and cannot (`why`, from
+/// [`cannot_write`]): one line, what to do.
+pub fn write_refusal(dir: &Path, why: &str, what: &str) -> String {
+    format!(
+        "{}: cannot be written in ({why}) and this run would write there ({what}); make it writable, or run a workload that only reads and stats the files already made",
+        dir.display()
+    )
+}
+
+/// [`cannot_write`] of the directory at `path` (opened to look).
+pub fn cannot_write_path(path: &Path) -> Option<String> {
+    match open_dir_path(path) {
+        Ok(fd) => cannot_write(fd.as_raw_fd()),
+        Err(e) => Some(errno_text(&e)),
+    }
+}
+
+/// "Permission denied", without the " (os error 13)" of `io::Error`.
+fn errno_text(e: &io::Error) -> String {
+    let t = e.to_string();
+    t.split(" (os error").next().unwrap_or(&t).to_string()
+}
+
+/// Why a tree of another layout is not used under `format=no`, and what to
+/// do (`have`: what the anchor holds, as [`Marker::describe`] says it).
+pub fn refusal(have: &str, want: &LayoutKey) -> String {
+    format!(
+        "holds another fileset ({have}) than this run lays out ({}); with --format no its files would be used as they are: give --format restart (reshape it), --format yes (make it anew) or another --dir",
+        want.describe()
+    )
 }
 
 fn cstr(p: &OsStr) -> io::Result<CString> {
@@ -181,8 +282,8 @@ fn open_dir_path(path: &Path) -> io::Result<OwnedFd> {
 
 impl Anchor {
     /// Creates, adopts or opens the anchor by the rules in the module doc;
-    /// writes the marker with `spec_hash` when it creates or adopts.
-    pub fn prepare(path: &Path, spec_hash: &str) -> Result<Anchor, FsError> {
+    /// writes `marker` when it creates or adopts.
+    pub fn prepare(path: &Path, marker: &Marker) -> Result<Anchor, FsError> {
         let state = match std::fs::metadata(path) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 let parent = match path.parent() {
@@ -215,7 +316,7 @@ impl Anchor {
             fd,
         };
         if state != AnchorState::Marked {
-            a.write_marker(spec_hash)?;
+            a.write_marker(marker)?;
         }
         Ok(a)
     }
@@ -261,14 +362,9 @@ impl Anchor {
         read_marker_at(self.raw(), &self.path)
     }
 
-    /// Rewrites the marker (the anchor is iolab's) with a new spec hash.
-    pub fn write_marker(&self, spec_hash: &str) -> Result<(), FsError> {
-        let m = Marker {
-            tool: "iolab".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            spec_hash: spec_hash.into(),
-        };
-        let text = serde_json::to_string(&m).unwrap_or_default() + "\n";
+    /// Writes `m` as the marker (the anchor is iolab's).
+    pub fn write_marker(&self, m: &Marker) -> Result<(), FsError> {
+        let text = serde_json::to_string(m).unwrap_or_default() + "\n";
         let mp = self.path.join(MARKER);
         let fd = openat(
             self.raw(),
@@ -281,6 +377,28 @@ impl Anchor {
         std::fs::File::from(fd)
             .write_all(text.as_bytes())
             .map_err(|e| FsError::os(&mp, "writing the marker", &e))
+    }
+
+    /// How the tree in this anchor fits `want` (`Fit::Empty` for an anchor
+    /// just made or adopted). Under `format=no` a tree of another layout is
+    /// refused: its files would be used as they are, at other paths or
+    /// sizes than the run's layout gives them. `legacy`: see
+    /// [`Marker::fit`].
+    pub fn fit(&self, want: &LayoutKey, legacy: &[String], format: Format) -> Result<Fit, FsError> {
+        if self.state != AnchorState::Marked {
+            return Ok(Fit::Empty);
+        }
+        let m = self.marker()?;
+        let fit = m.fit(want, legacy);
+        if fit == Fit::Differs && format == Format::No {
+            return Err(FsError::refuse(&self.path, refusal(&m.describe(), want)));
+        }
+        Ok(fit)
+    }
+
+    /// [`cannot_write`] of this anchor.
+    pub fn cannot_write(&self) -> Option<String> {
+        cannot_write(self.raw())
     }
 
     pub(crate) fn raw(&self) -> i32 {
@@ -406,11 +524,11 @@ mod tests {
     fn marker_is_read_through_the_anchor_descriptor() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("a");
-        let a = Anchor::prepare(&p, "h1").unwrap();
+        let a = Anchor::prepare(&p, &Marker::empty()).unwrap();
         std::fs::rename(&p, t.path().join("moved")).unwrap();
         std::fs::create_dir(&p).unwrap();
         std::fs::write(p.join(MARKER), b"{}").unwrap();
-        assert_eq!(a.marker().unwrap().spec_hash, "h1");
+        assert_eq!(a.marker().unwrap().spec_hash, EMPTY);
         assert!(read_marker(&p).is_err());
         std::fs::remove_file(p.join(MARKER)).unwrap();
         let moved = t.path().join("moved").join(MARKER);

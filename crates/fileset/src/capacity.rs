@@ -17,6 +17,17 @@ pub struct Needs {
     /// grows as the layout is walked, so the refusal is certain): the
     /// figures are a lower bound.
     pub at_least: bool,
+    /// Existing files creation rewrites: of another size under
+    /// `restart` (extended or truncated), every one under `yes`.
+    pub rewrites: u64,
+}
+
+impl Needs {
+    /// Creation writes something: a directory or file to make, bytes to
+    /// add, a file to rewrite.
+    pub fn writes(&self) -> bool {
+        self.bytes > 0 || self.inodes > 0 || self.rewrites > 0
+    }
 }
 
 /// Free space of the file system holding the anchor.
@@ -106,6 +117,10 @@ impl Needs {
                             .bytes
                             .saturating_add(want.saturating_sub(st.st_blocks as u64 * 512));
                     }
+                    let resize = format == Format::Restart && st.st_size as u64 != layout.size(i);
+                    if resize || format == Format::Yes {
+                        n.rewrites += 1;
+                    }
                 }
                 _ => {
                     n.bytes = n.bytes.saturating_add(want);
@@ -151,7 +166,7 @@ pub fn check_capacity(anchor: &Anchor, needs: &Needs) -> Result<(), FsError> {
     let needs = &Needs {
         bytes: needs.bytes.saturating_add(own * f.block),
         inodes: needs.inodes + own,
-        at_least: needs.at_least,
+        ..*needs
     };
     let short_inodes = f.counts_inodes && needs.inodes > f.inodes;
     if !needs.at_least && needs.bytes <= f.bytes && !short_inodes {

@@ -1,6 +1,6 @@
 //! Creating a fileset on disk (directories, then files filled with
-//! incompressible data by a few threads, progress through a callback) and
-//! removing it (only the names the layout gives, only in a marked anchor).
+//! incompressible data by a few threads, progress through a callback);
+//! removing it is `remove.rs`.
 //!
 //! `format` follows vdbench's `format=yes|no|restart`:
 //! - `yes`: every file of the layout that exists is deleted and made
@@ -21,27 +21,34 @@
 //! errno and what was created. Computation never prints.
 
 use crate::anchor::{
-    is_kind, lstatat, openat, spec_hash, unlinkat, Anchor, AnchorState, DirCache, FsError,
+    is_kind, lstatat, openat, unlinkat, Anchor, AnchorState, DirCache, FsError, Marker,
 };
 use crate::capacity::{check_capacity, Needs};
+use crate::key::{legacy_hash, Fit};
 use crate::layout::Layout;
 use crate::spec::FilesetSpec;
 use std::io;
 use std::os::unix::fs::FileExt;
-use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 pub use iolab_spec::fileset::Format;
 
-/// Creation's progress, handed to the callback about ten times a second.
+/// Creation's progress, handed to the callback about ten times a second
+/// (and once at the end) from the thread that called [`create`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Progress {
+    /// Files of the layout looked at (made, kept, resized or skipped as
+    /// not made up front), of all of them.
     pub files_done: u64,
     pub files_total: u64,
-    pub bytes_written: u64,
+    /// Bytes of the files made up front that are in place: written by
+    /// this creation or found there, of all of them.
+    pub bytes_done: u64,
     pub bytes_total: u64,
+    /// Bytes this creation wrote (the rate's figure).
+    pub bytes_written: u64,
 }
 
 /// Fills a piece of a file: (file number, offset, bytes to fill).
@@ -65,6 +72,10 @@ pub struct CreateOptions<'a> {
     /// Set by the caller to stop creation early (Ctrl-C): the threads
     /// stop after their current file and creation fails with EINTR.
     pub stop: Option<&'a AtomicBool>,
+    /// Hashes beside [`legacy_hash`] of the spec and `seed` that a marker
+    /// written before layout keys may hold for this tree (see
+    /// [`Marker::fit`]).
+    pub legacy: &'a [String],
 }
 
 impl Default for CreateOptions<'_> {
@@ -76,6 +87,7 @@ impl Default for CreateOptions<'_> {
             progress: None,
             fill: None,
             stop: None,
+            legacy: &[],
         }
     }
 }
@@ -93,10 +105,9 @@ pub struct CreateReport {
     /// Files deleted (`yes`: before being made again, or not preallocated).
     pub files_deleted: u64,
     pub bytes_written: u64,
-    /// The anchor's marker recorded another spec (or seed): the files kept
-    /// may have other sizes than this layout's; `format=yes` or `restart`
-    /// makes them match.
-    pub spec_changed: bool,
+    /// How the tree the anchor held fits the layout (`Empty` for an anchor
+    /// just made or adopted): another layout is refused under `format=no`.
+    pub fit: Option<Fit>,
 }
 
 /// Creation stopped: the error and what had been done by then.
@@ -115,10 +126,16 @@ struct Counters {
     resized: AtomicU64,
     deleted: AtomicU64,
     bytes: AtomicU64,
+    /// Bytes of made-up-front files found in place (kept, or the part of
+    /// a resized file that stays).
+    in_place: AtomicU64,
 }
 
 /// Creates (or completes) `layout` under `spec.anchor`: prepares the
-/// anchor, checks capacity, makes the directories, fills the files.
+/// anchor, refuses a tree of another layout under `format=no`, checks
+/// capacity, makes the directories, fills the files. The marker is
+/// written only when it changes: a tree already marked with this layout
+/// (or a larger one it is part of) is used without a write of iolab's.
 pub fn create(
     spec: &FilesetSpec,
     seed: u64,
@@ -127,9 +144,15 @@ pub fn create(
 ) -> Result<CreateReport, CreateError> {
     let mut report = CreateReport::default();
     let fail = |error: FsError, report: CreateReport| CreateError { error, report };
-    let hash = spec_hash(spec, seed);
-    let anchor = Anchor::prepare(&spec.anchor, &hash).map_err(|e| fail(e, report))?;
+    let key = layout.key();
+    let anchor = Anchor::prepare(&spec.anchor, &Marker::of(key)).map_err(|e| fail(e, report))?;
     report.anchor = Some(anchor.state);
+    let mut legacy = vec![legacy_hash(spec, seed)];
+    legacy.extend_from_slice(opts.legacy);
+    let fit = anchor
+        .fit(key, &legacy, opts.format)
+        .map_err(|e| fail(e, report))?;
+    report.fit = Some(fit);
     if opts.check_capacity {
         let needs = Needs::of(&anchor, layout, opts.format).map_err(|e| fail(e, report))?;
         if let Err(e) = check_capacity(&anchor, &needs) {
@@ -137,10 +160,16 @@ pub fn create(
             return Err(fail(e, report));
         }
     }
-    if anchor.state == AnchorState::Marked {
-        let old = anchor.marker().map_err(|e| fail(e, report))?;
-        report.spec_changed = old.spec_hash != hash;
-        anchor.write_marker(&hash).map_err(|e| fail(e, report))?;
+    // A reshape is marked as such until it is done: an interrupted one
+    // leaves a marker that no layout fits, so `format=no` refuses the
+    // half-reshaped tree rather than use it.
+    let before = match (anchor.state, fit) {
+        (AnchorState::Marked, Fit::Grows | Fit::Empty) => Some(Marker::of(key)),
+        (AnchorState::Marked, Fit::Differs) => Some(Marker::reshaping()),
+        _ => None,
+    };
+    if let Some(m) = before {
+        anchor.write_marker(&m).map_err(|e| fail(e, report))?;
     }
     make_dirs(&anchor, layout, &mut report).map_err(|e| fail(e, report))?;
     let c = Counters::default();
@@ -151,6 +180,11 @@ pub fn create(
     report.files_deleted = c.deleted.load(Relaxed);
     report.bytes_written = c.bytes.load(Relaxed);
     result.map_err(|e| fail(e, report))?;
+    if fit == Fit::Differs {
+        anchor
+            .write_marker(&Marker::of(key))
+            .map_err(|e| fail(e, report))?;
+    }
     // SAFETY: syncfs on the anchor's open descriptor.
     if unsafe { libc::syncfs(anchor.raw()) } != 0 {
         let e = io::Error::last_os_error();
@@ -206,8 +240,10 @@ fn fill_files(
     let stop = AtomicBool::new(false);
     let first_err: Mutex<Option<FsError>> = Mutex::new(None);
     let threads = opts.threads.clamp(1, 64);
-    let finished = AtomicUsize::new(0);
-    let totals = (layout.files(), layout.total_bytes());
+    // Threads finished, and the wake-up of the progress loop when the last
+    // one is (so creation ends when its work does, not at the next tick).
+    let finished = (Mutex::new(0usize), Condvar::new());
+    let totals = (layout.files(), layout.prealloc_bytes());
     std::thread::scope(|s| {
         for t in 0..threads {
             let (next, stop, first_err, finished) = (&next, &stop, &first_err, &finished);
@@ -233,12 +269,18 @@ fn fill_files(
                         break;
                     }
                 }
-                finished.fetch_add(1, Relaxed);
+                *finished.0.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+                finished.1.notify_all();
             });
         }
-        while finished.load(Relaxed) < threads {
+        let mut done = finished.0.lock().unwrap_or_else(|p| p.into_inner());
+        while *done < threads {
             report_progress(opts, c, totals);
-            std::thread::sleep(Duration::from_millis(100));
+            done = finished
+                .1
+                .wait_timeout(done, Duration::from_millis(100))
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
         }
     });
     report_progress(opts, c, totals);
@@ -261,11 +303,13 @@ fn seed_for(t: usize) -> u64 {
 
 fn report_progress(opts: &CreateOptions, c: &Counters, (files, bytes): (u64, u64)) {
     if let Some(cb) = opts.progress {
+        let written = c.bytes.load(Relaxed);
         cb(&Progress {
             files_done: c.files_done.load(Relaxed),
             files_total: files,
-            bytes_written: c.bytes.load(Relaxed),
+            bytes_done: written.saturating_add(c.in_place.load(Relaxed)),
             bytes_total: bytes,
+            bytes_written: written,
         });
     }
 }
@@ -332,8 +376,12 @@ impl<'a> Worker<'a> {
             (Some(st), Format::Restart) if pre && st.st_size as u64 != want => {
                 (Some(st.st_size as u64), 0)
             }
-            (Some(_), _) => {
+            (Some(st), _) => {
                 self.c.kept.fetch_add(1, Relaxed);
+                if pre {
+                    let have = (st.st_size as u64).min(want);
+                    self.c.in_place.fetch_add(have, Relaxed);
+                }
                 return Ok(());
             }
             (None, _) => (None, libc::O_CREAT | libc::O_EXCL),
@@ -351,6 +399,7 @@ impl<'a> Worker<'a> {
             Some(have) => have,
             None => 0,
         };
+        self.c.in_place.fetch_add(start, Relaxed);
         self.fill(i, &f, start, want).map_err(|e| os("write", e))?;
         let done = if from.is_some() {
             &self.c.resized
@@ -376,85 +425,5 @@ impl<'a> Worker<'a> {
             self.c.bytes.fetch_add(n as u64, Relaxed);
         }
         Ok(())
-    }
-}
-
-/// What `remove` did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct RemoveReport {
-    pub files_removed: u64,
-    pub dirs_removed: u64,
-    /// Layout names left in place: not a regular file or directory of
-    /// iolab's kind (a symlink, a fifo), or a directory not empty because
-    /// it holds something the layout does not name.
-    pub left: u64,
-}
-
-/// Deletes the layout's files and directories under `anchor`, which must
-/// hold iolab's marker; foreign files, symbolic links (and what they
-/// point to) and directories holding them stay. The anchor and its marker
-/// stay too.
-pub fn remove(anchor: &Path, layout: &Layout) -> Result<RemoveReport, FsError> {
-    let a = Anchor::open_marked(anchor)?;
-    let mut r = RemoveReport::default();
-    let mut cache = DirCache::new(&a);
-    for i in 0..layout.files() {
-        let rel = layout.file_path(i);
-        let full = a.path.join(&rel);
-        // A parent that is missing, or a symlink (ELOOP/ENOTDIR), is skipped.
-        let Some((dir, name)) = reach(&mut cache, &rel, &a.path)? else {
-            continue;
-        };
-        match lstatat(dir, name).map_err(|e| FsError::os(&full, "stat", &e))? {
-            Some(st) if is_kind(&st, libc::S_IFREG) => {
-                unlinkat(dir, name, 0).map_err(|e| FsError::os(&full, "unlink", &e))?;
-                r.files_removed += 1;
-            }
-            Some(_) => r.left += 1,
-            None => {}
-        }
-    }
-    drop(cache);
-    let mut cache = DirCache::new(&a);
-    for d in (0..layout.dirs()).rev() {
-        let rel = layout.dir_path(d);
-        let Some((dir, name)) = reach(&mut cache, &rel, &a.path)? else {
-            continue;
-        };
-        match unlinkat(dir, name, libc::AT_REMOVEDIR) {
-            Ok(()) => r.dirs_removed += 1,
-            Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {}
-            Err(e)
-                if matches!(
-                    e.raw_os_error(),
-                    Some(libc::ENOTEMPTY | libc::EEXIST | libc::ENOTDIR)
-                ) =>
-            {
-                r.left += 1
-            }
-            Err(e) => return Err(FsError::os(&a.path.join(&rel), "rmdir", &e)),
-        }
-    }
-    Ok(r)
-}
-
-/// The parent of `rel` for clean-up: `None` when it is missing or not a
-/// real directory (a symbolic link is not followed), an error otherwise.
-fn reach<'p>(
-    cache: &mut DirCache,
-    rel: &'p Path,
-    anchor: &Path,
-) -> Result<Option<(i32, &'p std::ffi::OsStr)>, FsError> {
-    match cache.parent(rel) {
-        Ok(p) => Ok(Some(p)),
-        Err(e)
-            if matches!(
-                e.raw_os_error(),
-                Some(libc::ENOENT | libc::ELOOP | libc::ENOTDIR)
-            ) =>
-        {
-            Ok(None)
-        }
-        Err(e) => Err(FsError::os(&anchor.join(rel), "opening the parent", &e)),
     }
 }

@@ -11,7 +11,8 @@
 //! fixed-size struct; 1,000,000 files take 8 MB. Prealloc (filebench) is a
 //! hash of the seed and the file's number, so it costs nothing.
 
-use crate::spec::{parse_size_mix, EntriesShape, FileSize, FilesetSpec, Shape, SpecError};
+use crate::key::{LayoutKey, Sizes};
+use crate::spec::{FilesetSpec, Shape, SpecError};
 use std::path::PathBuf;
 
 /// The deterministic layout of a fileset.
@@ -26,68 +27,49 @@ pub struct Layout {
     seed: u64,
     /// Files in 10,000 that exist up front (10,000 = all).
     prealloc_per_10k: u64,
+    key: LayoutKey,
 }
 
 impl Layout {
     /// The layout of `spec` for `seed` (sizes and prealloc draws); the same
     /// spec and seed give the same layout.
     pub fn new(spec: &FilesetSpec, seed: u64) -> Result<Layout, SpecError> {
-        spec.validate()?;
-        let mut rng = fastrand::Rng::with_seed(seed);
-        match &spec.shape {
-            Shape::Tree(t) => {
-                let n = t.leaves().unwrap_or(0) * t.files;
-                let mix = parse_size_mix(&t.sizes)?;
+        let key = LayoutKey::of(spec, seed)?;
+        let pre = match &spec.shape {
+            Shape::Tree(_) => 10_000,
+            Shape::Entries(e) => (e.prealloc * 100.0).round() as u64,
+        };
+        Ok(Self::build(key, seed, pre))
+    }
+
+    /// The layout a key describes, every file made up front: the tree an
+    /// anchor's marker records (for its clean-up).
+    pub fn from_key(key: &LayoutKey) -> Layout {
+        Self::build(key.clone(), key.seed.unwrap_or(0), 10_000)
+    }
+
+    fn build(key: LayoutKey, seed: u64, pre: u64) -> Layout {
+        let mut rng = fastrand::Rng::with_seed(key.seed.unwrap_or(seed));
+        let sizes: Vec<u64> = match &key.sizes {
+            Sizes::Fixed(s) => vec![*s; key.files as usize],
+            Sizes::Weighted(mix) => {
                 let total: u64 = mix.iter().map(|&(_, w)| u64::from(w)).sum();
-                let sizes = (0..n).map(|_| pick(&mix, rng.u64(0..total))).collect();
-                Ok(Self::build(
-                    u64::from(t.width),
-                    t.depth,
-                    t.files,
-                    sizes,
-                    seed,
-                    10_000,
-                ))
+                (0..key.files)
+                    .map(|_| pick(mix, rng.u64(0..total)))
+                    .collect()
             }
-            Shape::Entries(e) => Ok(Self::entries(e, &mut rng, seed)),
-        }
-    }
-
-    fn entries(e: &EntriesShape, rng: &mut fastrand::Rng, seed: u64) -> Layout {
-        let w = u64::from(e.dir_width);
-        let leaves = e.entries.div_ceil(w);
-        let mut depth = 0;
-        let mut span = 1u64;
-        while span < leaves {
-            span = span.saturating_mul(w);
-            depth += 1;
-        }
-        let sizes = (0..e.entries)
-            .map(|_| match e.size {
-                FileSize::Fixed(s) => s,
-                FileSize::Gamma { mean, shape } => {
-                    (gamma(rng, shape) * mean as f64 / shape).round() as u64
-                }
-            })
-            .collect();
-        let pre = (e.prealloc * 100.0).round() as u64;
-        Self::build(w, depth, w, sizes, seed, pre)
-    }
-
-    fn build(
-        width: u64,
-        depth: u32,
-        per_leaf: u64,
-        sizes: Vec<u64>,
-        seed: u64,
-        pre: u64,
-    ) -> Layout {
+            Sizes::Gamma { mean, shape } => (0..key.files)
+                .map(|_| (gamma(&mut rng, *shape) * *mean as f64 / shape).round() as u64)
+                .collect(),
+        };
+        let (width, per_leaf) = (key.width.max(1), key.per_leaf);
         let n = sizes.len() as u64;
         let used_leaves = if per_leaf == 0 {
             0
         } else {
             n.div_ceil(per_leaf)
         };
+        let depth = key.depth;
         let level_dirs = (1..=depth)
             .map(|l| used_leaves.div_ceil(width.pow(depth - l)))
             .collect();
@@ -99,7 +81,14 @@ impl Layout {
             sizes,
             seed,
             prealloc_per_10k: pre,
+            key,
         }
+    }
+
+    /// What determines this layout's paths and sizes (the marker records
+    /// it).
+    pub fn key(&self) -> &LayoutKey {
+        &self.key
     }
 
     /// Number of files.
@@ -117,8 +106,19 @@ impl Layout {
         self.sizes[i as usize]
     }
 
-    /// Sum of the sizes of the files created up front (saturating).
+    /// Sum of the sizes of every file of the layout (saturating).
     pub fn total_bytes(&self) -> u64 {
+        self.sizes.iter().fold(0u64, |t, &s| t.saturating_add(s))
+    }
+
+    /// Files created up front (filebench's prealloc; all of a vdbench
+    /// shape).
+    pub fn prealloc_files(&self) -> u64 {
+        (0..self.files()).filter(|&i| self.prealloc(i)).count() as u64
+    }
+
+    /// Sum of the sizes of the files created up front (saturating).
+    pub fn prealloc_bytes(&self) -> u64 {
         (0..self.files())
             .filter(|&i| self.prealloc(i))
             .fold(0u64, |t, i| t.saturating_add(self.size(i)))
@@ -257,7 +257,7 @@ fn gamma(rng: &mut fastrand::Rng, shape: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::TreeShape;
+    use crate::spec::{EntriesShape, FileSize, TreeShape};
     use std::collections::HashSet;
 
     fn tree(depth: u32, width: u32, files: u64, sizes: &str) -> FilesetSpec {

@@ -1,8 +1,10 @@
 //! iolab's filesets (issue 16, first step): what a fileset is
 //! ([`FilesetSpec`]), where its files go ([`Layout`], computed from the spec
-//! and a seed without touching disk), the anchor directory's marker and
+//! and a seed without touching disk; [`LayoutKey`], what determines its
+//! paths and sizes), the anchor directory's marker and
 //! safety rules ([`anchor`]), the free space and inode check
-//! ([`capacity`]) and creating and removing the files ([`create`]).
+//! ([`capacity`]) and creating and removing the files ([`create`],
+//! [`remove`]).
 //!
 //! Data safety comes first: iolab writes, rewrites or deletes only inside
 //! an anchor that carries its marker file [`anchor::MARKER`], only the
@@ -13,14 +15,15 @@
 pub mod anchor;
 pub mod capacity;
 pub mod create;
+pub mod key;
 pub mod layout;
+pub mod remove;
 pub mod spec;
 
-pub use anchor::{Anchor, AnchorState, FsError, MARKER};
+pub use anchor::{Anchor, AnchorState, FsError, Marker, MARKER};
 pub use capacity::{check_capacity, Needs};
-pub use create::{
-    create, remove, CreateError, CreateOptions, CreateReport, FillFn, Format, Progress,
-    RemoveReport,
-};
+pub use create::{create, CreateError, CreateOptions, CreateReport, FillFn, Format, Progress};
+pub use key::{Fit, LayoutKey};
 pub use layout::Layout;
+pub use remove::{remove, RemoveReport};
 pub use spec::{parse_size_mix, EntriesShape, FileSize, FilesetSpec, Shape, SpecError, TreeShape};

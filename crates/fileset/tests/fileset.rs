@@ -4,7 +4,7 @@
 //! middle of creation on a small ext4 (root).
 
 use iolab_fileset::{
-    create, remove, AnchorState, CreateOptions, EntriesShape, FileSize, FilesetSpec, Format,
+    create, remove, AnchorState, CreateOptions, EntriesShape, FileSize, FilesetSpec, Fit, Format,
     Layout, Progress, Shape, TreeShape, MARKER,
 };
 use iolab_testutil::require_root;
@@ -99,8 +99,8 @@ fn creates_a_missing_anchor_and_exactly_the_layout() {
     }
     let last = *seen.lock().unwrap().last().unwrap();
     assert_eq!(
-        (last.files_done, last.bytes_written),
-        (36, layout.total_bytes())
+        (last.files_done, last.bytes_written, last.bytes_done),
+        (36, layout.total_bytes(), layout.total_bytes())
     );
     let marker: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(anchor.join(MARKER)).unwrap()).unwrap();
@@ -142,10 +142,142 @@ fn an_empty_directory_is_adopted_and_a_marked_one_reused() {
     let r = create(&spec, 1, &layout, &opts(Format::No)).unwrap();
     assert_eq!(r.anchor, Some(AnchorState::Marked));
     assert_eq!((r.files_created, r.files_kept, r.dirs_created), (0, 6, 0));
-    assert!(!r.spec_changed);
-    let other = Layout::new(&spec, 2).unwrap();
-    let r = create(&spec, 2, &other, &opts(Format::No)).unwrap();
-    assert!(r.spec_changed, "another seed is another fileset");
+    assert_eq!(r.fit, Some(Fit::Same));
+    // One size for every file: the seed draws nothing, the tree is the same.
+    let r = create(&spec, 2, &Layout::new(&spec, 2).unwrap(), &opts(Format::No)).unwrap();
+    assert_eq!(r.fit, Some(Fit::Same));
+}
+
+/// Issue 16 audit, item 4: under format=no a tree of another layout is
+/// refused before any I/O, naming the anchor and what to do; one whose
+/// files all keep their path and size (only the count changed) is used,
+/// and its marker then records the larger tree; clean-up removes that.
+#[test]
+fn format_no_refuses_another_layout_and_uses_a_tree_of_more_or_fewer_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = |n, size: &str| tree(tmp.path(), 0, 1, n, size);
+    let layout = |n, size| Layout::new(&spec(n, size), 1).unwrap();
+    create(&spec(8, "16k"), 1, &layout(8, "16k"), &opts(Format::No)).unwrap();
+    let before = snapshot(tmp.path());
+    for other in [
+        spec(8, "64k"),
+        spec(8, "16k:1,32k:1"),
+        tree(tmp.path(), 1, 2, 4, "16k"),
+    ] {
+        let l = Layout::new(&other, 1).unwrap();
+        let e = create(&other, 1, &l, &opts(Format::No)).unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with(&tmp.path().display().to_string())
+                && msg.contains("8 files of 16 KiB")
+                && msg.contains("--format restart")
+                && !msg.contains('\n'),
+            "{msg}"
+        );
+        assert_eq!(snapshot(tmp.path()), before, "refused after I/O");
+    }
+    let r = create(&spec(12, "16k"), 1, &layout(12, "16k"), &opts(Format::No)).unwrap();
+    assert_eq!(
+        (r.fit, r.files_kept, r.files_created),
+        (Some(Fit::Grows), 8, 4)
+    );
+    let r = create(&spec(4, "16k"), 1, &layout(4, "16k"), &opts(Format::No)).unwrap();
+    assert_eq!((r.fit, r.files_kept), (Some(Fit::Shrinks), 4));
+    let marker = || -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(tmp.path().join(MARKER)).unwrap()).unwrap()
+    };
+    assert_eq!(
+        marker()["layout"]["files"],
+        12,
+        "the marker keeps the larger tree"
+    );
+    let r = remove(tmp.path(), &layout(4, "16k")).unwrap();
+    assert_eq!((r.files_removed, count(tmp.path()).1), (12, 0));
+    assert_eq!(marker()["spec_hash"], "empty");
+    // An emptied anchor takes any layout.
+    let r = create(&spec(8, "64k"), 1, &layout(8, "64k"), &opts(Format::No)).unwrap();
+    assert_eq!((r.fit, r.files_created), (Some(Fit::Empty), 8));
+    // restart reshapes, and the marker then records the new layout.
+    let r = create(
+        &spec(8, "16k"),
+        1,
+        &layout(8, "16k"),
+        &opts(Format::Restart),
+    )
+    .unwrap();
+    assert_eq!((r.fit, r.files_resized), (Some(Fit::Differs), 8));
+    assert_eq!(marker()["layout"]["sizes"]["fixed"], 16384);
+}
+
+/// Issue 16 audit, item 5: a marker that is already right is not
+/// written again, so a complete fileset is used on a read-only mount.
+#[test]
+fn a_complete_fileset_is_used_on_a_read_only_mount() {
+    require_root!();
+    let fs = iolab_testutil::TmpfsMount::new("1m").unwrap();
+    let spec = tree(&fs.path().join("fs"), 1, 2, 2, "4k");
+    let layout = Layout::new(&spec, 1).unwrap();
+    create(&spec, 1, &layout, &opts(Format::No)).unwrap();
+    let mtime = || {
+        std::fs::metadata(fs.path().join("fs").join(MARKER))
+            .unwrap()
+            .modified()
+            .unwrap()
+    };
+    let was = mtime();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    create(&spec, 1, &layout, &opts(Format::Restart)).unwrap();
+    assert_eq!(mtime(), was, "the marker was rewritten");
+    let status = std::process::Command::new("mount")
+        .args(["-o", "remount,ro"])
+        .arg(fs.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let r = create(&spec, 1, &layout, &opts(Format::No)).unwrap();
+    assert_eq!((r.fit, r.files_kept), (Some(Fit::Same), 4));
+}
+
+/// Issue 16 audit, item 1: clean-up removes the side directories `NAME.d`
+/// that `mkdir` makes beside a file when they are empty, then the layout's
+/// directories; a side directory holding something, a link at a side
+/// name and names the layout does not give stay.
+#[test]
+fn cleanup_removes_empty_side_directories_and_nothing_else() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = tree(tmp.path(), 1, 2, 3, "1k");
+    let layout = Layout::new(&spec, 1).unwrap();
+    create(&spec, 1, &layout, &opts(Format::No)).unwrap();
+    let a = tmp.path();
+    for d in [
+        "d0/f0.d", "d0/f1.d", "d1/f2.d", "d1/f1.d", "d1/x.d", "d1/f0.d",
+    ] {
+        std::fs::create_dir(a.join(d)).unwrap();
+    }
+    std::fs::write(a.join("d1/f1.d/mine"), b"user data").unwrap();
+    std::os::unix::fs::symlink(a.join("d0"), a.join("d0/f2.d")).unwrap();
+    std::fs::remove_file(a.join("d1/f0")).unwrap();
+    let r = remove(a, &layout).unwrap();
+    assert_eq!(r.files_removed, 5);
+    // f0.d, f1.d of d0 and f2.d, f0.d of d1 (its file gone already).
+    assert_eq!(r.dirs_removed, 4);
+    let mut left: Vec<_> = snapshot(a).into_keys().collect();
+    left.sort();
+    let want: Vec<PathBuf> = [
+        ".iolab-fileset",
+        "d0",
+        "d0/f2.d",
+        "d1",
+        "d1/f1.d",
+        "d1/f1.d/mine",
+        "d1/x.d",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .collect();
+    assert_eq!(left, want);
+    // d0 (a link) and d1 (f1.d, x.d) are not empty.
+    assert_eq!(r.left, 1 + 1 + 2);
 }
 
 #[test]

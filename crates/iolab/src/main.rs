@@ -21,6 +21,7 @@ macro_rules! out {
 }
 
 mod agent;
+mod anchor_trees;
 mod cli;
 mod compare_cmd;
 mod curves;
@@ -28,6 +29,7 @@ mod default_job;
 mod devstats;
 mod doctor;
 mod exit;
+mod fileset_progress;
 mod fio_cmd;
 mod fio_out;
 mod fio_text;

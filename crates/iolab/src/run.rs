@@ -34,6 +34,8 @@ struct Term {
     live: Option<crate::live::LiveDoc>,
     /// Another tool's layout (`--style`) instead of iolab's lines.
     style: Option<Box<dyn Styled>>,
+    /// The progress lines of a fileset's creation.
+    fileset_lines: crate::fileset_progress::FilesetLines,
 }
 
 impl Term {
@@ -150,6 +152,22 @@ impl Observer for Term {
             outln!("{}", terminal::event_line(&iolab_report::event_record(ev)));
         }
         let _ = std::io::stdout().flush();
+    }
+
+    fn fileset_progress(&mut self, anchor: &str, p: &iolab_core::FilesetProgress) {
+        use crate::fileset_progress::Line;
+        if self.quiet {
+            return;
+        }
+        match self.fileset_lines.next(anchor, p, self.tty) {
+            Some(Line::Live(t)) => eprint!("\r\x1b[K{t}"),
+            Some(Line::Plain(t)) => {
+                self.clear_progress();
+                eprintln!("iolab: {t}");
+            }
+            Some(Line::Clear) => self.clear_progress(),
+            None => {}
+        }
     }
 
     fn prefill(&mut self, path: &str, done: u64, total: u64) {
@@ -542,6 +560,7 @@ impl Session {
             planned_s: None,
             live,
             style: style::printer(out.style, iolab_report::host_info().cpus),
+            fileset_lines: Default::default(),
         };
         Ok(Session {
             doc,
@@ -977,7 +996,7 @@ pub(crate) fn failure_line(run: &iolab_report::RunResult) -> Option<String> {
         String::new()
     };
     let what = match run.incomplete_reason.as_deref() {
-        Some(r) if r.starts_with("prefill") => r.to_string(),
+        Some(r) if r.starts_with("prefill") || r.starts_with("creating fileset") => r.to_string(),
         Some(r) => format!("{} of {}{at} failed: {} ({r})", e.op, e.target, e.error),
         None => format!(
             "{} I/O error{}, the first: {} of {}{at}: {}",

@@ -2,6 +2,7 @@
 //! `--dry-run`): the bridge from the planner (iolab-plan, which does no
 //! I/O) to the engine's checks; the anchors of file-system workloads too.
 
+use crate::anchor_trees::Trees;
 use iolab_plan::Plan;
 
 /// Check the targets of every run of the plan as the runs will
@@ -11,22 +12,26 @@ use iolab_plan::Plan;
 /// refuses what the real run would.
 pub fn check_targets(plan: &Plan) -> Result<(), String> {
     let mut check = iolab_engine::PlanCheck::new();
+    let mut trees = Trees::default();
     let n = plan.runs.len();
     for (i, r) in plan.runs.iter().enumerate() {
+        let run = (n > 1).then(|| format!("run {}", i + 1));
         for w in &r.spec.workloads {
-            check_workload(&mut check, w, r.is_concurrent()).map_err(|e| {
-                if n > 1 {
-                    let params = r.params_text();
-                    let what = if params.is_empty() {
-                        r.spec.name.clone()
+            check_workload(&mut check, &mut trees, run.clone(), w, r.is_concurrent()).map_err(
+                |e| {
+                    if n > 1 {
+                        let params = r.params_text();
+                        let what = if params.is_empty() {
+                            r.spec.name.clone()
+                        } else {
+                            params
+                        };
+                        format!("run {}/{n} ({what}): {e}", i + 1)
                     } else {
-                        params
-                    };
-                    format!("run {}/{n} ({what}): {e}", i + 1)
-                } else {
-                    e
-                }
-            })?;
+                        e
+                    }
+                },
+            )?;
         }
     }
     Ok(())
@@ -37,8 +42,9 @@ pub fn check_targets(plan: &Plan) -> Result<(), String> {
 /// before it runs what a controller sent (crate::agent).
 pub fn check_run(spec: &iolab_spec::RunSpec) -> Result<(), String> {
     let mut check = iolab_engine::PlanCheck::new();
+    let mut trees = Trees::default();
     for w in &spec.workloads {
-        check_workload(&mut check, w, spec.workloads.len() > 1)?;
+        check_workload(&mut check, &mut trees, None, w, spec.workloads.len() > 1)?;
     }
     Ok(())
 }
@@ -47,12 +53,16 @@ pub fn check_run(spec: &iolab_spec::RunSpec) -> Result<(), String> {
 /// (`concurrent`) names the one refused.
 fn check_workload(
     check: &mut iolab_engine::PlanCheck,
+    trees: &mut Trees,
+    run: Option<String>,
     w: &iolab_spec::WorkloadSpec,
     concurrent: bool,
 ) -> Result<(), String> {
     check
         .check(w)
-        .and_then(|_| check_anchors(w).map_err(|e| iolab_engine::RunError::Setup(from_file(w, e))))
+        .and_then(|_| {
+            check_anchors(w, trees, run).map_err(|e| iolab_engine::RunError::Setup(from_file(w, e)))
+        })
         .map_err(|e| {
             if concurrent {
                 format!("workload '{}': {e}", w.name)
@@ -80,8 +90,15 @@ fn from_file(w: &iolab_spec::WorkloadSpec, e: String) -> String {
 /// a parent directory that does (iolab creates the anchor, never its
 /// parents); one that is not empty holds iolab's marker (the rule the
 /// driver applies, checked here without writing, so `--dry-run` refuses
-/// what the run would). Free space and inodes are the driver's checks.
-pub fn check_anchors(w: &iolab_spec::WorkloadSpec) -> Result<(), String> {
+/// what the run would); the tree it holds fits the run's layout under
+/// `format=no`, and the run may write there if it would, taking the runs
+/// before it in the plan into account (`trees`, crate::anchor_trees).
+/// Free space and inodes are the driver's checks.
+pub fn check_anchors(
+    w: &iolab_spec::WorkloadSpec,
+    trees: &mut Trees,
+    run: Option<String>,
+) -> Result<(), String> {
     let Some(fs) = &w.fs else {
         return Ok(());
     };
@@ -97,6 +114,7 @@ pub fn check_anchors(w: &iolab_spec::WorkloadSpec) -> Result<(), String> {
         match std::fs::metadata(a) {
             Ok(m) if m.is_dir() => {
                 check_marked_or_empty(a).map_err(|e| e.replacen("--dir", &flag, 1))?;
+                trees.check(w, f, run.clone(), &flag)?;
                 continue;
             }
             Ok(_) => {
@@ -138,6 +156,7 @@ pub fn check_anchors(w: &iolab_spec::WorkloadSpec) -> Result<(), String> {
                     up.display()
                 ));
             }
+            trees.check(w, f, run.clone(), &flag)?;
             continue;
         }
         if !parent.is_dir() {
@@ -148,6 +167,7 @@ pub fn check_anchors(w: &iolab_spec::WorkloadSpec) -> Result<(), String> {
                 parent.display()
             ));
         }
+        trees.check(w, f, run.clone(), &flag)?;
     }
     Ok(())
 }

@@ -92,6 +92,8 @@ fn fileset_and_mix_parameters_sweep() {
             "100,1000",
             "--duration",
             "1s",
+            "--format",
+            "restart",
             "--dry-run",
         ],
     );
@@ -102,6 +104,26 @@ fn fileset_and_mix_parameters_sweep() {
         "{out}"
     );
     assert!(out.contains("mix=create:1 files=1000"), "{out}");
+    // 100 files sit in the anchor, 1000 in ten directories: under the
+    // default format=no the second point would use the first's files.
+    let o = run_in(
+        d.path(),
+        &[
+            "--dir",
+            a.to_str().unwrap(),
+            "--mix",
+            "read:1",
+            "--files",
+            "100,1000",
+            "--dry-run",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("run 2/2 (files=1000)"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

@@ -133,6 +133,7 @@ pub fn resolve_fs(o: &WorkloadOptions, jobs: u32) -> Result<Option<FsResolved>, 
             None => FileSelect::Uniform,
         },
         personality: text(&o.personality).map(str::to_string),
+        layout_seed: None,
     };
     validate(&fs, o)?;
     Ok(Some(FsResolved { fs, dsync, kind }))

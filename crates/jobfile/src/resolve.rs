@@ -521,10 +521,8 @@ pub fn resolve_run(
     };
     // A file-system workload's flows take `think` themselves.
     let fs_think = fs.is_some();
-    let seed = o
-        .seed
-        .unwrap_or(DEFAULT_SEED)
-        .wrapping_add(seed_index as u64);
+    let base_seed = o.seed.unwrap_or(DEFAULT_SEED);
+    let seed = base_seed.wrapping_add(seed_index as u64);
     let spec = WorkloadSpec {
         bs_write: None,
         bs_trim: None,
@@ -581,7 +579,10 @@ pub fn resolve_run(
         max_errors: o.max_errors.unwrap_or(50),
         start_delay_s: secs_v(&o.start_delay, "start-delay")?.unwrap_or(0.0),
         skew_pct: num(&o.skew, "skew", "a percentage")?,
-        fs: fs.map(|f| f.fs),
+        fs: fs.map(|f| iolab_spec::fs::FsSpec {
+            layout_seed: Some(base_seed),
+            ..f.fs
+        }),
         // A window alone judges fio's default criterion.
         steady: match (text(&o.steady), o.steady_duration.is_some()) {
             (None, false) => None,

@@ -450,17 +450,27 @@ pub struct FilesetRaw {
     pub name: String,
     /// The anchor directory (absolute).
     pub anchor: String,
-    /// Files and directories of the layout, and its bytes.
+    /// Files and directories of the layout, and the bytes of all its files.
     pub files: u64,
     pub dirs: u64,
     pub bytes: u64,
-    /// What creation before the run made (0 when all was reused).
+    /// Bytes of the files made before the run (filebench's prealloc: all
+    /// of them at 100 %).
+    #[serde(default)]
+    pub bytes_prealloc: u64,
+    /// What creation before the run did: files and directories made,
+    /// existing files brought to their size (`format=restart`), bytes
+    /// written, seconds it took (checking what is there included).
     pub files_made: u64,
     pub dirs_made: u64,
+    #[serde(default)]
+    pub files_resized: u64,
     pub bytes_written: u64,
     pub create_secs: f64,
-    /// Files existing at the run's end (the layout's, as iolab tracked them).
-    pub files_at_end: u64,
+    /// Files of the layout existing at the run's end (as iolab tracked
+    /// them, or as found when the run stopped before its first
+    /// operation); `None` when not known (the anchor could not be read).
+    pub files_at_end: Option<u64>,
     /// Whether the files were removed after the run (`cleanup`).
     pub removed: bool,
 }

@@ -536,17 +536,26 @@ pub struct FilesetResult {
     pub name: String,
     /// The anchor directory (absolute).
     pub anchor: String,
-    /// Files, directories and bytes of the layout.
+    /// Files, directories and bytes of the layout (every file's size).
     pub files: u64,
     pub dirs: u64,
     pub bytes: u64,
-    /// What creation before the run made (0 when everything was reused).
+    /// Bytes of the files made before the run (`prealloc`; `bytes` at 100).
+    #[serde(default)]
+    pub bytes_prealloc: u64,
+    /// What creation before the run did: files and directories made,
+    /// existing files brought to their size, bytes written, and the
+    /// seconds it took, checking what was there included.
     pub files_made: u64,
     pub dirs_made: u64,
+    #[serde(default)]
+    pub files_resized: u64,
     pub bytes_written: u64,
     pub create_s: f64,
-    /// Files existing at the run's end.
-    pub files_at_end: u64,
+    /// Files of the layout existing at the run's end (as found, when the
+    /// run stopped before its first operation); absent when unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files_at_end: Option<u64>,
     /// The files were removed after the run (`cleanup`).
     pub removed: bool,
 }

@@ -195,6 +195,7 @@ pub fn fileserver_spec(spec: &mut WorkloadSpec) {
         }]),
         select: FileSelect::Uniform,
         personality: Some("fileserver".into()),
+        layout_seed: None,
     });
     spec.targets.clear();
 }
@@ -242,11 +243,13 @@ pub fn fs_workload(name: &str) -> WorkloadRaw {
             files: 10_000,
             dirs: 500,
             bytes: 1_310_720_000,
-            files_made: 10_000,
+            bytes_prealloc: 1_048_576_000,
+            files_made: 8_000,
             dirs_made: 500,
+            files_resized: 0,
             bytes_written: 1_048_576_000,
             create_secs: 4.5,
-            files_at_end: 10_000,
+            files_at_end: Some(10_000),
             removed: false,
         }],
         sync_ops: vec![Op::Stat],

@@ -34,6 +34,40 @@ pub struct FsSpec {
     /// The filebench personality this came from, for display.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub personality: Option<String>,
+    /// The seed the filesets' layouts draw their sizes and prealloc
+    /// choices with: the job's base seed, not the workload's own (base +
+    /// its position in the plan), so one fileset spec on one anchor is one
+    /// tree whichever workload or sweep point lays it out. `None` (a spec
+    /// from before this field): the workload's seed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout_seed: Option<u64>,
+}
+
+impl FsSpec {
+    /// The seed of the filesets' layouts ([`FsSpec::layout_seed`]) of a
+    /// workload whose own seed is `workload_seed`.
+    pub fn layout_seed_or(&self, workload_seed: u64) -> u64 {
+        self.layout_seed.unwrap_or(workload_seed)
+    }
+
+    /// Why the workload writes in the anchor of `set` whatever it finds
+    /// there, if it does: an operation that changes files (the first one
+    /// of the work, [`Op::changes_files`]), `format = "yes"` or `cleanup`.
+    /// A workload without any of them only reads and stats files that are
+    /// there, and may run on a read-only anchor.
+    pub fn writes_anyway(&self, set: &FsFileset) -> Option<String> {
+        let ops: Vec<Op> = match &self.work {
+            FsWork::Mix(m) => m.iter().map(|e| e.step.op).collect(),
+            FsWork::Flows(f) => f.iter().flat_map(|f| &f.steps).map(|s| s.op).collect(),
+        };
+        if let Some(op) = ops.into_iter().find(|o| o.changes_files()) {
+            return Some(format!("its {} operations", op.name()));
+        }
+        if set.format == Format::Yes {
+            return Some("--format yes".into());
+        }
+        set.cleanup.then(|| "--cleanup".into())
+    }
 }
 
 /// One fileset of a workload.
@@ -560,6 +594,7 @@ mod tests {
             work,
             select: FileSelect::Uniform,
             personality: None,
+            layout_seed: None,
         }
     }
 

@@ -119,4 +119,15 @@ impl Op {
     pub fn writes_data(self) -> bool {
         matches!(self, Op::Write | Op::Append | Op::Rewrite)
     }
+
+    /// File-system operations that change what is there (data, names,
+    /// directories or attributes): a file-system workload without any of
+    /// them only reads, so it may run on a read-only anchor.
+    pub fn changes_files(self) -> bool {
+        self.writes_data()
+            || matches!(
+                self,
+                Op::Create | Op::Delete | Op::Mkdir | Op::Rmdir | Op::Rename | Op::Setattr
+            )
+    }
 }

@@ -339,7 +339,7 @@ macro_rules! workload_params {
                 default: Value("no", ""),
                 sweep: None, compare: None, negates: None,
                 doc_type: "string",
-                doc: "What to do with a fileset that exists (vdbench `format=`): `yes` deletes it and makes every file again, `no` uses what exists and creates what is missing, `restart` also brings files of the wrong size back to theirs.",
+                doc: "What to do with a fileset that exists (vdbench `format=`): `yes` deletes it and makes every file again, `no` uses what exists and creates what is missing, `restart` also brings files of the wrong size back to theirs. Under `no` an anchor whose marker records another layout (files at other paths or sizes than this run's) is refused before any I/O, also between the points of a sweep; a change of the file count alone that keeps every file's path and size is used (see [format](filesystem.md#format)).",
             },
             cleanup: Bool {
                 flag: "cleanup", aliases: [], short: None, value_name: "BOOL", heading: "File system",
@@ -347,7 +347,7 @@ macro_rules! workload_params {
                 default: Value("false", "kept for the next run"),
                 sweep: None, compare: None, negates: None,
                 doc_type: "bool",
-                doc: "Remove the fileset's files and directories after the run (the anchor and its marker stay, as do files iolab did not make); by default they are kept for the next run, like vdbench's anchors and filebench's `reuse`.",
+                doc: "Remove the fileset after the run: its files, the side directories `NAME.d` its `mkdir` operations made beside them, then its directories when empty (the anchor and its marker stay, the marker then recording an empty tree, as do files iolab did not make); by default all is kept for the next run, like vdbench's anchors and filebench's `reuse`.",
             },
             file_select: Values {
                 flag: "file-select", aliases: ["fileselect"], short: None, value_name: "MODE", heading: "File system",
@@ -507,7 +507,7 @@ macro_rules! workload_params {
                 default: Value("65963", "plus the run's index in its plan"),
                 sweep: None, compare: None, negates: None,
                 doc_type: "integer",
-                doc: "Seed for every random choice (65963 is 0x101AB). Workload n of a job (counting from 0) uses seed + n, so every workload has its own sequence, and the same job with the same seed repeats each worker's sequence of offsets, sizes and directions.",
+                doc: "Seed for every random choice (65963 is 0x101AB). Workload n of a job (counting from 0) uses seed + n, so every workload has its own sequence, and the same job with the same seed repeats each worker's sequence of offsets, sizes and directions. A fileset's layout (its drawn file sizes, which files are made before the run) uses the base seed alone, so the workloads and runs of a job that give one anchor the same fileset keys lay out one tree.",
             },
             jobs: Values {
                 flag: "jobs", aliases: ["numjobs", "nthreads"], short: None, value_name: "N", heading: "Concurrency",

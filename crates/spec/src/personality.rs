@@ -203,6 +203,7 @@ pub fn personality(name: &str, dir: &Path, o: &Overrides) -> Result<Personality,
         work: FsWork::Flows(flows),
         select: FileSelect::Uniform,
         personality: Some(name.to_string()),
+        layout_seed: None,
     };
     fs.validate()
         .map_err(|e| SpecError(format!("--personality {name}: {}", e.0)))?;

@@ -34,6 +34,9 @@ pub mod verify;
 mod action;
 mod dirs;
 mod exec;
+mod filesets;
+#[cfg(test)]
+mod filesets_tests;
 #[cfg(test)]
 mod regress_tests;
 mod setup;
@@ -202,6 +205,9 @@ pub(crate) struct FsDriver {
     clock: Option<TscRate>,
     /// Anchors check() created or adopted (undone on abandon).
     made: Vec<(PathBuf, iolab_fileset::AnchorState)>,
+    /// The error creating a fileset stopped on (ENOSPC...): an error of
+    /// the run, in its `errors`.
+    early: Option<IoErrorRec>,
     layouts: Vec<Layout>,
     prepared: bool,
     shared: Option<Arc<Shared>>,
@@ -223,6 +229,7 @@ impl FsDriver {
             notes: Vec::new(),
             clock: None,
             made: Vec::new(),
+            early: None,
             layouts: Vec::new(),
             prepared: false,
             shared: None,
@@ -295,7 +302,7 @@ impl Driver for FsDriver {
         self.clock = crate::clock::resolve(self.spec.clock)
             .map_err(|why| RunError::Setup(format!("--clock tsc: {why}; use --clock auto")))?;
         self.plans = setup::plans(&self.spec, self.clock);
-        match setup::check_filesets(&self.spec, &mut self.made) {
+        match filesets::check_filesets(&self.spec, &mut self.made) {
             Ok(l) => self.layouts = l,
             Err(e) => {
                 self.abandon();
@@ -315,22 +322,23 @@ impl Driver for FsDriver {
     fn prepare(&mut self, obs: &mut dyn Observer, stop: &AtomicBool) -> Option<String> {
         self.prepared = true;
         let verify = setup::make_verify(&self.spec, &self.layouts);
-        match setup::create_all(&self.spec, &self.layouts, &verify, obs, stop) {
+        match filesets::create_all(&self.spec, &self.layouts, &verify, obs, stop) {
             Ok((sets, raws)) => {
                 self.filesets = raws;
                 self.shared = Some(Arc::new(setup::shared(&self.spec, sets, verify)));
                 None
             }
-            Err((reason, raws)) => {
-                self.filesets = raws;
-                Some(reason)
+            Err(n) => {
+                self.filesets = n.raws;
+                self.early = n.error;
+                Some(n.reason)
             }
         }
     }
 
     fn abandon(&mut self) {
         if !self.prepared {
-            setup::undo_anchors(&self.made);
+            filesets::undo_anchors(&self.made);
         }
         self.made.clear();
     }
@@ -349,9 +357,9 @@ impl Driver for FsDriver {
             ops: OpStats::new(&self.caps().ops, self.caps().svc),
             fsyncs: 0,
             cpu: CpuTime::default(),
-            errno_counts: Vec::new(),
-            errors_total: 0,
-            errors: Vec::new(),
+            errno_counts: self.early.iter().map(|e| (e.errno, 1)).collect(),
+            errors_total: self.early.iter().count() as u64,
+            errors: self.early.iter().cloned().collect(),
             stalls: StallsRaw::default(),
             complete: false,
             incomplete_reason: None,
@@ -409,7 +417,7 @@ impl Driver for FsDriver {
         }
         self.notes.extend(setup::idle_threads(&outs));
         if let Some(sh) = self.shared.as_ref() {
-            setup::end_filesets(&self.spec, sh, &mut fs.filesets, &mut self.notes);
+            filesets::end_filesets(&self.spec, &sh.sets, &mut fs.filesets, &mut self.notes);
             // --verify: what the reads found (fs/verify.rs).
             raw.verify = sh.verify.run_raw().map(|mut v| {
                 v.max_errors = self.spec.max_errors;

@@ -1,34 +1,26 @@
 //! The file-system driver's set-up and wrap-up, off the per-operation
-//! path: checking the workload, the threads' plans, the anchors and the
-//! capacity check, creating the filesets with progress, reading back the
-//! state of every file, and at the end the results (counters, errors,
-//! files left) and the clean-up.
+//! path: checking the workload, the threads' plans, the data validation
+//! and the threads' shared state, and at the end the threads' counters
+//! and errors merged. The filesets themselves (anchors, creation, the
+//! files left, clean-up) are `filesets.rs`.
 
-use super::dirs::DirCache;
 use super::exec::FsWorkerOut;
-use super::table::{Claim, FileTable, DIR, EXISTS, MOVED};
+use super::table::Claim;
 use super::verify::FileVerify;
 use super::{Act, FsSet, Plan, Shared};
 use crate::clock::TscRate;
-use iolab_core::Observer;
-use iolab_fileset::{anchor, Anchor, AnchorState, CreateOptions, Layout, Needs, Progress};
-use iolab_raw::{errno_name, FilesetRaw, FsRaw, Op, WorkloadRaw};
-use iolab_spec::fileset::Format;
+use iolab_fileset::Layout;
+use iolab_raw::{errno_name, FsRaw, Op, WorkloadRaw};
 use iolab_spec::fs::{FileSelect, FsSpec, FsWork, Step};
 use iolab_spec::fs::{MAX_FILESETS, MAX_STEPS};
 use iolab_spec::{OnError, SyncMode, WorkloadSpec};
-use std::ffi::CString;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicI64};
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicI64;
 
 /// Largest transfer a step may ask for.
 const MAX_XFER: u64 = 1 << 30;
 
-fn fs_of(spec: &WorkloadSpec) -> &FsSpec {
+pub(super) fn fs_of(spec: &WorkloadSpec) -> &FsSpec {
     spec.fs
         .as_ref()
         .expect("the fs driver runs workloads with fs set")
@@ -87,7 +79,7 @@ pub(super) fn validate(spec: &WorkloadSpec) -> Result<(), String> {
 }
 
 /// The operations the workload issues, in table order.
-fn ops_of(fs: &FsSpec) -> Vec<Op> {
+pub(super) fn ops_of(fs: &FsSpec) -> Vec<Op> {
     let used: Vec<Op> = steps(fs).iter().map(|s| s.op).collect();
     Op::ALL
         .iter()
@@ -260,254 +252,6 @@ fn threads(p: &Plan, rate: Option<f64>, first: usize) -> Vec<Plan> {
         .collect()
 }
 
-/// Layouts, anchors (created or adopted with the marker) and the capacity
-/// check of every fileset. On an error the anchors made so far are undone
-/// (`made` lists them).
-pub(super) fn check_filesets(
-    spec: &WorkloadSpec,
-    made: &mut Vec<(PathBuf, AnchorState)>,
-) -> Result<Vec<Layout>, String> {
-    let mut layouts = Vec::new();
-    for f in &fs_of(spec).filesets {
-        let layout =
-            Layout::new(&f.spec, spec.seed).map_err(|e| format!("fileset {}: {e}", f.name))?;
-        let hash = anchor::spec_hash(&f.spec, spec.seed);
-        let a = Anchor::prepare(&f.spec.anchor, &hash).map_err(|e| e.to_string())?;
-        if a.state != AnchorState::Marked {
-            made.push((a.path.clone(), a.state));
-        }
-        let needs = Needs::of(&a, &layout, f.format).map_err(|e| e.to_string())?;
-        iolab_fileset::check_capacity(&a, &needs).map_err(|e| e.to_string())?;
-        layouts.push(layout);
-    }
-    Ok(layouts)
-}
-
-/// Leave the anchors check() made as they were: the marker of an adopted
-/// directory goes, a directory iolab made goes (when still empty).
-pub(super) fn undo_anchors(made: &[(PathBuf, AnchorState)]) {
-    for (p, st) in made {
-        let _ = std::fs::remove_file(p.join(iolab_fileset::MARKER));
-        if *st == AnchorState::Created {
-            let _ = std::fs::remove_dir(p);
-        }
-    }
-}
-
-/// The filesets ready to run and what creating them did, or why they are
-/// not, with what was done.
-type Created = Result<(Vec<FsSet>, Vec<FilesetRaw>), (String, Vec<FilesetRaw>)>;
-
-/// Create every fileset (progress through `obs.prefill`, a stop honoured)
-/// and read back the state of its files.
-pub(super) fn create_all(
-    spec: &WorkloadSpec,
-    layouts: &[Layout],
-    verify: &FileVerify,
-    obs: &mut dyn Observer,
-    stop: &AtomicBool,
-) -> Created {
-    let fs = fs_of(spec);
-    let mut sets = Vec::new();
-    let mut raws = Vec::new();
-    let side_dirs = ops_of(fs)
-        .iter()
-        .any(|o| matches!(o, Op::Mkdir | Op::Rmdir));
-    for (f, layout) in fs.filesets.iter().zip(layouts) {
-        let mut raw = FilesetRaw {
-            name: f.name.clone(),
-            anchor: std::path::absolute(&f.spec.anchor)
-                .unwrap_or_else(|_| f.spec.anchor.clone())
-                .display()
-                .to_string(),
-            files: layout.files(),
-            dirs: layout.dirs(),
-            bytes: layout.total_bytes(),
-            ..Default::default()
-        };
-        let r = create_one(spec, sets.len() as u32, layout, &mut raw, verify, obs, stop);
-        raws.push(raw);
-        if let Err(e) = r {
-            return Err((e, raws));
-        }
-        let set = open_set(&f.spec.anchor, layout, side_dirs).map_err(|e| (e, raws.clone()))?;
-        super::sizes::take(&set, spec.verify && f.format == Format::No);
-        sets.push(set);
-    }
-    Ok((sets, raws))
-}
-
-/// Create fileset number `set` (its files stamped under `--verify`).
-fn create_one(
-    spec: &WorkloadSpec,
-    set: u32,
-    layout: &Layout,
-    raw: &mut FilesetRaw,
-    verify: &FileVerify,
-    obs: &mut dyn Observer,
-    stop: &AtomicBool,
-) -> Result<(), String> {
-    let f = &fs_of(spec).filesets[set as usize];
-    let fill = |i: u64, off: u64, buf: &mut [u8]| verify.fill(set, i, off, buf);
-    let latest: Mutex<Option<Progress>> = Mutex::new(None);
-    let cb = |p: &Progress| *latest.lock().unwrap_or_else(|e| e.into_inner()) = Some(*p);
-    let opts = CreateOptions {
-        format: f.format,
-        threads: 4,
-        check_capacity: true,
-        progress: Some(&cb),
-        stop: Some(stop),
-        fill: verify.on().then_some(&fill),
-    };
-    let path = raw.anchor.clone();
-    let t = Instant::now();
-    let r = std::thread::scope(|s| {
-        let h = s.spawn(|| iolab_fileset::create(&f.spec, spec.seed, layout, &opts));
-        while !h.is_finished() {
-            std::thread::sleep(Duration::from_millis(10));
-            if let Some(p) = latest.lock().unwrap_or_else(|e| e.into_inner()).take() {
-                obs.prefill(&path, p.files_done, p.files_total);
-            }
-        }
-        h.join()
-            .map_err(|_| "creating the fileset panicked".to_string())
-    })?;
-    raw.create_secs = t.elapsed().as_secs_f64();
-    let rep = match &r {
-        Ok(rep) => *rep,
-        Err(e) => e.report,
-    };
-    raw.files_made = rep.files_created;
-    raw.dirs_made = rep.dirs_created;
-    raw.bytes_written = rep.bytes_written;
-    match r {
-        Ok(_) => Ok(()),
-        Err(e) if e.error.errno == Some(libc::EINTR) => Err("interrupted".into()),
-        Err(e) => Err(format!("creating fileset {}: {e}", f.name)),
-    }
-}
-
-fn cstr(p: &Path) -> Result<CString, String> {
-    CString::new(p.as_os_str().as_bytes())
-        .map_err(|_| format!("{}: a path with a NUL byte", p.display()))
-}
-
-/// Open the anchor (checking it still holds the marker) and read the
-/// state of every file of the layout (and its side directory when the
-/// workload makes them).
-fn open_set(anchor_path: &Path, layout: &Layout, side_dirs: bool) -> Result<FsSet, String> {
-    let c = cstr(anchor_path)?;
-    // SAFETY: a valid C string; the descriptor is checked and owned.
-    let fd = unsafe {
-        libc::open(
-            c.as_ptr(),
-            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
-        )
-    };
-    if fd < 0 {
-        let e = std::io::Error::last_os_error();
-        return Err(format!(
-            "{}: opening the anchor: {e}",
-            anchor_path.display()
-        ));
-    }
-    // SAFETY: just opened, ours.
-    let dir = unsafe { OwnedFd::from_raw_fd(fd) };
-    anchor::read_marker_at(dir.as_raw_fd(), anchor_path).map_err(|e| e.to_string())?;
-    let table = FileTable::new(layout.files());
-    let mut p = Vec::with_capacity(super::exec::PATH_CAP);
-    let mut dirs = DirCache::new(layout.leaf_of(layout.files()) + 1, 1);
-    for i in 0..layout.files() {
-        layout.file_path_into(i, &mut p);
-        let mut bits = 0;
-        let leaf = DirCache::key(0, layout.leaf_of(i));
-        let st = lstat(&mut dirs, leaf, dir.as_raw_fd(), &mut p);
-        let size = match st {
-            Some(st) if st.st_mode & libc::S_IFMT == libc::S_IFREG => {
-                bits |= EXISTS;
-                st.st_size as u64
-            }
-            _ => 0,
-        };
-        if side_dirs {
-            p.extend_from_slice(b".d");
-            if lstat(&mut dirs, leaf, dir.as_raw_fd(), &mut p)
-                .is_some_and(|s| s.st_mode & libc::S_IFMT == libc::S_IFDIR)
-            {
-                bits |= DIR;
-            }
-        }
-        table.init(i, bits, size);
-    }
-    Ok(FsSet {
-        layout: layout.clone(),
-        table,
-        dir,
-        anchor: anchor_path.to_path_buf(),
-    })
-}
-
-/// fstatat(leaf, name, AT_SYMLINK_NOFOLLOW) of `p` (relative to the
-/// anchor `dir`; NUL added and removed), its leaf directory reached with
-/// no symbolic link followed (`dirs.rs`); `None` when missing or
-/// unreachable.
-fn lstat(dirs: &mut DirCache, leaf: u64, dir: i32, p: &mut Vec<u8>) -> Option<libc::stat> {
-    p.push(0);
-    // SAFETY: stat is plain data.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    let r = dirs.with_leaf(leaf, dir, p, |d, name| {
-        // SAFETY: name is NUL-terminated, d a directory descriptor.
-        unsafe { libc::fstatat(d, name, &mut st, libc::AT_SYMLINK_NOFOLLOW) }
-    });
-    p.pop();
-    (r == Ok(0)).then_some(st)
-}
-
-/// Move the files renames left at their side names (`f17.r`) back to
-/// their layout names (renameat2 with RENAME_NOREPLACE), so the tree
-/// the run leaves holds the layout's names only (for the next run, the
-/// clean-up and `find`).
-fn restore_moved(set: &FsSet) {
-    let mut p = Vec::with_capacity(super::exec::PATH_CAP);
-    let mut dirs = DirCache::new(set.layout.leaf_of(set.table.files()) + 1, 1);
-    for i in 0..set.table.files() {
-        let bits = set.table.bits(i);
-        if bits & MOVED == 0 {
-            continue;
-        }
-        set.layout.file_path_into(i, &mut p);
-        let cut = p.iter().rposition(|&b| b == b'/').map_or(0, |c| c + 1);
-        let Ok(base) = std::ffi::CString::new(&p[cut..]) else {
-            continue;
-        };
-        p.extend_from_slice(b".r\0");
-        let leaf = DirCache::key(0, set.layout.leaf_of(i));
-        // SAFETY: both names are NUL-terminated, d a directory descriptor.
-        let r = dirs.with_leaf(leaf, set.dir_fd(), &mut p, |d, name| unsafe {
-            libc::renameat2(d, name, d, base.as_ptr(), libc::RENAME_NOREPLACE)
-        });
-        if r == Ok(0) {
-            set.table.init(i, bits & !MOVED | EXISTS, set.table.size(i));
-        }
-    }
-}
-
-/// rmdir of the side directories (`f17.d`) the run left, each from its
-/// leaf directory reached with no symbolic link followed.
-fn remove_side_dirs(set: &FsSet) {
-    let mut p = Vec::with_capacity(super::exec::PATH_CAP);
-    let mut dirs = DirCache::new(set.layout.leaf_of(set.table.files()) + 1, 1);
-    for i in set.table.side_dirs().collect::<Vec<_>>() {
-        set.layout.file_path_into(i, &mut p);
-        p.extend_from_slice(b".d\0");
-        let leaf = DirCache::key(0, set.layout.leaf_of(i));
-        // SAFETY: name is NUL-terminated, d a directory descriptor.
-        let _ = dirs.with_leaf(leaf, set.dir_fd(), &mut p, |d, name| unsafe {
-            libc::unlinkat(d, name, libc::AT_REMOVEDIR)
-        });
-    }
-}
-
 /// The workload's data validation (off without `--verify`), made before
 /// the filesets so that their creation stamps what it writes. Findings
 /// name files by path (formatted only on a finding).
@@ -585,53 +329,6 @@ pub(super) fn idle_threads(outs: &[FsWorkerOut]) -> Option<String> {
             outs.len()
         )
     })
-}
-
-/// Files left at the end, and the clean-up when asked.
-pub(super) fn end_filesets(
-    spec: &WorkloadSpec,
-    sh: &Shared,
-    raws: &mut [FilesetRaw],
-    notes: &mut Vec<String>,
-) {
-    for ((f, set), raw) in fs_of(spec)
-        .filesets
-        .iter()
-        .zip(&sh.sets)
-        .zip(raws.iter_mut())
-    {
-        restore_moved(set);
-        raw.files_at_end = set.table.existing();
-        if spec.verify && !f.cleanup {
-            if let Err(e) = super::sizes::save(set) {
-                notes.push(format!(
-                    "fileset {}: recording the files' sizes for the next --verify run: {e}",
-                    f.name
-                ));
-            }
-        }
-        if !f.cleanup {
-            continue;
-        }
-        remove_side_dirs(set);
-        match iolab_fileset::remove(&set.anchor, &set.layout) {
-            Ok(r) => {
-                raw.removed = true;
-                notes.push(format!(
-                    "removed fileset {}: {} files and {} directories{}",
-                    f.name,
-                    r.files_removed,
-                    r.dirs_removed,
-                    if r.left > 0 {
-                        format!(" ({} names left: not iolab's)", r.left)
-                    } else {
-                        String::new()
-                    }
-                ));
-            }
-            Err(e) => notes.push(format!("removing fileset {}: {e}", f.name)),
-        }
-    }
 }
 
 /// Why the workload stopped itself: the first error that stopped it.

@@ -60,6 +60,7 @@ fn workload(anchor: &Path, ops: &[(Op, u32)], qd: u32, engine: EngineKind) -> Wo
         work: FsWork::Mix(work),
         select: FileSelect::Uniform,
         personality: None,
+        layout_seed: None,
     });
     w
 }

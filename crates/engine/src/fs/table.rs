@@ -290,6 +290,7 @@ impl FileTable {
     }
 
     /// Side directories that exist now.
+    #[cfg(test)]
     pub fn side_dirs(&self) -> impl Iterator<Item = u64> + '_ {
         (0..self.files()).filter(|&i| self.bits(i) & DIR != 0)
     }

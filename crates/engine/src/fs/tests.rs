@@ -62,6 +62,7 @@ pub(super) fn workload(set: FsFileset, work: FsWork, secs: f64) -> WorkloadSpec 
         work,
         select: FileSelect::Uniform,
         personality: None,
+        layout_seed: None,
     });
     w
 }
@@ -146,7 +147,7 @@ fn a_mix_runs_and_its_counters_match_the_disk() {
     let files_now = made + c.files_created - c.files_deleted;
     let (files, dirs) = walk(&anchor);
     assert_eq!(files, files_now, "{c:?}");
-    assert_eq!(fs.filesets[0].files_at_end, files_now);
+    assert_eq!(fs.filesets[0].files_at_end, Some(files_now));
     assert_eq!(dirs, 2 + c.dirs_created - c.dirs_deleted, "{c:?}");
     assert!(c.files_created > 0 && c.files_deleted > 0 && c.dirs_created > 0);
     // Each read, write and create opened and closed one file.
@@ -236,7 +237,7 @@ fn flow_in_order(qd: u32) {
     let made = fs.filesets[0].files_made;
     assert!((60..140).contains(&made), "{made} of 200 made up front");
     assert_eq!(files, made + c.files_created - c.files_deleted, "{c:?}");
-    assert_eq!(fs.filesets[0].files_at_end, files);
+    assert_eq!(fs.filesets[0].files_at_end, Some(files));
     // A whole read reads the file whole: 16 KiB plus appends.
     let rd = r.ops.get(Op::Read).unwrap();
     assert!(
@@ -290,7 +291,7 @@ fn a_file_deleted_behind_iolabs_back_is_counted_not_fatal() {
         "{:?}",
         r.errors
     );
-    assert_eq!(fs.filesets[0].files_at_end, 30);
+    assert_eq!(fs.filesets[0].files_at_end, Some(30));
     assert!(ops(r, Op::Read) > 100);
 }
 

@@ -132,8 +132,10 @@ pub fn counters_line(c: &FilesetCounts) -> String {
     format!("fileset: {}", parts.join(", "))
 }
 
-/// `fileset bigfileset at /mnt/fb: 10000 files in 500 dirs, 1.2 GiB;
-/// made 10000 files (1000 MiB) in 4.50 s; 10000 files at the end`.
+/// `fileset bigfileset at /mnt/fb: 10000 files in 500 dirs, 1.2 GiB (1000
+/// MiB made before the run); made 8000 files and 500 dirs (1000 MiB
+/// written) in 4.50 s; 10000 files at the end`. What creation did is
+/// said as it was: made, resized (`format=restart`), or `used as found`.
 pub fn fileset_line(f: &FilesetResult) -> String {
     let mut s = format!(
         "fileset {} at {}: {} files in {} dirs, {}",
@@ -143,20 +145,40 @@ pub fn fileset_line(f: &FilesetResult) -> String {
         f.dirs,
         format_bytes(f.bytes)
     );
-    if f.files_made + f.dirs_made > 0 {
+    if f.bytes_prealloc != f.bytes {
         write!(
             s,
-            "; made {} files and {} dirs ({}) in {:.2} s",
-            f.files_made,
-            f.dirs_made,
+            " ({} made before the run)",
+            format_bytes(f.bytes_prealloc)
+        )
+        .unwrap();
+    }
+    let mut did = Vec::new();
+    if f.files_made + f.dirs_made > 0 {
+        did.push(format!(
+            "made {} files and {} dirs",
+            f.files_made, f.dirs_made
+        ));
+    }
+    if f.files_resized > 0 {
+        did.push(format!("resized {} files", f.files_resized));
+    }
+    if did.is_empty() && f.bytes_written == 0 {
+        s.push_str("; used as found");
+    } else {
+        write!(
+            s,
+            "; {} ({} written) in {:.2} s",
+            did.join(", "),
             format_bytes(f.bytes_written),
             f.create_s
         )
         .unwrap();
-    } else {
-        s.push_str("; reused");
     }
-    write!(s, "; {} files at the end", f.files_at_end).unwrap();
+    match f.files_at_end {
+        Some(n) => write!(s, "; {n} files at the end").unwrap(),
+        None => s.push_str("; files at the end not known"),
+    }
     if f.removed {
         s.push_str(", then removed");
     }
