@@ -164,6 +164,9 @@ pub struct FsWorkerOut {
     /// The workload's operations this thread's backend ran as system
     /// calls.
     pub sync_ops: Vec<Op>,
+    /// It sampled CPU per operation, and what it measured.
+    pub cpu_sampled: bool,
+    pub op_cpu: Vec<(Op, iolab_raw::OpCpuRaw)>,
 }
 
 /// One thread's executor.
@@ -216,6 +219,8 @@ pub(super) struct Exec<B: Backend> {
     pub starved: bool,
     pub errors: ErrorTally,
     pub gaps: GapTracker,
+    /// CPU per operation, sampled (`cpu_sample.rs`).
+    pub cpu: super::cpu_sample::CpuSampler,
 }
 
 /// Run one thread to its end; everything goes out through `port`.
@@ -284,6 +289,10 @@ impl<B: Backend> Exec<B> {
             last_ok: port.window.start_ns,
             errors: ErrorTally::default(),
             gaps: GapTracker::new(),
+            cpu: super::cpu_sample::CpuSampler::new(
+                be.runs_inline() && plan.qd == 1,
+                plan.seed ^ w as u64,
+            ),
             be,
             sh,
             plan,
@@ -357,6 +366,7 @@ impl<B: Backend> Exec<B> {
                 self.stopping = true;
                 return;
             }
+            let due = self.cpu_begin(s as u32, due);
             self.begin(s as u32, due);
         }
     }
@@ -464,6 +474,7 @@ impl<B: Backend> Exec<B> {
         }
         self.active -= 1;
         self.slots[s as usize].ph = Ph::Idle;
+        self.cpu_end(s, op, failed.is_none());
     }
 
     /// A step failed with `errno` on `path` (relative to the fileset's
@@ -567,6 +578,8 @@ impl<B: Backend> Exec<B> {
                 .copied()
                 .filter(|o| self.be.sync_ops().contains(o))
                 .collect(),
+            cpu_sampled: self.cpu.sampled(),
+            op_cpu: self.cpu.out(),
         };
         let Exec {
             be,
