@@ -171,9 +171,16 @@ fn merge_fs(parts: &[(&str, &WorkloadRaw)]) -> Option<FsRaw> {
         let o = out.get_or_insert_with(|| FsRaw {
             backend: fs.backend.clone(),
             backend_reason: fs.backend_reason.clone(),
+            cpu_sampled: true,
             ..Default::default()
         });
         o.counters.merge(&fs.counters);
+        // Sampled only if every part sampled: the document divides the
+        // CPU of all of them by one basis.
+        o.cpu_sampled &= fs.cpu_sampled;
+        for (op, c) in &fs.op_cpu {
+            o.op_cpu.entry(*op).or_default().merge(*c);
+        }
         for (op, l) in &fs.op_errors {
             let cur = o.op_errors.remove(op).unwrap_or_default();
             let both = add_counts([cur.as_slice(), l.as_slice()].into_iter());

@@ -494,6 +494,33 @@ pub struct FsRaw {
     /// psync`, io_uring unavailable); None with io_uring.
     #[serde(default)]
     pub backend_reason: Option<String>,
+    /// The threads measured the CPU of sampled operations
+    /// (`op_cpu`): one operation in flight per thread on system calls.
+    /// False when operations overlap on a thread (io_uring, or `qd` > 1):
+    /// a thread's CPU around one operation then holds the others' too.
+    #[serde(default)]
+    pub cpu_sampled: bool,
+    /// Thread CPU of the sampled operations, per operation, measured
+    /// time only (`cpu_sampled`; engine `fs/cpu_sample.rs`).
+    #[serde(default)]
+    pub op_cpu: std::collections::BTreeMap<crate::ops::Op, OpCpuRaw>,
+}
+
+/// The thread CPU of one operation's sampled executions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OpCpuRaw {
+    /// Operations measured.
+    pub samples: u64,
+    /// Their thread CPU (user + system) together, nanoseconds, the CPU
+    /// clock's own cost taken out.
+    pub cpu_ns: u64,
+}
+
+impl OpCpuRaw {
+    pub fn merge(&mut self, o: OpCpuRaw) {
+        self.samples += o.samples;
+        self.cpu_ns += o.cpu_ns;
+    }
 }
 
 /// An event marked during a run or a monitor (`iolab mark`, SIGUSR1).

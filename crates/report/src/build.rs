@@ -298,6 +298,7 @@ pub fn build_workload(w: &WorkloadRaw) -> WorkloadResult {
         sync_ops: Vec::new(),
         backend: None,
         backend_reason: None,
+        cpu_basis: None,
         steady_state: steady_state(w),
     };
     if let Some(fs) = &w.fs {

@@ -487,6 +487,13 @@ pub struct WorkloadResult {
     /// (`--qd 1`, `--engine psync`, io_uring unavailable).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backend_reason: Option<String>,
+    /// File-system workloads: how the workload's CPU was divided among
+    /// its operations (`operations.<op>.cpu_us_per_op`): `sampled` (the
+    /// threads measured the CPU of sampled operations) or `latency` (in
+    /// proportion to each operation's time in flight, where operations
+    /// overlap on a thread). Absent in documents written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_basis: Option<String>,
     /// The steady-state check (fio `ss`), when the workload has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady_state: Option<SteadyState>,
@@ -494,8 +501,7 @@ pub struct WorkloadResult {
 
 /// One operation of a file-system workload: the figures of
 /// `summary.read` (`iops` is operations per second), its errors by errno
-/// name and, when the workload issued this operation only, the CPU per
-/// operation.
+/// name and its share of the workload's CPU.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct OpResult {
     #[serde(flatten)]
@@ -504,11 +510,24 @@ pub struct OpResult {
     /// file shorter than expected), warm-up included.
     #[serde(default)]
     pub errors: BTreeMap<String, u64>,
-    /// Process CPU (user + system) per operation, microseconds: present
-    /// only when the workload issued this one operation (CPU is not
-    /// measured per operation; see `io_summary.cpu_us_per_op`).
+    /// The workload's process CPU (user + system) divided among its
+    /// operations, per operation of this kind, microseconds: the whole of
+    /// it when the workload issued this one operation; otherwise its
+    /// share by `cpu_basis` (count x sampled mean CPU, or count x mean
+    /// latency), so these times the operations' counts add up to the
+    /// workload's CPU. Absent with fewer than
+    /// [`crate::fs::MIN_CPU_SAMPLES`] samples.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_us_per_op: Option<f64>,
+    /// `cpu_basis` `sampled`: the mean thread CPU of the sampled
+    /// operations, microseconds, as measured (before iolab's own work
+    /// between operations is spread over them). Absent without samples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_us_sampled: Option<f64>,
+    /// `cpu_basis` `sampled`: how many operations of this kind were
+    /// measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_samples: Option<u64>,
 }
 
 impl OpResult {
@@ -608,6 +627,7 @@ impl WorkloadResult {
             sync_ops: Vec::new(),
             backend: None,
             backend_reason: None,
+            cpu_basis: None,
             steady_state: None,
         }
     }

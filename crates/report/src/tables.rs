@@ -48,8 +48,9 @@ pub const DEVICE_COLUMNS: [&str; 11] = [
 
 /// Units a column head may carry (as a word of its own): rates, times,
 /// sizes, shares.
-const UNITS: [&str; 13] = [
+const UNITS: [&str; 14] = [
     "IOPS", "MB/s", "MiB/s", "KB/s", "kB/s", "us", "ms", "s", "%", "bytes", "KB", "kB", "us/IO",
+    "us/op",
 ];
 
 /// Columns that hold names, labels, verdicts or plain counts, which have

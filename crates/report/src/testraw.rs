@@ -255,6 +255,7 @@ pub fn fs_workload(name: &str) -> WorkloadRaw {
         sync_ops: vec![Op::Stat],
         backend: "io_uring".into(),
         backend_reason: None,
+        ..Default::default()
     });
     w.errno_counts = vec![(libc::ENOENT, 3), (libc::ENOSPC, 1)];
     w.errors_total = 4;

@@ -116,4 +116,12 @@ pub trait Backend {
     /// The operations this backend ran as plain system calls (for the
     /// result's `fs.sync_ops`): all of them for the synchronous backend.
     fn sync_ops(&self) -> &[Op];
+
+    /// Every request runs on the calling thread, inside `push`: its CPU
+    /// is the thread's, between the operation's start and its end (the
+    /// synchronous backend). False where requests may run elsewhere (in
+    /// the kernel's io-wq workers) or complete inside a later `reap`.
+    fn runs_inline(&self) -> bool {
+        false
+    }
 }

@@ -167,6 +167,9 @@ pub struct FsWorkerOut {
     /// The workload's operations this thread's backend ran as system
     /// calls.
     pub sync_ops: Vec<Op>,
+    /// It sampled CPU per operation, and what it measured.
+    pub cpu_sampled: bool,
+    pub op_cpu: Vec<(Op, iolab_raw::OpCpuRaw)>,
 }
 
 /// One thread's executor.
@@ -225,6 +228,8 @@ pub(super) struct Exec<B: Backend> {
     pub hopeless: Option<(Op, u32)>,
     pub errors: ErrorTally,
     pub gaps: GapTracker,
+    /// CPU per operation, sampled (`cpu_sample.rs`).
+    pub cpu: super::cpu_sample::CpuSampler,
 }
 
 /// Run one thread to its end; everything goes out through `port`.
@@ -295,6 +300,10 @@ impl<B: Backend> Exec<B> {
             last_ok: port.window.start_ns,
             errors: ErrorTally::default(),
             gaps: GapTracker::new(),
+            cpu: super::cpu_sample::CpuSampler::new(
+                be.runs_inline() && plan.qd == 1,
+                plan.seed ^ w as u64,
+            ),
             be,
             sh,
             plan,
@@ -368,6 +377,7 @@ impl<B: Backend> Exec<B> {
                 self.stopping = true;
                 return;
             }
+            let due = self.cpu_begin(s as u32, due);
             self.begin(s as u32, due);
         }
     }
@@ -475,6 +485,7 @@ impl<B: Backend> Exec<B> {
         }
         self.active -= 1;
         self.slots[s as usize].ph = Ph::Idle;
+        self.cpu_end(s, op, failed.is_none());
     }
 
     /// Step `ph` of slot `s`'s operation failed with `errno`: count it by
@@ -579,6 +590,8 @@ impl<B: Backend> Exec<B> {
                 .copied()
                 .filter(|o| self.be.sync_ops().contains(o))
                 .collect(),
+            cpu_sampled: self.cpu.sampled(),
+            op_cpu: self.cpu.out(),
         };
         let Exec {
             be,

@@ -32,6 +32,7 @@ pub mod uring;
 pub mod verify;
 
 mod action;
+mod cpu_sample;
 mod dirs;
 mod exec;
 mod filesets;

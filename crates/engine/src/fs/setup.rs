@@ -296,8 +296,12 @@ pub(super) fn shared(spec: &WorkloadSpec, sets: Vec<FsSet>, verify: FileVerify) 
 /// operations.
 pub(super) fn merge_outs(fs: &mut FsRaw, outs: &[FsWorkerOut]) -> u64 {
     let mut skipped = 0;
+    fs.cpu_sampled = !outs.is_empty() && outs.iter().all(|o| o.cpu_sampled);
     for o in outs {
         fs.counters.merge(&o.counters);
+        for &(op, c) in &o.op_cpu {
+            fs.op_cpu.entry(op).or_default().merge(c);
+        }
         skipped += o.skipped;
         for op in &o.sync_ops {
             if !fs.sync_ops.contains(op) {

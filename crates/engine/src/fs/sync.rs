@@ -48,6 +48,10 @@ impl Backend for SyncBackend {
     fn sync_ops(&self) -> &[Op] {
         &Op::FS
     }
+
+    fn runs_inline(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

@@ -1,20 +1,21 @@
 //! File-system workloads in a comparison: each operation of the
 //! baseline's workload matched by name with the same operation in the
-//! other documents (ops/s, MB/s, mean and p99 latency, with the usual
-//! verdicts), and the fileset counters side by side.
+//! other documents (ops/s, MB/s, mean and p99 latency, CPU per
+//! operation, with the usual verdicts), and the fileset counters side by
+//! side.
 
 use super::{judge, CompareResult, Entry, Figure, Figures, Row};
 use crate::model::{Chart, Series};
 use crate::model::{FilesetCounts, OpResult, WorkloadResult};
 use crate::points::spread;
 
-/// The figures compared per operation (CPU is not measured per
-/// operation).
-pub const OP_FIGURES: [Figure; 4] = [
+/// The figures compared per operation.
+pub const OP_FIGURES: [Figure; 5] = [
     Figure::Iops,
     Figure::Mbps,
     Figure::LatMeanUs,
     Figure::LatP99Us,
+    Figure::CpuUsPerIo,
 ];
 
 /// A table's title for a figure of the operations.
@@ -37,16 +38,25 @@ pub fn op_unit(f: Figure) -> &'static str {
 }
 
 /// The operation rows a figure's table shows: MB/s only of the
-/// operations that move data (the others have none).
+/// operations that move data (the others have none), CPU only of those
+/// with a figure in some document (documents from before CPU per
+/// operation, or too few samples, have none).
 pub fn rows_for<'a>(f: Figure, rows: &[&'a Row]) -> Vec<&'a Row> {
     let moves = |r: &Row| {
         let name = r.entries.iter().flatten().next().map(|e| e.name.as_str());
         name.and_then(iolab_spec::Op::from_name)
             .is_none_or(|o| o.moves_data())
     };
+    let has_cpu = |r: &Row| {
+        r.entries
+            .iter()
+            .flatten()
+            .any(|e| e.figures.cpu_us_per_io.n > 0)
+    };
     rows.iter()
         .copied()
         .filter(|r| f != Figure::Mbps || moves(r))
+        .filter(|r| f != Figure::CpuUsPerIo || has_cpu(r))
         .collect()
 }
 
@@ -59,7 +69,11 @@ fn op_figures(ops: &[&OpResult]) -> Figures {
         mbps: s(|o| o.figures.mbps),
         lat_mean_us: s(|o| o.figures.lat_us.mean),
         lat_p99_us: s(|o| o.figures.lat_us.p99),
-        cpu_us_per_io: Default::default(),
+        cpu_us_per_io: spread(
+            &ops.iter()
+                .filter_map(|o| o.cpu_us_per_op)
+                .collect::<Vec<_>>(),
+        ),
     }
 }
 

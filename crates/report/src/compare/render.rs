@@ -166,14 +166,13 @@ fn fs_text(res: &CompareResult) -> String {
         .collect();
     if !rows.is_empty() {
         for f in super::ops::OP_FIGURES {
+            let rows = super::ops::rows_for(f, &rows);
+            if f == super::Figure::CpuUsPerIo && rows.is_empty() {
+                continue;
+            }
             let _ = writeln!(s);
             let title = (super::ops::op_title(f), super::ops::op_unit(f));
-            s.push_str(&figure_rows_text(
-                res,
-                f,
-                title,
-                &super::ops::rows_for(f, &rows),
-            ));
+            s.push_str(&figure_rows_text(res, f, title, &rows));
         }
     }
     if let Some(t) = res

@@ -121,7 +121,11 @@ pub(super) fn tables(res: &CompareResult) -> Vec<Table> {
     if !op_rows.is_empty() {
         for f in OP_FIGURES {
             let title = (better_title(op_title(f), f), op_unit(f));
-            out.push(figure_table(res, f, title, &rows_for(f, &op_rows)));
+            let rows = rows_for(f, &op_rows);
+            if f == Figure::CpuUsPerIo && rows.is_empty() {
+                continue;
+            }
+            out.push(figure_table(res, f, title, &rows));
         }
     }
     if let Some(t) = fileset_table(res, &rows) {

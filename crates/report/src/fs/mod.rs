@@ -46,6 +46,7 @@ pub fn errno_key(e: i32) -> String {
 pub(crate) fn add_fs(r: &mut WorkloadResult, w: &WorkloadRaw, fs: &FsRaw) {
     let secs = r.measured_s;
     r.operations = operations(&w.ops, fs, w.cpu.user_us + w.cpu.sys_us, secs);
+    r.cpu_basis = Some(CpuBasis::of(fs).name().into());
     r.fileset = Some(counts(&fs.counters));
     r.filesets = fs.filesets.iter().map(fileset).collect();
     r.io_summary = Some(io_summary(&w.ops, w.cpu.user_us + w.cpu.sys_us, secs));
@@ -61,27 +62,125 @@ pub(crate) fn add_fs(r: &mut WorkloadResult, w: &WorkloadRaw, fs: &FsRaw) {
 
 /// Each operation the workload issued (or saw fail), by name.
 fn operations(ops: &OpStats, fs: &FsRaw, cpu_us: u64, secs: f64) -> BTreeMap<String, OpResult> {
-    let issued: Vec<Op> = Op::ALL
+    let empty = DirStats::new(false);
+    let issued: Vec<(Op, &DirStats)> = Op::ALL
         .into_iter()
         .filter(|o| ops.get(*o).is_some_and(|d| d.ops > 0) || fs.op_errors.contains_key(o))
+        .map(|o| (o, ops.get(o).unwrap_or(&empty)))
         .collect();
-    let only_one = issued.len() == 1;
-    let empty = DirStats::new(false);
+    let basis = CpuBasis::of(fs);
+    let parts: Vec<CpuPart> = issued
+        .iter()
+        .map(|&(o, d)| CpuPart::of(basis, o, d, fs))
+        .collect();
+    let cpu = cpu_split(cpu_us as f64, &parts);
     issued
         .into_iter()
-        .map(|o| {
-            let d = ops.get(o).unwrap_or(&empty);
+        .zip(cpu)
+        .map(|((o, d), cpu_us_per_op)| {
             let errors = fs
                 .op_errors
                 .get(&o)
                 .map(|v| error_map(v))
                 .unwrap_or_default();
+            let sampled = fs.op_cpu.get(&o).copied().unwrap_or_default();
             let res = OpResult {
                 figures: dir(d, secs),
                 errors,
-                cpu_us_per_op: (only_one && d.ops > 0).then(|| cpu_us as f64 / d.ops as f64),
+                cpu_us_per_op,
+                cpu_us_sampled: (basis == CpuBasis::Sampled && sampled.samples > 0)
+                    .then(|| sampled.cpu_ns as f64 / sampled.samples as f64 / 1e3),
+                cpu_samples: (basis == CpuBasis::Sampled).then_some(sampled.samples),
             };
             (o.name().to_string(), res)
+        })
+        .collect()
+}
+
+/// An operation kind with fewer sampled executions than this has no
+/// `cpu_us_per_op` (its share of the CPU is not known well enough).
+pub const MIN_CPU_SAMPLES: u64 = 8;
+
+/// How a workload's CPU is divided among its operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CpuBasis {
+    /// By count x the mean thread CPU of sampled operations (one
+    /// operation at a time per thread, on system calls).
+    Sampled,
+    /// By count x mean latency (the operations' time in flight), where
+    /// operations overlap on a thread and a thread's CPU around one
+    /// holds the others' (io_uring, `qd` > 1).
+    Latency,
+}
+
+impl CpuBasis {
+    pub fn of(fs: &FsRaw) -> CpuBasis {
+        if fs.cpu_sampled {
+            CpuBasis::Sampled
+        } else {
+            CpuBasis::Latency
+        }
+    }
+
+    /// The document's `cpu_basis`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CpuBasis::Sampled => "sampled",
+            CpuBasis::Latency => "latency",
+        }
+    }
+}
+
+/// One operation in the division of a workload's CPU.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CpuPart {
+    /// Operations completed.
+    pub ops: u64,
+    /// Its share's weight: `ops` x the sampled mean CPU (no samples: 0,
+    /// nothing known), or the sum of its latencies (`ops` x the mean).
+    pub weight: f64,
+    /// It gets a figure (it completed operations and, sampled, has at
+    /// least [`MIN_CPU_SAMPLES`] samples).
+    pub shown: bool,
+}
+
+impl CpuPart {
+    fn of(basis: CpuBasis, o: Op, d: &DirStats, fs: &FsRaw) -> CpuPart {
+        let (weight, enough) = match basis {
+            CpuBasis::Sampled => {
+                let c = fs.op_cpu.get(&o).copied().unwrap_or_default();
+                let mean = if c.samples > 0 {
+                    c.cpu_ns as f64 / c.samples as f64
+                } else {
+                    0.0
+                };
+                (d.ops as f64 * mean, c.samples >= MIN_CPU_SAMPLES)
+            }
+            CpuBasis::Latency => (d.lat.sum() as f64, true),
+        };
+        CpuPart {
+            ops: d.ops,
+            weight,
+            shown: d.ops > 0 && enough,
+        }
+    }
+}
+
+/// CPU per operation of each part, µs: `cpu_us` divided among the parts
+/// in proportion to their weights, each share over the part's count, so
+/// that the figures times the counts add up to `cpu_us` (less the shares
+/// of parts not `shown`). One part takes all of it whatever its weight;
+/// with no weight at all no part gets a figure.
+pub fn cpu_split(cpu_us: f64, parts: &[CpuPart]) -> Vec<Option<f64>> {
+    if let [p] = parts {
+        return vec![(p.ops > 0).then(|| cpu_us / p.ops as f64)];
+    }
+    let total: f64 = parts.iter().map(|p| p.weight).sum();
+    parts
+        .iter()
+        .map(|p| {
+            (p.shown && total > 0.0 && total.is_finite())
+                .then(|| cpu_us * (p.weight / total) / p.ops as f64)
         })
         .collect()
 }
@@ -188,8 +287,15 @@ mod tests {
             l.min == 10.0 && l.max < 50.0 && l.p50 > 29.0 && l.p50 < 31.0,
             "{l:?}"
         );
-        // Several operations share the CPU: none is given a share.
-        assert!(w.operations.values().all(|o| o.cpu_us_per_op.is_none()));
+        // io_uring: the CPU is split by time in flight, and adds up.
+        assert_eq!(w.cpu_basis.as_deref(), Some("latency"));
+        let spent: f64 = w
+            .operations
+            .values()
+            .map(|o| o.cpu_us_per_op.unwrap() * o.figures.ops as f64)
+            .sum();
+        assert!((spent - 600_000.0).abs() < 1e-6, "{spent}");
+        assert!(w.operations.values().all(|o| o.cpu_samples.is_none()));
         let s = w.io_summary.unwrap();
         let total = 1000 + 1000 + 3000 + 2000 + 1000 + 1000 + 1000 + 997;
         assert_eq!(s.ops, total);
@@ -239,6 +345,125 @@ mod tests {
         let r = crate::build_workload(&w);
         assert_eq!(r.operations.len(), 1);
         assert_eq!(r.operations["create"].cpu_us_per_op, Some(1000.0));
+    }
+
+    fn part(ops: u64, weight: f64, shown: bool) -> CpuPart {
+        CpuPart { ops, weight, shown }
+    }
+
+    /// 900 µs of CPU over 100 stats sampled at 1 µs and 50 reads sampled
+    /// at 10 µs: weights 100 and 500, so the stats get 150 µs (1.5 each)
+    /// and the reads 750 (15 each): the sampled means scaled by 1.5, iolab's
+    /// own work spread in proportion.
+    #[test]
+    fn cpu_is_split_by_count_times_sampled_mean() {
+        let got = cpu_split(900.0, &[part(100, 100.0, true), part(50, 500.0, true)]);
+        assert_eq!(got, [Some(1.5), Some(15.0)]);
+        let sum: f64 = got
+            .iter()
+            .zip([100.0, 50.0])
+            .map(|(c, n)| c.unwrap() * n)
+            .sum();
+        assert!((sum - 900.0).abs() < 1e-9);
+        // An operation with too few samples keeps its weight (its CPU is
+        // not given to the others) but shows no figure.
+        let got = cpu_split(
+            1000.0,
+            &[
+                part(100, 100.0, true),
+                part(50, 500.0, true),
+                part(2, 400.0, false),
+            ],
+        );
+        assert_eq!(got, [Some(1.0), Some(10.0), None]);
+        // No weight at all: no figure. One operation: all of it.
+        assert_eq!(
+            cpu_split(10.0, &[part(5, 0.0, true), part(5, 0.0, true)]),
+            [None, None]
+        );
+        assert_eq!(cpu_split(10.0, &[part(5, 0.0, false)]), [Some(2.0)]);
+        assert_eq!(cpu_split(10.0, &[part(0, 0.0, false)]), [None]);
+        // An operation that only failed has no figure.
+        assert_eq!(
+            cpu_split(10.0, &[part(5, 1.0, true), part(0, 0.0, false)]),
+            [Some(2.0), None]
+        );
+    }
+
+    /// A mix sampled by its threads: each operation's share is count x
+    /// sampled mean; the raw mean and the sample count are kept; an
+    /// operation with fewer than MIN_CPU_SAMPLES samples has no figure.
+    #[test]
+    fn a_sampled_workload_divides_its_cpu_by_the_samples() {
+        let mut w = testraw::fs_workload("mix");
+        let mut o = OpStats::default();
+        testraw::add_op(&mut o, Op::Stat, 1000, 0, 1_000, 2_000);
+        testraw::add_op(&mut o, Op::Read, 1000, 65_536, 10_000, 20_000);
+        testraw::add_op(&mut o, Op::Delete, 10, 0, 10_000, 20_000);
+        w.ops = o;
+        w.cpu = iolab_raw::CpuTime {
+            user_us: 4_000,
+            sys_us: 8_000,
+        };
+        let fs = w.fs.as_mut().unwrap();
+        fs.op_errors.clear();
+        fs.cpu_sampled = true;
+        let c = |samples, cpu_ns| iolab_raw::OpCpuRaw { samples, cpu_ns };
+        fs.op_cpu = [
+            (Op::Stat, c(10, 10 * 1_000)),
+            (Op::Read, c(10, 10 * 10_000)),
+            (Op::Delete, c(1, 10_000)),
+        ]
+        .into_iter()
+        .collect();
+        let r = crate::build_workload(&w);
+        assert_eq!(r.cpu_basis.as_deref(), Some("sampled"));
+        let op = |n: &str| &r.operations[n];
+        // Weights 1000 x 1 + 1000 x 10 + 10 x 10 = 11100 over 12000 µs.
+        let k = 12_000.0 / 11_100.0;
+        assert!((op("stat").cpu_us_per_op.unwrap() - k).abs() < 1e-9);
+        assert!((op("read").cpu_us_per_op.unwrap() - 10.0 * k).abs() < 1e-9);
+        assert_eq!(op("delete").cpu_us_per_op, None);
+        assert_eq!(op("stat").cpu_us_sampled, Some(1.0));
+        assert_eq!(op("delete").cpu_us_sampled, Some(10.0));
+        assert_eq!(
+            (op("read").cpu_samples, op("delete").cpu_samples),
+            (Some(10), Some(1))
+        );
+        assert_eq!(
+            text::cpu_line(&r).as_deref(),
+            Some("CPU us/op: fewer than 8 sampled: delete")
+        );
+    }
+
+    /// Several hosts' parts: samples add up; sampled only if every part
+    /// sampled (one basis for the merged CPU).
+    #[test]
+    fn merged_hosts_add_their_samples() {
+        let part = |sampled: bool, samples: u64| {
+            let mut w = testraw::fs_workload("h");
+            let fs = w.fs.as_mut().unwrap();
+            fs.cpu_sampled = sampled;
+            fs.op_cpu = [(
+                Op::Stat,
+                iolab_raw::OpCpuRaw {
+                    samples,
+                    cpu_ns: samples * 1000,
+                },
+            )]
+            .into_iter()
+            .collect();
+            w
+        };
+        let (a, b) = (part(true, 10), part(true, 30));
+        let m = iolab_raw::merge_workloads(&[("a", &a), ("b", &b)]);
+        let fs = m.fs.unwrap();
+        assert!(fs.cpu_sampled);
+        assert_eq!(fs.op_cpu[&Op::Stat].samples, 40);
+        assert_eq!(fs.op_cpu[&Op::Stat].cpu_ns, 40_000);
+        let c = part(false, 0);
+        let m = iolab_raw::merge_workloads(&[("a", &a), ("c", &c)]);
+        assert!(!m.fs.unwrap().cpu_sampled);
     }
 
     #[test]

@@ -8,9 +8,10 @@ use crate::html::{ChartExtras, Page};
 use crate::model::{Chart, RunResult, Series, Table, WorkloadResult};
 use crate::tables::{fmt_num, num};
 use serde_json::json;
+use std::fmt::Write;
 
 /// Column heads of the per-operation table of the report.
-pub const OP_TABLE_COLUMNS: [&str; 13] = [
+pub const OP_TABLE_COLUMNS: [&str; 14] = [
     "operation",
     "ops",
     "ops/s",
@@ -24,6 +25,7 @@ pub const OP_TABLE_COLUMNS: [&str; 13] = [
     "p99.99 ms",
     "max ms",
     "errors",
+    "CPU us/op",
 ];
 
 /// One row per operation, in the order the workload issues them.
@@ -47,6 +49,7 @@ pub fn op_table(w: &WorkloadResult) -> Table {
                 ms(l.p99_99),
                 ms(l.max),
                 json!(o.errors_total()),
+                o.cpu_us_per_op.map_or(serde_json::Value::Null, num),
             ]
         })
         .collect();
@@ -135,6 +138,13 @@ fn summary_pairs(w: &WorkloadResult) -> Vec<(String, String)> {
         kv.push(("MB/s".into(), fmt_num(s.mbps)));
         kv.push(("mean ms/op".into(), fmt_num(s.lat_mean_us / 1000.0)));
         kv.push(("CPU us/op".into(), fmt_num(s.cpu_us_per_op)));
+    }
+    if let Some(b) = w.cpu_basis.as_deref() {
+        let mut v = super::text::cpu_basis_text(b).to_string();
+        if let Some(few) = super::text::few_samples(w) {
+            write!(v, "; {few}").unwrap();
+        }
+        kv.push(("CPU by operation".into(), v));
     }
     if let Some(c) = &w.fileset {
         for (k, v) in crate::compare::ops::counter_list(c) {

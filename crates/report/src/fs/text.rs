@@ -10,8 +10,8 @@ use std::fmt::Write;
 
 /// Column heads of the per-operation table (latencies in milliseconds
 /// per operation, as filebench shows them): mean, p50, p90, p99, p99.9
-/// and max of each operation.
-pub const OP_COLUMNS: [&str; 11] = [
+/// and max of each operation; CPU in µs per operation.
+pub const OP_COLUMNS: [&str; 12] = [
     "operation",
     "ops",
     "ops/s",
@@ -23,6 +23,7 @@ pub const OP_COLUMNS: [&str; 11] = [
     "p99.9 ms",
     "max ms",
     "errors",
+    "CPU us/op",
 ];
 
 /// Milliseconds from microseconds, with the digits a reader needs: four
@@ -77,7 +78,7 @@ fn spec_ops(spec: &WorkloadSpec) -> Vec<Op> {
 fn op_row(name: &str, o: &OpResult) -> String {
     let (f, l) = (&o.figures, &o.figures.lat_us);
     format!(
-        "{:<10} {:>10} {:>10.1} {:>8.1} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7}",
+        "{:<10} {:>10} {:>10.1} {:>8.1} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>9}",
         name,
         f.ops,
         f.iops,
@@ -88,16 +89,29 @@ fn op_row(name: &str, o: &OpResult) -> String {
         fmt_ms(l.p99),
         fmt_ms(l.p99_9),
         fmt_ms(l.max),
-        o.errors_total()
+        o.errors_total(),
+        o.cpu_us_per_op.map_or("-".into(), fmt_cpu_us)
     )
+}
+
+/// CPU µs per operation with three significant digits or more.
+pub fn fmt_cpu_us(us: f64) -> String {
+    if us >= 100.0 {
+        format!("{us:.0}")
+    } else if us >= 10.0 {
+        format!("{us:.1}")
+    } else {
+        format!("{us:.2}")
+    }
 }
 
 /// filebench's per-operation table of a file-system workload.
 pub fn op_table(w: &WorkloadResult) -> String {
     let c = &OP_COLUMNS;
     let mut s = format!(
-        "{:<10} {:>10} {:>10} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7}\n",
-        c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]
+        "{:<10} {:>10} {:>10} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>9}
+",
+        c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11]
     );
     for (name, o) in op_order(w) {
         writeln!(s, "{}", op_row(name, o)).unwrap();
@@ -121,6 +135,47 @@ pub fn io_summary_line(s: &IoSummary, measured_s: f64) -> String {
         fmt_ms(s.lat_mean_us),
         s.cpu_us_per_op
     )
+}
+
+/// What a workload's `cpu_basis` means, in a phrase.
+pub fn cpu_basis_text(basis: &str) -> &'static str {
+    match basis {
+        "sampled" => "the workload's CPU split by count x the mean CPU of sampled operations",
+        "latency" => "the workload's CPU split by count x mean latency (operations overlap on a thread, so CPU is not measured per operation)",
+        _ => "",
+    }
+}
+
+/// The operations sampled too rarely to have a CPU figure, if any.
+pub fn few_samples(w: &WorkloadResult) -> Option<String> {
+    if w.cpu_basis.as_deref() != Some("sampled") || w.operations.len() < 2 {
+        return None;
+    }
+    let few: Vec<&str> = op_order(w)
+        .into_iter()
+        .filter(|(_, o)| o.figures.ops > 0 && o.cpu_us_per_op.is_none())
+        .map(|(n, _)| n)
+        .collect();
+    (!few.is_empty()).then(|| {
+        format!(
+            "fewer than {} sampled: {}",
+            super::MIN_CPU_SAMPLES,
+            few.join(", ")
+        )
+    })
+}
+
+/// The line under the table when its CPU column needs one: split by
+/// latency (not measured), or some operations too rarely sampled. None
+/// when every figure comes from samples, or one operation has it all.
+pub fn cpu_line(w: &WorkloadResult) -> Option<String> {
+    if w.operations.len() < 2 {
+        return None;
+    }
+    match w.cpu_basis.as_deref() {
+        Some(b @ "latency") => Some(format!("CPU us/op: {}", cpu_basis_text(b))),
+        _ => few_samples(w).map(|f| format!("CPU us/op: {f}")),
+    }
 }
 
 /// vdbench's counters on one line.
@@ -207,6 +262,9 @@ pub fn fs_summary(w: &WorkloadResult) -> String {
     };
     let mut s = op_table(w);
     writeln!(s, "{}", io_summary_line(io, w.measured_s)).unwrap();
+    if let Some(c) = cpu_line(w) {
+        writeln!(s, "{c}").unwrap();
+    }
     if let Some(c) = &w.fileset {
         writeln!(s, "{}", counters_line(c)).unwrap();
     }
