@@ -37,6 +37,7 @@
 use super::backend::{Backend, Req};
 use super::dirs::{DirCache, NO_ENT};
 use super::exec::{Exec, Ph, Slot};
+use super::starve::Need;
 use super::table::{Claim, DIR, EXISTS, MOVED};
 use iolab_spec::Op;
 use std::sync::atomic::Ordering::Relaxed;
@@ -214,13 +215,11 @@ impl<B: Backend> Exec<B> {
     /// Choose and claim the operation's file, set its path and first step.
     fn begin_own(&mut self, s: u32) -> bool {
         let op = self.slots[s as usize].op;
-        let (mask, want) = match op {
-            Op::Create => (EXISTS | MOVED, 0),
-            Op::Rename => return self.begin_rename(s),
-            Op::Mkdir => (DIR, 0),
-            Op::Rmdir => (DIR, DIR),
-            Op::Readdir => return self.begin_readdir(s),
-            _ => (EXISTS, EXISTS),
+        let Some(need) = Need::of(op) else {
+            return self.begin_readdir(s);
+        };
+        let Some((mask, want)) = need.bits() else {
+            return self.begin_rename(s);
         };
         let set = self.slots[s as usize].set as usize;
         let t = &self.sh.sets[set].table;

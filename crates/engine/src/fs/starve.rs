@@ -36,7 +36,9 @@ pub(super) enum Need {
 
 impl Need {
     /// What `op` needs of the file it picks (`readdir` picks a directory
-    /// of the layout, always there).
+    /// of the layout, always there). The one definition: the claims of
+    /// `action.rs` and the hopeless test below both use it.
+    #[inline]
     pub fn of(op: Op) -> Option<Need> {
         Some(match op {
             Op::Create => Need::Missing,
@@ -48,14 +50,25 @@ impl Need {
         })
     }
 
+    /// The state as the claim of a file alone tests it, `bits & mask ==
+    /// want`; `None` for [`Need::Named`] (either of two bits: `rename`
+    /// picks its file itself).
+    #[inline]
+    pub fn bits(self) -> Option<(u8, u8)> {
+        Some(match self {
+            Need::Missing => (EXISTS | MOVED, 0),
+            Need::File => (EXISTS, EXISTS),
+            Need::Named => return None,
+            Need::Dir => (DIR, DIR),
+            Need::NoDir => (DIR, 0),
+        })
+    }
+
     /// A file with state bits `bits` is in this state.
     pub fn holds(self, bits: u8) -> bool {
-        match self {
-            Need::Missing => bits & (EXISTS | MOVED) == 0,
-            Need::File => bits & EXISTS != 0,
-            Need::Named => bits & (EXISTS | MOVED) != 0,
-            Need::Dir => bits & DIR != 0,
-            Need::NoDir => bits & DIR == 0,
+        match self.bits() {
+            Some((mask, want)) => bits & mask == want,
+            None => bits & (EXISTS | MOVED) != 0,
         }
     }
 
