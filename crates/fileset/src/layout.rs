@@ -111,12 +111,6 @@ impl Layout {
         self.sizes.iter().fold(0u64, |t, &s| t.saturating_add(s))
     }
 
-    /// Files created up front (filebench's prealloc; all of a vdbench
-    /// shape).
-    pub fn prealloc_files(&self) -> u64 {
-        (0..self.files()).filter(|&i| self.prealloc(i)).count() as u64
-    }
-
     /// Sum of the sizes of the files created up front (saturating).
     pub fn prealloc_bytes(&self) -> u64 {
         (0..self.files())

@@ -107,18 +107,24 @@ fn by_latency(kind: &str) {
     let Some(w) = run_mix(kind, "cpu4", &["--qd", "4"]) else {
         return;
     };
-    if w["backend"] != "io_uring" {
-        println!(
-            "SKIP {kind}: io_uring unavailable ({})",
-            w["backend_reason"]
-        );
-        return;
-    }
+    iolab_testutil::require!(
+        w["backend"] == "io_uring",
+        format!("{kind}: io_uring unavailable ({})", w["backend_reason"])
+    );
     assert_eq!(w["cpu_basis"], "latency");
     check_sum(kind, &w);
     for o in w["operations"].as_object().unwrap().values() {
         assert!(o.get("cpu_samples").is_none() && o.get("cpu_us_sampled").is_none());
     }
+    // Split by latency: a whole 64 KiB read (16 transfers) takes longer
+    // than a stat, so it gets more of the CPU.
+    let cpu = |n: &str| w["operations"][n]["cpu_us_per_op"].as_f64().unwrap();
+    assert!(
+        cpu("read") > cpu("stat"),
+        "{kind}: read {} stat {} us/op",
+        cpu("read"),
+        cpu("stat")
+    );
 }
 
 on_both!(cpu_per_operation_sampled, super::sampled);

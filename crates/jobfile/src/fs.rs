@@ -232,12 +232,9 @@ fn with_append_size(o: &WorkloadOptions, mut work: FsWork) -> Result<FsWork, Job
     let Some(n) = nonzero(size(&o.append_size, "append-size")?, "append-size")? else {
         return Ok(work);
     };
-    let steps: Vec<&mut iolab_spec::fs::Step> = match &mut work {
-        FsWork::Mix(m) => m.iter_mut().map(|e| &mut e.step).collect(),
-        FsWork::Flows(f) => f.iter_mut().flat_map(|f| f.steps.iter_mut()).collect(),
-    };
     let mut applied = false;
-    for s in steps
+    for s in work
+        .steps_mut()
         .into_iter()
         .filter(|s| s.op == Op::Append && s.xfer == 0)
     {

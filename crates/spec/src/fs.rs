@@ -56,11 +56,14 @@ impl FsSpec {
     /// A workload without any of them only reads and stats files that are
     /// there, and may run on a read-only anchor.
     pub fn writes_anyway(&self, set: &FsFileset) -> Option<String> {
-        let ops: Vec<Op> = match &self.work {
-            FsWork::Mix(m) => m.iter().map(|e| e.step.op).collect(),
-            FsWork::Flows(f) => f.iter().flat_map(|f| &f.steps).map(|s| s.op).collect(),
-        };
-        if let Some(op) = ops.into_iter().find(|o| o.changes_files()) {
+        // Steps name their fileset by index; names are unique.
+        let i = self.filesets.iter().position(|f| f.name == set.name);
+        let mut on_set = self
+            .work
+            .steps()
+            .into_iter()
+            .filter(|s| i == Some(s.fileset as usize));
+        if let Some(op) = on_set.find(|s| s.op.changes_files()).map(|s| s.op) {
             return Some(format!("its {} operations", op.name()));
         }
         if set.format == Format::Yes {
@@ -102,6 +105,25 @@ pub enum FsWork {
     Mix(Vec<MixEntry>),
     /// Flows, each with threads of its own that repeat its steps in order.
     Flows(Vec<Flow>),
+}
+
+impl FsWork {
+    /// Every step of the work: a mix's entries' steps, or every flow's
+    /// steps in order.
+    pub fn steps(&self) -> Vec<&Step> {
+        match self {
+            FsWork::Mix(m) => m.iter().map(|e| &e.step).collect(),
+            FsWork::Flows(f) => f.iter().flat_map(|f| f.steps.iter()).collect(),
+        }
+    }
+
+    /// [`FsWork::steps`], to change them.
+    pub fn steps_mut(&mut self) -> Vec<&mut Step> {
+        match self {
+            FsWork::Mix(m) => m.iter_mut().map(|e| &mut e.step).collect(),
+            FsWork::Flows(f) => f.iter_mut().flat_map(|f| f.steps.iter_mut()).collect(),
+        }
+    }
 }
 
 /// One operation of a mix and its weight.
@@ -600,6 +622,20 @@ mod tests {
 
     fn flows(s: &str) -> FsSpec {
         spec(FsWork::Flows(parse_flows(s, &["a", "b"], 2).unwrap()))
+    }
+
+    #[test]
+    fn a_fileset_is_written_only_by_the_steps_on_it() {
+        let f = flows("open@a,read:whole,close | w(1): open@b,write:rand:4k,close");
+        assert_eq!(f.writes_anyway(&f.filesets[0]), None);
+        let b = f.writes_anyway(&f.filesets[1]).unwrap();
+        assert!(b.contains("write"), "{b}");
+        let mut f = f;
+        f.filesets[0].cleanup = true;
+        assert_eq!(
+            f.writes_anyway(&f.filesets[0]).as_deref(),
+            Some("--cleanup")
+        );
     }
 
     #[test]

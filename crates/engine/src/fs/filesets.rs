@@ -81,7 +81,7 @@ fn writes(fs: &FsSpec, f: &FsFileset, fit: Fit, needs: &Needs) -> Option<String>
                 "making {} missing files and directories",
                 needs.inodes
             ))
-        } else if needs.rewrites > 0 || needs.bytes > 0 {
+        } else if needs.writes() {
             Some("bringing files to their size, --format restart".into())
         } else if matches!(fit, Fit::Grows | Fit::Empty | Fit::Differs) {
             Some("recording the layout in the marker".into())

@@ -26,13 +26,6 @@ pub(super) fn fs_of(spec: &WorkloadSpec) -> &FsSpec {
         .expect("the fs driver runs workloads with fs set")
 }
 
-fn steps(fs: &FsSpec) -> Vec<&Step> {
-    match &fs.work {
-        FsWork::Mix(m) => m.iter().map(|e| &e.step).collect(),
-        FsWork::Flows(f) => f.iter().flat_map(|f| f.steps.iter()).collect(),
-    }
-}
-
 /// What the spec crate's validation may not have caught, as one line.
 pub(super) fn validate(spec: &WorkloadSpec) -> Result<(), String> {
     let fs = fs_of(spec);
@@ -42,7 +35,7 @@ pub(super) fn validate(spec: &WorkloadSpec) -> Result<(), String> {
             "a file-system workload needs 1 to {MAX_FILESETS} filesets; give --dir DIR"
         ));
     }
-    let all = steps(fs);
+    let all = fs.work.steps();
     if all.is_empty() || all.len() > MAX_STEPS * MAX_STEPS {
         return Err("the workload has no operations; give --mix or --flow".into());
     }
@@ -80,7 +73,7 @@ pub(super) fn validate(spec: &WorkloadSpec) -> Result<(), String> {
 
 /// The operations the workload issues, in table order.
 pub(super) fn ops_of(fs: &FsSpec) -> Vec<Op> {
-    let used: Vec<Op> = steps(fs).iter().map(|s| s.op).collect();
+    let used: Vec<Op> = fs.work.steps().iter().map(|s| s.op).collect();
     Op::ALL
         .iter()
         .copied()
@@ -158,10 +151,9 @@ pub(super) fn plans(spec: &WorkloadSpec, clock: Option<TscRate>) -> Vec<Plan> {
     } else {
         0
     };
-    let max_x = steps(fs)
-        .iter()
-        .map(|s| if s.xfer == 0 { spec.max_bs() } else { s.xfer })
-        .max();
+    let steps = fs.work.steps();
+    let xfer = |s: &&Step| if s.xfer == 0 { spec.max_bs() } else { s.xfer };
+    let max_x = steps.iter().map(xfer).max();
     let base = Plan {
         worker: 0,
         index: 0,

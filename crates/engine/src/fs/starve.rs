@@ -17,7 +17,7 @@
 
 use super::table::{FileTable, DIR, EXISTS, MOVED};
 use iolab_raw::Op;
-use iolab_spec::fs::{FsSpec, FsWork};
+use iolab_spec::fs::FsSpec;
 
 /// The state a file must be in for an operation to pick it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,11 +88,7 @@ impl Need {
 /// fileset (what can change the files' states).
 pub(super) fn makers(fs: &FsSpec) -> Vec<Vec<Op>> {
     let mut out = vec![Vec::new(); fs.filesets.len()];
-    let steps: Vec<_> = match &fs.work {
-        FsWork::Mix(m) => m.iter().map(|e| &e.step).collect(),
-        FsWork::Flows(f) => f.iter().flat_map(|f| f.steps.iter()).collect(),
-    };
-    for s in steps {
+    for s in fs.work.steps() {
         if let Some(v) = out.get_mut(s.fileset as usize) {
             if !v.contains(&s.op) {
                 v.push(s.op);

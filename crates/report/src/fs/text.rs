@@ -90,19 +90,8 @@ fn op_row(name: &str, o: &OpResult) -> String {
         fmt_ms(l.p99_9),
         fmt_ms(l.max),
         o.errors_total(),
-        o.cpu_us_per_op.map_or("-".into(), fmt_cpu_us)
+        o.cpu_us_per_op.map_or("-".into(), crate::tables::fmt_num)
     )
-}
-
-/// CPU µs per operation with three significant digits or more.
-pub fn fmt_cpu_us(us: f64) -> String {
-    if us >= 100.0 {
-        format!("{us:.0}")
-    } else if us >= 10.0 {
-        format!("{us:.1}")
-    } else {
-        format!("{us:.2}")
-    }
 }
 
 /// filebench's per-operation table of a file-system workload.
