@@ -377,12 +377,16 @@ fn file(bed: &Bed, name: &str) -> String {
     bed.path().join(name).display().to_string()
 }
 
-/// The null engine (no I/O) on a small file of the bed: one run (without
-/// a target, iolab runs its default plan of four).
+/// The null engine (no I/O) on a small file of the bed for each of h1
+/// and h2: one run (without a target, iolab runs its default plan of
+/// four). Each host has its own file: here both hosts share one file
+/// system, and two agents creating one path race (the one that loses
+/// sees a file it did not create and rightly refuses it).
 fn null_on(bed: &Bed) -> Vec<String> {
-    let t = file(bed, "null.dat");
+    let (a, b) = (file(bed, "null-h1.dat"), file(bed, "null-h2.dat"));
+    let (a, b) = (format!("h1:{a}"), format!("h2:{b}"));
     [
-        "--engine", "null", "--target", &t, "--size", "1m", "--bs", "4k",
+        "--engine", "null", "--target", &a, "--target", &b, "--size", "1m", "--bs", "4k",
     ]
     .map(String::from)
     .to_vec()
