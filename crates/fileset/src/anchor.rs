@@ -128,6 +128,29 @@ impl Marker {
         }
     }
 
+    /// [`Marker::fit`], refusing under `format=no` a tree of another
+    /// layout: its files would be used as they are, at other paths or
+    /// sizes than the run's layout gives them. `Err` holds the refusal's
+    /// words; `by` names who laid the tree out, when known (a run of
+    /// the same plan).
+    pub fn check(
+        &self,
+        want: &LayoutKey,
+        legacy: &[String],
+        format: Format,
+        by: Option<&str>,
+    ) -> Result<Fit, String> {
+        let fit = self.fit(want, legacy);
+        if fit == Fit::Differs && format == Format::No {
+            let have = match by {
+                Some(b) => format!("{}, laid out by {b}", self.describe()),
+                None => self.describe(),
+            };
+            return Err(refusal(&have, want));
+        }
+        Ok(fit)
+    }
+
     /// What the marker says the tree is, for a refusal.
     pub fn describe(&self) -> String {
         match &self.layout {
@@ -380,20 +403,14 @@ impl Anchor {
     }
 
     /// How the tree in this anchor fits `want` (`Fit::Empty` for an anchor
-    /// just made or adopted). Under `format=no` a tree of another layout is
-    /// refused: its files would be used as they are, at other paths or
-    /// sizes than the run's layout gives them. `legacy`: see
-    /// [`Marker::fit`].
+    /// just made or adopted), by [`Marker::check`].
     pub fn fit(&self, want: &LayoutKey, legacy: &[String], format: Format) -> Result<Fit, FsError> {
         if self.state != AnchorState::Marked {
             return Ok(Fit::Empty);
         }
-        let m = self.marker()?;
-        let fit = m.fit(want, legacy);
-        if fit == Fit::Differs && format == Format::No {
-            return Err(FsError::refuse(&self.path, refusal(&m.describe(), want)));
-        }
-        Ok(fit)
+        (self.marker()?)
+            .check(want, legacy, format, None)
+            .map_err(|r| FsError::refuse(&self.path, r))
     }
 
     /// [`cannot_write`] of this anchor.

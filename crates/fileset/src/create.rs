@@ -164,8 +164,8 @@ pub fn create(
     // leaves a marker that no layout fits, so `format=no` refuses the
     // half-reshaped tree rather than use it.
     let before = match (anchor.state, fit) {
-        (AnchorState::Marked, Fit::Grows | Fit::Empty) => Some(Marker::of(key)),
         (AnchorState::Marked, Fit::Differs) => Some(Marker::reshaping()),
+        (AnchorState::Marked, f) if !f.keeps_marker() => Some(Marker::of(key)),
         _ => None,
     };
     if let Some(m) = before {

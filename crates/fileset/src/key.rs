@@ -70,6 +70,15 @@ pub enum Fit {
     Differs,
 }
 
+impl Fit {
+    /// A creation over a tree that fits this way leaves the anchor's
+    /// marker as it is (the tree it records is still there, files kept);
+    /// any other way, the marker ends up recording the run's layout.
+    pub fn keeps_marker(self) -> bool {
+        matches!(self, Fit::Same | Fit::Shrinks)
+    }
+}
+
 impl LayoutKey {
     /// The key of `spec` laid out with `seed` (validated first).
     pub fn of(spec: &FilesetSpec, seed: u64) -> Result<LayoutKey, SpecError> {
@@ -176,6 +185,23 @@ pub fn fit(have: &LayoutKey, want: &LayoutKey) -> Fit {
 pub fn legacy_hash(spec: &FilesetSpec, seed: u64) -> String {
     let text = serde_json::to_string(&spec.shape).unwrap_or_default();
     fnv(text.bytes().chain(seed.to_le_bytes()))
+}
+
+/// Every hash a marker written before layout keys may hold for the tree
+/// of `key`: the spec with `layout_seed` (the seed the layout is drawn
+/// from) and, when the sizes are not drawn (`key.seed` is `None`, so no
+/// seed moves a file), also with the workload's own seed `own_seed`.
+pub fn legacy_hashes(
+    spec: &FilesetSpec,
+    key: &LayoutKey,
+    layout_seed: u64,
+    own_seed: u64,
+) -> Vec<String> {
+    let mut v = vec![legacy_hash(spec, layout_seed)];
+    if key.seed.is_none() && own_seed != layout_seed {
+        v.push(legacy_hash(spec, own_seed));
+    }
+    v
 }
 
 fn fnv(bytes: impl Iterator<Item = u8>) -> String {

@@ -7,8 +7,8 @@
 //! markers on disk, faccessat(2) and statvfs(2); no file of a tree is
 //! looked at (the run's own check does that, before its first I/O).
 
-use iolab_fileset::anchor::{cannot_write_path, read_marker, refusal, write_refusal};
-use iolab_fileset::key::legacy_hash;
+use iolab_fileset::anchor::{cannot_write_path, read_marker, write_refusal};
+use iolab_fileset::key::legacy_hashes;
 use iolab_fileset::{Fit, LayoutKey, Marker, MARKER};
 use iolab_spec::fs::FsFileset;
 use iolab_spec::WorkloadSpec;
@@ -59,23 +59,17 @@ impl Trees {
                 _ => (None, None),
             },
         };
-        let mut legacy = vec![legacy_hash(&f.spec, seed)];
-        if key.seed.is_none() {
-            legacy.push(legacy_hash(&f.spec, w.seed));
-        }
-        let fit = have.as_ref().map_or(Fit::Empty, |m| m.fit(&key, &legacy));
-        if fit == Fit::Differs && f.format == iolab_spec::fileset::Format::No {
-            let m = have.as_ref().map(Marker::describe).unwrap_or_default();
-            let what = match &by {
-                Some(r) => format!("{m}, laid out by {r} of this plan"),
-                None => m,
-            };
-            return Err(format!("{flag}: {}: {}", a.display(), refusal(&what, &key)));
-        }
+        let legacy = legacy_hashes(&f.spec, &key, seed, w.seed);
+        let by = by.map(|r| format!("{r} of this plan"));
+        let fit = match &have {
+            Some(m) => (m.check(&key, &legacy, f.format, by.as_deref()))
+                .map_err(|r| format!("{flag}: {}: {r}", a.display()))?,
+            None => Fit::Empty,
+        };
         check_writable(fs.writes_anyway(f), fit, &disk, a)?;
-        let next = match (f.cleanup, fit, have) {
-            (true, _, _) => Marker::empty(),
-            (false, Fit::Same | Fit::Shrinks, Some(m)) => m,
+        let next = match (f.cleanup, have) {
+            (true, _) => Marker::empty(),
+            (false, Some(m)) if fit.keeps_marker() => m,
             _ => Marker::of(&key),
         };
         self.by_anchor.insert(abs, (next, run));

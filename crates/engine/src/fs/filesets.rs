@@ -11,7 +11,7 @@ use super::table::{FileTable, DIR, EXISTS, MOVED};
 use super::verify::FileVerify;
 use super::FsSet;
 use iolab_core::{FilesetProgress, Observer};
-use iolab_fileset::key::legacy_hash;
+use iolab_fileset::key::legacy_hashes;
 use iolab_fileset::{anchor, Anchor, AnchorState, CreateOptions, Fit, Layout, Marker, Needs};
 use iolab_raw::{ErrOp, FilesetRaw, IoErrorRec, Op};
 use iolab_spec::fileset::Format;
@@ -60,15 +60,11 @@ pub(super) fn check_filesets(
     Ok(layouts)
 }
 
-/// The hashes a marker written before layout keys holds for this tree:
-/// the spec with the base seed, and with the workload's own seed when the
-/// sizes are not drawn (so no seed moves a file).
+/// The hashes a marker written before layout keys holds for this tree
+/// (`key::legacy_hashes`).
 fn legacy(spec: &WorkloadSpec, f: &FsFileset, layout: &Layout) -> Vec<String> {
-    let mut v = vec![legacy_hash(&f.spec, fs_of(spec).layout_seed_or(spec.seed))];
-    if layout.key().seed.is_none() {
-        v.push(legacy_hash(&f.spec, spec.seed));
-    }
-    v
+    let seed = fs_of(spec).layout_seed_or(spec.seed);
+    legacy_hashes(&f.spec, layout.key(), seed, spec.seed)
 }
 
 /// Why the run writes in an existing anchor, if it does: the workload
