@@ -97,6 +97,10 @@ pub enum FromAgent {
     Started { index: u32, at_ns: i64 },
     /// A note about the run (fallbacks, prefill, ...).
     Note { index: u32, message: String },
+    /// How a fileset's creation or a prefill before run `index` goes, as
+    /// the line a local run's log shows (a line every few seconds and a
+    /// last one; an addition to protocol 1).
+    Progress { index: u32, message: String },
     /// Interval `total.index` of run `index` closed: the whole host's
     /// figures and each workload's, as the run core reports them.
     Interval {

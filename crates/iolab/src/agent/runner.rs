@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The last stretch before the start instant is spun, not slept.
 const SPIN_NS: i64 = 200_000;
@@ -61,6 +61,8 @@ impl Active {
             ready: ready.clone(),
             at_ns: None,
             streamed: Streamed::default(),
+            fileset_lines: Default::default(),
+            prefill_said: None,
         };
         let st = stop.clone();
         let thread = std::thread::Builder::new()
@@ -161,6 +163,17 @@ struct Forward {
     at_ns: Option<i64>,
     /// What was sent of each interval, for `Done`'s corrections.
     streamed: Streamed,
+    /// The lines of a fileset's creation, as a log shows them.
+    fileset_lines: crate::fileset_progress::FilesetLines,
+    /// When a prefill's progress was last sent.
+    prefill_said: Option<Instant>,
+}
+
+impl Forward {
+    fn progress(&self, message: String) {
+        let index = self.index;
+        self.w.send(&FromAgent::Progress { index, message });
+    }
 }
 
 impl Observer for Forward {
@@ -210,6 +223,31 @@ impl Observer for Forward {
     fn event(&mut self, ev: &EventRaw) {
         let (index, event) = (self.index, ev.clone());
         self.w.send(&FromAgent::Event { index, event });
+    }
+
+    /// The plain lines a local run's log shows, one every
+    /// [`PLAIN_EVERY_S`](crate::fileset_progress::PLAIN_EVERY_S), and a
+    /// last one however short the creation (which host's fileset is
+    /// ready, and how long it took, is worth a line in a run of many).
+    fn fileset_progress(&mut self, anchor: &str, p: &iolab_core::FilesetProgress) {
+        use crate::fileset_progress::{text, Line};
+        match self.fileset_lines.next(anchor, p, false) {
+            Some(Line::Plain(t)) => self.progress(t),
+            _ if p.finished => self.progress(text(anchor, p)),
+            _ => {}
+        }
+    }
+
+    /// A line at the same pace, and one when the prefill is done.
+    fn prefill(&mut self, path: &str, done: u64, total: u64) {
+        let every = Duration::from_secs_f64(crate::fileset_progress::PLAIN_EVERY_S);
+        let start = *self.prefill_said.get_or_insert_with(Instant::now);
+        if done < total && start.elapsed() < every {
+            return;
+        }
+        self.prefill_said = (done < total).then(Instant::now);
+        let pc = done as f64 * 100.0 / total.max(1) as f64;
+        self.progress(format!("prefilling {path}: {pc:.0}%"));
     }
 }
 

@@ -18,6 +18,9 @@ pub const MAX_EVENTS: usize = 100_000;
 /// The most notes of one run shown of a host (one line says the rest are
 /// not).
 pub const MAX_NOTES: usize = 100;
+/// The most progress lines of one run shown of a host (fileset creation
+/// and prefill: a line every 5 s is more than an hour of them).
+pub const MAX_PROGRESS: usize = 1000;
 /// The most notes of a host's results kept.
 const MAX_KEPT_NOTES: usize = 1000;
 

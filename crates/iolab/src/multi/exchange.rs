@@ -57,6 +57,8 @@ struct Leg {
     n_workloads: usize,
     /// Notes it sent in this run.
     notes: usize,
+    /// Progress lines it sent in this run.
+    progress: usize,
 }
 
 impl Leg {
@@ -291,6 +293,14 @@ impl Exchange<'_, '_> {
                         eprintln!("iolab: host {name}: more notes, not shown")
                     }
                     _ => {}
+                }
+            }
+            FromAgent::Progress { message, .. } => {
+                leg.progress += 1;
+                if !self.ctx.quiet && leg.progress <= bounds::MAX_PROGRESS {
+                    eprintln!("iolab: host {name}: {}", untrusted(&message));
+                } else if !self.ctx.quiet && leg.progress == bounds::MAX_PROGRESS + 1 {
+                    eprintln!("iolab: host {name}: more progress lines, not shown");
                 }
             }
             FromAgent::Error { message } => {
