@@ -334,7 +334,8 @@ fn gather_runs(args: &RunArgs, pre: Option<Loaded>) -> Result<Gathered, String> 
 /// line.
 fn plan_runs(args: &RunArgs, got: &Gathered) -> Result<iolab_plan::Plan, String> {
     iolab_jobfile::hosts::check_local(&got.runs)?;
-    let e = match iolab_plan::build(&got.runs, &args.plan) {
+    let runs = iolab_jobfile::hosts::for_local(&got.runs);
+    let e = match iolab_plan::build(&runs, &args.plan) {
         Ok(p) => return Ok(p),
         Err(e) => e,
     };

@@ -8,6 +8,12 @@
 //! that host's only; a name without a host is the same path on every
 //! host. A local file whose name holds ':' after a plain word is written
 //! `./NAME`.
+//!
+//! `{host}` in a path (a target, a `destroy_data_on` name, `dir`, a
+//! fileset's `path=`) is the host's name as the run names it (`h1`,
+//! `db-2.example.com`), vdbench's `$host`: hosts on one shared file
+//! system (NFS, a cluster file system) each get their own files and
+//! anchors. In a run on this host alone it is `localhost`.
 
 use crate::options::WorkloadOptions;
 use crate::runs::RunOptions;
@@ -83,12 +89,49 @@ fn check_known(runs: &[RunOptions], hosts: &[HostSpec]) -> Result<(), String> {
     Ok(())
 }
 
-/// `o` with its names kept for `host`.
+/// `o` with its names kept for `host`, `{host}` in them made its name.
 fn layer_for(o: &WorkloadOptions, host: &str, hosts: &[HostSpec]) -> WorkloadOptions {
     let mut o = o.clone();
     o.target = names_for_host(&o.target, host, hosts);
     o.destroy_data_on = names_for_host(&o.destroy_data_on, host, hosts);
+    name_paths(&mut o, host);
     o
+}
+
+/// What `{host}` stands for in a path.
+pub const HOST_WORD: &str = "{host}";
+/// `{host}` in a run on this host alone.
+pub const LOCAL_HOST: &str = "localhost";
+
+/// `{host}` in the paths of `o` (targets, `destroy_data_on`, `dir`, the
+/// filesets' `path=`) replaced by `host`.
+fn name_paths(o: &mut WorkloadOptions, host: &str) {
+    let named = |s: &mut String| {
+        if s.contains(HOST_WORD) {
+            *s = s.replace(HOST_WORD, host);
+        }
+    };
+    o.target.iter_mut().for_each(named);
+    o.destroy_data_on.iter_mut().for_each(named);
+    o.dir
+        .iter_mut()
+        .flat_map(|v| v.0.iter_mut())
+        .for_each(named);
+    o.filesets.iter_mut().for_each(named);
+}
+
+/// The runs of a run on this host alone: `{host}` in their paths is
+/// [`LOCAL_HOST`].
+pub fn for_local(runs: &[RunOptions]) -> Vec<RunOptions> {
+    let mut out = runs.to_vec();
+    for r in &mut out {
+        name_paths(&mut r.run, LOCAL_HOST);
+        r.workloads
+            .iter_mut()
+            .for_each(|w| name_paths(w, LOCAL_HOST));
+        name_paths(&mut r.overrides, LOCAL_HOST);
+    }
+    out
 }
 
 /// The run as `host` runs it, every workload kept (an empty target list
@@ -210,52 +253,90 @@ fn keep_workloads(mut r: RunOptions, keep: &[usize]) -> RunOptions {
     r
 }
 
-/// A note when one file path (not under /dev) is a target on several
-/// hosts: on a shared file system the hosts would write, lay out and
-/// verify one file, and a verify would report each other's blocks as
-/// corrupt. `None` with fewer than two hosts, or when no path is shared
-/// (or a host's runs are refused: that refusal is said elsewhere).
-pub fn shared_files(runs: &[RunOptions], hosts: &[HostSpec]) -> Option<String> {
+/// Notes when one file path (not under /dev) is a target on several
+/// hosts, or one directory is the anchor (`dir`) of several: on a shared
+/// file system the hosts would write, lay out and verify one file (a
+/// verify would report each other's blocks as corrupt), or lay out one
+/// fileset and create and delete each other's files. None with fewer
+/// than two hosts, or when nothing is shared (or a host's runs are
+/// refused: that refusal is said elsewhere).
+pub fn shared_files(runs: &[RunOptions], hosts: &[HostSpec]) -> Vec<String> {
     if hosts.len() < 2 {
-        return None;
+        return Vec::new();
     }
-    // Each path's hosts, and the paths in the order first met.
-    let mut users: std::collections::HashMap<String, Vec<&str>> = Default::default();
-    let mut order: Vec<String> = Vec::new();
+    let (mut files, mut anchors) = (Shared::default(), Shared::default());
     for h in hosts {
-        for r in runs_for_host(runs, h, hosts).ok()? {
+        let Ok(runs) = runs_for_host(runs, h, hosts) else {
+            return Vec::new();
+        };
+        for r in &runs {
             for j in 0..r.workloads.len() {
-                for t in targets_of(&r, j) {
-                    if t == "/dev" || t.starts_with("/dev/") {
-                        continue;
+                for t in targets_of(r, j) {
+                    if t != "/dev" && !t.starts_with("/dev/") {
+                        files.add(t, &h.name);
                     }
-                    let on = users.entry(t.clone()).or_insert_with(|| {
-                        order.push(t.clone());
-                        Vec::new()
-                    });
-                    if on.last() != Some(&h.name.as_str()) {
-                        on.push(&h.name);
-                    }
+                }
+                for d in dirs_of(r, j) {
+                    anchors.add(d, &h.name);
                 }
             }
         }
     }
-    let shared: Vec<String> = order
-        .iter()
-        .filter(|p| users[*p].len() > 1)
-        .map(|p| format!("{p} ({})", users[p].join(", ")))
-        .collect();
-    if shared.is_empty() {
-        return None;
+    let mut out = Vec::new();
+    if let Some(l) = files.list() {
+        out.push(format!(
+            "the same file is a target on several hosts: {l}; on a shared file system those hosts write and verify one file (a verify then reports the other hosts' blocks as corrupt): give each host its own (HOST:PATH, a target map, {HOST_WORD} in the path, fio's directory= with unique_filename)"
+        ));
     }
-    let more = match shared.len() {
-        n if n > 3 => format!(" and {} more", n - 3),
-        _ => String::new(),
-    };
-    Some(format!(
-        "the same file is a target on several hosts: {}{more}; on a shared file system those hosts write and verify one file (a verify then reports the other hosts' blocks as corrupt): give each host its own (HOST:PATH, a target map, fio's directory= with unique_filename)",
-        shared[..shared.len().min(3)].join(", ")
-    ))
+    if let Some(l) = anchors.list() {
+        out.push(format!(
+            "the same directory is the anchor (--dir) on several hosts: {l}; on a shared file system those hosts lay out one fileset together and create and delete each other's files: put {HOST_WORD} in it (--dir /mnt/nfs/fs/{HOST_WORD}) to give each host its own"
+        ));
+    }
+    out
+}
+
+/// The anchors workload `j` of `r` has: the first layer's `dir` (flags
+/// over the workload over the run), every value of a sweep.
+fn dirs_of(r: &RunOptions, j: usize) -> &[String] {
+    [&r.overrides.dir, &r.workloads[j].dir, &r.run.dir]
+        .into_iter()
+        .find_map(|d| d.as_ref())
+        .map_or(&[], |v| v.0.as_slice())
+}
+
+/// Paths and the hosts that use each, in the order first met.
+#[derive(Default)]
+struct Shared<'a> {
+    users: std::collections::HashMap<String, Vec<&'a str>>,
+    order: Vec<String>,
+}
+
+impl<'a> Shared<'a> {
+    fn add(&mut self, path: &str, host: &'a str) {
+        let on = self.users.entry(path.to_string()).or_insert_with(|| {
+            self.order.push(path.to_string());
+            Vec::new()
+        });
+        if on.last() != Some(&host) {
+            on.push(host);
+        }
+    }
+
+    /// `PATH (h1, h2)` of the paths on several hosts, at most three and a
+    /// count of the rest; `None` when there is none.
+    fn list(&self) -> Option<String> {
+        let shared: Vec<String> = (self.order.iter())
+            .filter(|p| self.users[*p].len() > 1)
+            .map(|p| format!("{p} ({})", self.users[p].join(", ")))
+            .collect();
+        let more = match shared.len() {
+            0 => return None,
+            n if n > 3 => format!(" and {} more", n - 3),
+            _ => String::new(),
+        };
+        Some(shared[..shared.len().min(3)].join(", ") + &more)
+    }
 }
 
 /// The line `--parse-only` prints for a multi-host job: each host, how
@@ -275,7 +356,8 @@ pub fn describe(hosts: &[HostSpec], runs: &[RunOptions]) -> String {
             for r in runs {
                 let mine = run_for(r, h, hosts);
                 for j in 0..mine.workloads.len() {
-                    for t in targets_of(&mine, j) {
+                    // Its targets, or a file-system workload's anchors.
+                    for t in targets_of(&mine, j).iter().chain(dirs_of(&mine, j)) {
                         if !targets.contains(t) {
                             targets.push(t.clone());
                         }

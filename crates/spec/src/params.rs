@@ -155,7 +155,7 @@ macro_rules! workload_params {
                 default: Unset,
                 sweep: None, compare: None, negates: None,
                 doc_type: "string, list or table by host",
-                doc: "Regular files or block devices. With several targets, worker *i* drives target *i* mod T when there are at least as many workers as targets (LUN A, LUN B, A, ...); with fewer workers, each worker cycles over several targets. Without a target, `iolab run` runs its default job. On several hosts, `{ h1 = \"/dev/sdb\", h2 = \"/dev/sdc\" }` (or `--target h1:/dev/sdb`) gives each host its own ([Several hosts](#several-hosts)).",
+                doc: "Regular files or block devices. With several targets, worker *i* drives target *i* mod T when there are at least as many workers as targets (LUN A, LUN B, A, ...); with fewer workers, each worker cycles over several targets. Without a target, `iolab run` runs its default job. On several hosts, `{ h1 = \"/dev/sdb\", h2 = \"/dev/sdc\" }` (or `--target h1:/dev/sdb`) gives each host its own, and `{host}` in a path is the host's name ([Several hosts](#several-hosts)).",
             },
             size: Values {
                 flag: "size", aliases: [], short: None, value_name: "SIZE", heading: "Targets",
@@ -243,7 +243,7 @@ macro_rules! workload_params {
                 default: Unset,
                 sweep: Some(165), compare: None, negates: None,
                 doc_type: "string (directory)",
-                doc: "The anchor directory of a file-system workload, instead of `target`: the fileset is created under it (a personality's filesets under `DIR/NAME`). Created if missing (its parent must exist), adopted if empty, refused if it holds files iolab did not mark. A list sweeps, e.g. the same workload on two file systems. See [docs/filesystem.md](filesystem.md).",
+                doc: "The anchor directory of a file-system workload, instead of `target`: the fileset is created under it (a personality's filesets under `DIR/NAME`). Created if missing (its parent must exist), adopted if empty, refused if it holds files iolab did not mark. A list sweeps, e.g. the same workload on two file systems. `{host}` in it is the host's name on several hosts (`localhost` on this one alone), so hosts sharing a file system each get their own anchor. See [docs/filesystem.md](filesystem.md).",
             },
             personality: Values {
                 flag: "personality", aliases: [], short: None, value_name: "NAME", heading: "File system",

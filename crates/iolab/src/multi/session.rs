@@ -271,10 +271,16 @@ impl Session {
         let hosts: Vec<String> = (self.names.iter().zip(planned).zip(live))
             .filter(|(_, l)| **l)
             .map(|((name, p), _)| {
-                let mut ts: Vec<&str> = Vec::new();
-                for t in p.spec.workloads.iter().flat_map(|w| &w.targets) {
-                    if !ts.contains(&t.path.as_str()) {
-                        ts.push(&t.path);
+                // Each workload's targets, or its filesets' anchors.
+                let mut ts: Vec<String> = Vec::new();
+                for w in &p.spec.workloads {
+                    let anchors = w.fs.iter().flat_map(|f| &f.filesets);
+                    let paths = (w.targets.iter().map(|t| t.path.clone()))
+                        .chain(anchors.map(|f| f.spec.anchor.display().to_string()));
+                    for t in paths {
+                        if !ts.contains(&t) {
+                            ts.push(t);
+                        }
                     }
                 }
                 format!("{name} {}", ts.join(" "))

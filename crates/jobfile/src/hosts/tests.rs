@@ -320,19 +320,90 @@ fn a_file_on_several_hosts_is_noted() {
     ];
     let l = job(TWO);
     // h2's host-file target /dev/sdz takes the place of /srv/log there.
-    assert_eq!(shared_files(&l.runs, &l.hosts), None);
+    assert!(shared_files(&l.runs, &l.hosts).is_empty());
     // /srv/log is every host's; the devices are not files.
-    let n = shared_files(&l.runs, &hosts[..2]).unwrap();
+    let n = shared_files(&l.runs, &hosts[..2]);
+    assert_eq!(n.len(), 1, "{n:?}");
     assert!(
-        n.starts_with("the same file is a target on several hosts: /srv/log (h1, h2); "),
-        "{n}"
+        n[0].starts_with("the same file is a target on several hosts: /srv/log (h1, h2); "),
+        "{n:?}"
     );
-    assert!(!n.contains("/dev/") && !n.contains('\n'), "{n}");
+    assert!(!n[0].contains("/dev/") && !n[0].contains('\n'), "{n:?}");
     // fio's unique_filename gives each host its own file.
     let l = fio("[w]\nrw=randwrite\ndirectory=/mnt/nfs\nsize=1m\n");
-    assert_eq!(shared_files(&l.runs, &hosts), None);
+    assert!(shared_files(&l.runs, &hosts).is_empty());
     let l = fio("[w]\nrw=randwrite\ndirectory=/mnt/nfs\nunique_filename=0\nsize=1m\n");
-    let n = shared_files(&l.runs, &hosts).unwrap();
-    assert!(n.contains("/mnt/nfs/w.0.0 (h1, h2, h3)"), "{n}");
-    assert_eq!(shared_files(&l.runs, &hosts[..1]), None);
+    let n = shared_files(&l.runs, &hosts);
+    assert!(n[0].contains("/mnt/nfs/w.0.0 (h1, h2, h3)"), "{n:?}");
+    assert!(shared_files(&l.runs, &hosts[..1]).is_empty());
+}
+
+#[test]
+fn an_anchor_on_several_hosts_is_noted_unless_it_names_the_host() {
+    let hosts = vec![HostSpec::named("h1"), HostSpec::named("h2")];
+    let l = job("[global]\ndir = '/mnt/nfs/fs'\nmix = 'read:1'\n\n[[workload]]\nname = 'w'\n");
+    let n = shared_files(&l.runs, &hosts);
+    assert_eq!(n.len(), 1, "{n:?}");
+    assert!(
+        n[0].starts_with(
+            "the same directory is the anchor (--dir) on several hosts: /mnt/nfs/fs (h1, h2); "
+        ),
+        "{n:?}"
+    );
+    assert!(n[0].contains("--dir /mnt/nfs/fs/{host}"), "{n:?}");
+    assert!(shared_files(&l.runs, &hosts[..1]).is_empty());
+    let l = job("[global]\ndir = '/mnt/nfs/{host}'\nmix = 'read:1'\n\n[[workload]]\nname = 'w'\n");
+    assert!(shared_files(&l.runs, &hosts).is_empty());
+    // --parse-only's hosts line names each host's anchor.
+    assert_eq!(
+        describe(&hosts, &l.runs),
+        "hosts: h1 (/mnt/nfs/h1), h2 (/mnt/nfs/h2)"
+    );
+}
+
+#[test]
+fn host_in_a_path_is_each_host_s_name_and_localhost_alone() {
+    let l = job(r#"
+hosts = ["h1", "h2"]
+
+[global]
+dir = "/mnt/shared/{host}"
+mix = "read:1"
+
+[[workload]]
+name = "blocks"
+target = "/mnt/shared/{host}.dat"
+destroy_data_on = "/mnt/shared/{host}.dat"
+
+[[workload]]
+name = "sets"
+filesets = "a(files=10 path=/mnt/other/{host})|b(files=5)"
+"#);
+    // Each [[workload]] is a run of its own, [global] in its workload.
+    for h in &l.hosts {
+        let runs = runs_for_host(&l.runs, h, &l.hosts).unwrap();
+        let want = format!("/mnt/shared/{}", h.name);
+        let w = &runs[0].workloads[0];
+        assert_eq!(w.dir.as_ref().unwrap().0, vec![want.clone()]);
+        assert_eq!(w.target, vec![format!("{want}.dat")]);
+        assert_eq!(w.destroy_data_on, vec![format!("{want}.dat")]);
+        let sets = runs[1].workloads[0].filesets.as_deref().unwrap();
+        assert!(
+            sets.contains(&format!("path=/mnt/other/{}", h.name)),
+            "{sets}"
+        );
+        assert!(!sets.contains(HOST_WORD), "{sets}");
+    }
+    let local = for_local(&l.runs);
+    assert_eq!(
+        local[0].workloads[0].dir.as_ref().unwrap().0,
+        vec!["/mnt/shared/localhost"]
+    );
+    assert_eq!(
+        local[0].workloads[0].target,
+        vec!["/mnt/shared/localhost.dat"]
+    );
+    // The runs as loaded keep the word, for each host to name.
+    let loaded = &l.runs[0].workloads[0];
+    assert_eq!(loaded.dir.as_ref().unwrap().0, vec!["/mnt/shared/{host}"]);
 }
