@@ -60,6 +60,20 @@ pub fn rows_for<'a>(f: Figure, rows: &[&'a Row]) -> Vec<&'a Row> {
         .collect()
 }
 
+/// The tables of the operations: each figure of [`OP_FIGURES`] with the
+/// rows it shows ([`rows_for`]), less the CPU table when no operation has
+/// a CPU figure (nothing to compare).
+pub fn op_tables<'a>(rows: &[&'a Row]) -> Vec<(Figure, Vec<&'a Row>)> {
+    if rows.is_empty() {
+        return Vec::new();
+    }
+    OP_FIGURES
+        .into_iter()
+        .map(|f| (f, rows_for(f, rows)))
+        .filter(|(f, r)| *f != Figure::CpuUsPerIo || !r.is_empty())
+        .collect()
+}
+
 /// Spreads of one operation's figures over the workloads (repetitions)
 /// that measured it.
 fn op_figures(ops: &[&OpResult]) -> Figures {

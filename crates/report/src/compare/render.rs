@@ -164,16 +164,10 @@ fn fs_text(res: &CompareResult) -> String {
         .flat_map(|r| r.with_workloads())
         .flat_map(|r| r.operations.iter())
         .collect();
-    if !rows.is_empty() {
-        for f in super::ops::OP_FIGURES {
-            let rows = super::ops::rows_for(f, &rows);
-            if f == super::Figure::CpuUsPerIo && rows.is_empty() {
-                continue;
-            }
-            let _ = writeln!(s);
-            let title = (super::ops::op_title(f), super::ops::op_unit(f));
-            s.push_str(&figure_rows_text(res, f, title, &rows));
-        }
+    for (f, rows) in super::ops::op_tables(&rows) {
+        let _ = writeln!(s);
+        let title = (super::ops::op_title(f), super::ops::op_unit(f));
+        s.push_str(&figure_rows_text(res, f, title, &rows));
     }
     if let Some(t) = res
         .tables

@@ -2,7 +2,7 @@
 //! entries. Cells keep full-precision numbers (rounded only by the
 //! renderings), except the change in percent (see below).
 
-use super::ops::{counter_list, op_title, op_unit, rows_for, OP_FIGURES};
+use super::ops::{counter_list, op_tables, op_title, op_unit};
 use super::{CompareResult, Difference, Figure, Row, FIGURES};
 use crate::model::Table;
 use crate::tables::num;
@@ -118,15 +118,9 @@ pub(super) fn tables(res: &CompareResult) -> Vec<Table> {
         ));
     }
     let op_rows: Vec<&Row> = rows.iter().flat_map(|r| r.operations.iter()).collect();
-    if !op_rows.is_empty() {
-        for f in OP_FIGURES {
-            let title = (better_title(op_title(f), f), op_unit(f));
-            let rows = rows_for(f, &op_rows);
-            if f == Figure::CpuUsPerIo && rows.is_empty() {
-                continue;
-            }
-            out.push(figure_table(res, f, title, &rows));
-        }
+    for (f, rows) in op_tables(&op_rows) {
+        let title = (better_title(op_title(f), f), op_unit(f));
+        out.push(figure_table(res, f, title, &rows));
     }
     if let Some(t) = fileset_table(res, &rows) {
         out.push(t);
