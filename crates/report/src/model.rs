@@ -493,7 +493,7 @@ pub struct WorkloadResult {
     /// proportion to each operation's time in flight, where operations
     /// overlap on a thread). Absent in documents written before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpu_basis: Option<String>,
+    pub cpu_basis: Option<CpuBasis>,
     /// The steady-state check (fio `ss`), when the workload has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady_state: Option<SteadyState>,
@@ -906,4 +906,18 @@ pub struct SteadyState {
     /// The same samples' mean latency, nanoseconds.
     #[serde(default)]
     pub samples_lat_ns: Vec<f64>,
+}
+
+/// How a file-system workload's CPU is divided among its operations
+/// (`cpu_basis`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CpuBasis {
+    /// By count x the mean thread CPU of sampled operations (one
+    /// operation at a time per thread, on system calls).
+    Sampled,
+    /// By count x mean latency (the operations' time in flight), where
+    /// operations overlap on a thread and a thread's CPU around one
+    /// holds the others' (io_uring, `qd` > 1).
+    Latency,
 }

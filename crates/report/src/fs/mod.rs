@@ -9,7 +9,7 @@ pub mod tables;
 pub mod text;
 
 use crate::build::dir;
-use crate::model::{FilesetCounts, FilesetResult, IoSummary, OpResult, WorkloadResult};
+use crate::model::{CpuBasis, FilesetCounts, FilesetResult, IoSummary, OpResult, WorkloadResult};
 use iolab_raw::{DirStats, FsRaw, Op, OpStats, WorkloadRaw};
 use std::collections::BTreeMap;
 
@@ -46,7 +46,7 @@ pub fn errno_key(e: i32) -> String {
 pub(crate) fn add_fs(r: &mut WorkloadResult, w: &WorkloadRaw, fs: &FsRaw) {
     let secs = r.measured_s;
     r.operations = operations(&w.ops, fs, w.cpu.user_us + w.cpu.sys_us, secs);
-    r.cpu_basis = Some(CpuBasis::of(fs).name().into());
+    r.cpu_basis = Some(basis_of(fs));
     r.fileset = Some(counts(&fs.counters));
     r.filesets = fs.filesets.iter().map(fileset).collect();
     r.io_summary = Some(io_summary(&w.ops, w.cpu.user_us + w.cpu.sys_us, secs));
@@ -68,7 +68,7 @@ fn operations(ops: &OpStats, fs: &FsRaw, cpu_us: u64, secs: f64) -> BTreeMap<Str
         .filter(|o| ops.get(*o).is_some_and(|d| d.ops > 0) || fs.op_errors.contains_key(o))
         .map(|o| (o, ops.get(o).unwrap_or(&empty)))
         .collect();
-    let basis = CpuBasis::of(fs);
+    let basis = basis_of(fs);
     let parts: Vec<CpuPart> = issued
         .iter()
         .map(|&(o, d)| CpuPart::of(basis, o, d, fs))
@@ -101,33 +101,13 @@ fn operations(ops: &OpStats, fs: &FsRaw, cpu_us: u64, secs: f64) -> BTreeMap<Str
 /// `cpu_us_per_op` (its share of the CPU is not known well enough).
 pub const MIN_CPU_SAMPLES: u64 = 8;
 
-/// How a workload's CPU is divided among its operations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CpuBasis {
-    /// By count x the mean thread CPU of sampled operations (one
-    /// operation at a time per thread, on system calls).
-    Sampled,
-    /// By count x mean latency (the operations' time in flight), where
-    /// operations overlap on a thread and a thread's CPU around one
-    /// holds the others' (io_uring, `qd` > 1).
-    Latency,
-}
-
-impl CpuBasis {
-    pub fn of(fs: &FsRaw) -> CpuBasis {
-        if fs.cpu_sampled {
-            CpuBasis::Sampled
-        } else {
-            CpuBasis::Latency
-        }
-    }
-
-    /// The document's `cpu_basis`.
-    pub fn name(self) -> &'static str {
-        match self {
-            CpuBasis::Sampled => "sampled",
-            CpuBasis::Latency => "latency",
-        }
+/// How the raw results of `fs` divide its CPU: sampled when its threads
+/// measured the CPU of sampled operations.
+fn basis_of(fs: &FsRaw) -> CpuBasis {
+    if fs.cpu_sampled {
+        CpuBasis::Sampled
+    } else {
+        CpuBasis::Latency
     }
 }
 
@@ -288,7 +268,7 @@ mod tests {
             "{l:?}"
         );
         // io_uring: the CPU is split by time in flight, and adds up.
-        assert_eq!(w.cpu_basis.as_deref(), Some("latency"));
+        assert_eq!(w.cpu_basis, Some(CpuBasis::Latency));
         let spent: f64 = w
             .operations
             .values()
@@ -417,7 +397,7 @@ mod tests {
         .into_iter()
         .collect();
         let r = crate::build_workload(&w);
-        assert_eq!(r.cpu_basis.as_deref(), Some("sampled"));
+        assert_eq!(r.cpu_basis, Some(CpuBasis::Sampled));
         let op = |n: &str| &r.operations[n];
         // Weights 1000 x 1 + 1000 x 10 + 10 x 10 = 11100 over 12000 µs.
         let k = 12_000.0 / 11_100.0;

@@ -139,7 +139,7 @@ fn summary_pairs(w: &WorkloadResult) -> Vec<(String, String)> {
         kv.push(("mean ms/op".into(), fmt_num(s.lat_mean_us / 1000.0)));
         kv.push(("CPU us/op".into(), fmt_num(s.cpu_us_per_op)));
     }
-    if let Some(b) = w.cpu_basis.as_deref() {
+    if let Some(b) = w.cpu_basis {
         let mut v = super::text::cpu_basis_text(b).to_string();
         if let Some(few) = super::text::few_samples(w) {
             write!(v, "; {few}").unwrap();

@@ -3,7 +3,7 @@
 //! Summary line, vdbench's fileset counters, errors by operation, and
 //! the operations that fell back to system calls.
 
-use crate::model::{FilesetCounts, FilesetResult, IoSummary, OpResult, WorkloadResult};
+use crate::model::{CpuBasis, FilesetCounts, FilesetResult, IoSummary, OpResult, WorkloadResult};
 use iolab_spec::fs::FsWork;
 use iolab_spec::{format_bytes, Op, WorkloadSpec};
 use std::fmt::Write;
@@ -127,17 +127,16 @@ pub fn io_summary_line(s: &IoSummary, measured_s: f64) -> String {
 }
 
 /// What a workload's `cpu_basis` means, in a phrase.
-pub fn cpu_basis_text(basis: &str) -> &'static str {
+pub fn cpu_basis_text(basis: CpuBasis) -> &'static str {
     match basis {
-        "sampled" => "the workload's CPU split by count x the mean CPU of sampled operations",
-        "latency" => "the workload's CPU split by count x mean latency (operations overlap on a thread, so CPU is not measured per operation)",
-        _ => "",
+        CpuBasis::Sampled => "the workload's CPU split by count x the mean CPU of sampled operations",
+        CpuBasis::Latency => "the workload's CPU split by count x mean latency (operations overlap on a thread, so CPU is not measured per operation)",
     }
 }
 
 /// The operations sampled too rarely to have a CPU figure, if any.
 pub fn few_samples(w: &WorkloadResult) -> Option<String> {
-    if w.cpu_basis.as_deref() != Some("sampled") || w.operations.len() < 2 {
+    if w.cpu_basis != Some(CpuBasis::Sampled) || w.operations.len() < 2 {
         return None;
     }
     let few: Vec<&str> = op_order(w)
@@ -161,8 +160,8 @@ pub fn cpu_line(w: &WorkloadResult) -> Option<String> {
     if w.operations.len() < 2 {
         return None;
     }
-    match w.cpu_basis.as_deref() {
-        Some(b @ "latency") => Some(format!("CPU us/op: {}", cpu_basis_text(b))),
+    match w.cpu_basis {
+        Some(b @ CpuBasis::Latency) => Some(format!("CPU us/op: {}", cpu_basis_text(b))),
         _ => few_samples(w).map(|f| format!("CPU us/op: {f}")),
     }
 }
