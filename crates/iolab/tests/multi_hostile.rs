@@ -1,8 +1,8 @@
 //! `iolab run --hosts` against a hostile agent (a python3 script speaking
 //! the protocol's frames, tests/multi_hostile/fake_agent.py): terminal
 //! escapes and over-long text in its notes and host name, a flood of
-//! notes, more events than a run may keep, an interval far past the run's
-//! end. The controller prints the agent's text cleaned, bounded, drops
+//! notes and of progress lines, more events than a run may keep, an
+//! interval far past the run's end. The controller prints the agent's text cleaned, bounded, drops
 //! the host with one line and ends (no hang, no unbounded memory).
 
 mod common;
@@ -87,6 +87,17 @@ fn check_text(err: &str) {
         !err.contains("note 99\n") && !err.contains("note 149"),
         "{err}"
     );
+    // Progress lines: cleaned, the first 1,000 shown, then one line.
+    assert!(
+        err.contains("iolab: host h1: ?[2Jfileset at /evil: 1 of 2 files\n"),
+        "{err}"
+    );
+    assert!(err.contains("iolab: host h1: progress 999\n"), "{err}");
+    assert!(
+        err.contains("iolab: host h1: more progress lines, not shown"),
+        "{err}"
+    );
+    assert!(!err.contains("progress 1000\n"), "{err}");
 }
 
 #[test]

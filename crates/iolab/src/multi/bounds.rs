@@ -2,7 +2,8 @@
 //! agent (buggy or hostile) cannot make the controller's memory grow
 //! without end. Intervals beyond what the run can last, out of order or
 //! of another shape, and events past a count, are protocol errors (the
-//! host is dropped with one line); notes past a count are not shown.
+//! host is dropped with one line); notes and progress lines past a count
+//! are not shown.
 //! Text an agent sends is cleaned before it is printed or kept
 //! (iolab_remote::text).
 

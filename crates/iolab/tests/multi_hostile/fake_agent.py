@@ -62,6 +62,9 @@ while True:
         send({"type": "note", "index": i, "message": "\x1b[2J\x1b]52;c;aGk=\x07wiped" + "x" * 5000})
         for k in range(150):
             send({"type": "note", "index": i, "message": "note %d" % k})
+        send({"type": "progress", "index": i, "message": "\x1b[2Jfileset at /evil: 1 of 2 files"})
+        for k in range(1, 1200):
+            send({"type": "progress", "index": i, "message": "progress %d" % k})
         if MODE == "events":
             ev = {"time_ns": 1, "label": "e", "source": "mark"}
             for k in range(100_001):
