@@ -54,6 +54,11 @@ pub struct Progress {
 /// Fills a piece of a file: (file number, offset, bytes to fill).
 pub type FillFn<'a> = dyn Fn(u64, u64, &mut [u8]) + Sync + 'a;
 
+/// Told, for each file of the layout once creation is done with it, the
+/// size of the regular file at its path (`None`: no file there, one not
+/// made up front): (file number, size).
+pub type SeenFn<'a> = dyn Fn(u64, Option<u64>) + Sync + 'a;
+
 /// How to create.
 #[derive(Clone, Copy)]
 pub struct CreateOptions<'a> {
@@ -72,6 +77,10 @@ pub struct CreateOptions<'a> {
     /// Set by the caller to stop creation early (Ctrl-C): the threads
     /// stop after their current file and creation fails with EINTR.
     pub stop: Option<&'a AtomicBool>,
+    /// Each file's state as creation leaves it, from the filling threads
+    /// (every file of the layout when creation succeeds), so a caller
+    /// that keeps the files' states needs no walk of its own.
+    pub seen: Option<&'a SeenFn<'a>>,
     /// Hashes beside [`legacy_hash`] of the spec and `seed` that a marker
     /// written before layout keys may hold for this tree (see
     /// [`Marker::fit`]).
@@ -87,6 +96,7 @@ impl Default for CreateOptions<'_> {
             progress: None,
             fill: None,
             stop: None,
+            seen: None,
             legacy: &[],
         }
     }
@@ -320,6 +330,7 @@ struct Worker<'a> {
     layout: &'a Layout,
     format: Format,
     fill: Option<&'a FillFn<'a>>,
+    seen: Option<&'a SeenFn<'a>>,
     c: &'a Counters,
     cache: DirCache<'a>,
     buf: Vec<u8>,
@@ -341,6 +352,7 @@ impl<'a> Worker<'a> {
             layout,
             format: opts.format,
             fill: opts.fill,
+            seen: opts.seen,
             c,
             cache: DirCache::new(anchor),
             buf,
@@ -348,7 +360,19 @@ impl<'a> Worker<'a> {
         }
     }
 
+    /// Bring file `i` to its state (kept, resized, made, or deleted and
+    /// made again), and say how it is left.
     fn file(&mut self, i: u64) -> Result<(), FsError> {
+        let size = self.make(i)?;
+        if let Some(seen) = self.seen {
+            seen(i, size);
+        }
+        Ok(())
+    }
+
+    /// [`Worker::file`]'s work: the size of the regular file it leaves at
+    /// the path, `None` when it leaves none.
+    fn make(&mut self, i: u64) -> Result<Option<u64>, FsError> {
         let rel = self.layout.file_path(i);
         let full = self.anchor.path.join(&rel);
         let os = |op: &str, e: io::Error| FsError::os(&full, op, &e);
@@ -382,12 +406,12 @@ impl<'a> Worker<'a> {
                     let have = (st.st_size as u64).min(want);
                     self.c.in_place.fetch_add(have, Relaxed);
                 }
-                return Ok(());
+                return Ok(Some(st.st_size as u64));
             }
             (None, _) => (None, libc::O_CREAT | libc::O_EXCL),
         };
         if !pre {
-            return Ok(());
+            return Ok(None);
         }
         let fd = openat(dir, name, libc::O_WRONLY | flags, 0o644).map_err(|e| os("create", e))?;
         let f = std::fs::File::from(fd);
@@ -407,7 +431,7 @@ impl<'a> Worker<'a> {
             &self.c.created
         };
         done.fetch_add(1, Relaxed);
-        Ok(())
+        Ok(Some(want))
     }
 
     /// Writes fresh random bytes (or what the `fill` hook gives) over

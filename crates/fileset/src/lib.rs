@@ -22,7 +22,9 @@ pub mod spec;
 
 pub use anchor::{Anchor, AnchorState, FsError, Marker, MARKER};
 pub use capacity::{check_capacity, Needs};
-pub use create::{create, CreateError, CreateOptions, CreateReport, FillFn, Format, Progress};
+pub use create::{
+    create, CreateError, CreateOptions, CreateReport, FillFn, Format, Progress, SeenFn,
+};
 pub use key::{Fit, LayoutKey};
 pub use layout::Layout;
 pub use remove::{remove, RemoveReport};

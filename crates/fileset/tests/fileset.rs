@@ -365,6 +365,62 @@ fn format_no_restart_and_yes_do_what_the_docs_say() {
     }
 }
 
+/// `seen` tells every file of the layout as creation leaves it, and
+/// that is what is on disk, whatever the format and with files not made
+/// up front (prealloc 50 %).
+#[test]
+fn seen_says_each_file_as_it_is_left_under_every_format() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = FilesetSpec {
+        anchor: tmp.path().join("a"),
+        shape: Shape::Entries(EntriesShape {
+            entries: 40,
+            dir_width: 8,
+            size: FileSize::Fixed(4096),
+            prealloc: 50.0,
+        }),
+    };
+    let layout = Layout::new(&spec, 5).unwrap();
+    let p = |i| spec.anchor.join(layout.file_path(i));
+    let check = |format: Format| {
+        let seen = Mutex::new(BTreeMap::<u64, Option<u64>>::new());
+        let cb = |i: u64, size: Option<u64>| {
+            assert!(
+                seen.lock().unwrap().insert(i, size).is_none(),
+                "file {i} told twice"
+            );
+        };
+        let o = CreateOptions {
+            seen: Some(&cb),
+            ..opts(format)
+        };
+        create(&spec, 5, &layout, &o).unwrap();
+        let seen = seen.into_inner().unwrap();
+        assert_eq!(seen.len() as u64, layout.files(), "{format:?}");
+        for (i, size) in seen {
+            let disk = std::fs::symlink_metadata(p(i)).ok().map(|m| m.len());
+            assert_eq!(size, disk, "{format:?}: file {i}");
+        }
+    };
+    check(Format::No);
+    // A file made during a run (not up front), one cut short, one gone.
+    let absent = (0..layout.files()).find(|&i| !layout.prealloc(i)).unwrap();
+    std::fs::write(p(absent), b"made by a run").unwrap();
+    let made = (0..layout.files())
+        .filter(|&i| layout.prealloc(i))
+        .collect::<Vec<_>>();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(p(made[0]))
+        .unwrap()
+        .set_len(100)
+        .unwrap();
+    std::fs::remove_file(p(made[1])).unwrap();
+    check(Format::No);
+    check(Format::Restart);
+    check(Format::Yes);
+}
+
 #[test]
 fn a_non_regular_file_at_a_layout_name_stops_creation_with_its_path() {
     let tmp = tempfile::tempdir().unwrap();

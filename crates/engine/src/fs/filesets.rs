@@ -134,9 +134,22 @@ pub(super) fn create_all(
             bytes_prealloc: layout.prealloc_bytes(),
             ..Default::default()
         };
-        let r = create_one(spec, sets.len() as u32, layout, &mut raw, verify, obs, stop);
+        // The creation's walk fills the table: no walk of our own.
+        let table = FileTable::new(layout.files());
+        let r = create_one(
+            spec,
+            sets.len() as u32,
+            layout,
+            &mut raw,
+            verify,
+            &table,
+            obs,
+            stop,
+        );
         let opened = match r {
-            Ok(()) => open_set(&f.spec.anchor, layout, side_dirs).map_err(|e| (e, None)),
+            Ok(()) => {
+                open_set(&f.spec.anchor, layout, side_dirs, Some(table)).map_err(|e| (e, None))
+            }
             Err(e) => Err(e),
         };
         match opened {
@@ -148,7 +161,7 @@ pub(super) fn create_all(
             }
             Err((reason, error)) => {
                 // What is there, not a false 0: the files as found now.
-                raw.files_at_end = open_set(&f.spec.anchor, layout, false)
+                raw.files_at_end = open_set(&f.spec.anchor, layout, false, None)
                     .ok()
                     .map(|s| s.table.existing());
                 raws.push(raw);
@@ -169,13 +182,15 @@ type Failed = (String, Option<IoErrorRec>);
 
 /// Create fileset number `set` (its files stamped under `--verify`),
 /// its progress handed to `obs` from this thread while the creation runs
-/// on another.
+/// on another, and the state of each file as it leaves it in `table`.
+#[allow(clippy::too_many_arguments)]
 fn create_one(
     spec: &WorkloadSpec,
     set: u32,
     layout: &Layout,
     raw: &mut FilesetRaw,
     verify: &FileVerify,
+    table: &FileTable,
     obs: &mut dyn Observer,
     stop: &AtomicBool,
 ) -> Result<(), Failed> {
@@ -184,6 +199,10 @@ fn create_one(
     let seed = fs.layout_seed_or(spec.seed);
     let legacy = legacy(spec, f, layout);
     let fill = |i: u64, off: u64, buf: &mut [u8]| verify.fill(set, i, off, buf);
+    let seen = |i: u64, size: Option<u64>| match size {
+        Some(s) => table.init(i, EXISTS, s),
+        None => table.init(i, 0, 0),
+    };
     let (tx, rx) = std::sync::mpsc::channel::<iolab_fileset::Progress>();
     let path = raw.anchor.clone();
     let t = Instant::now();
@@ -194,6 +213,7 @@ fn create_one(
     };
     let r = std::thread::scope(|s| {
         let fill = &fill;
+        let seen = &seen;
         let legacy = &legacy;
         let h = s.spawn(move || {
             let cb = move |p: &iolab_fileset::Progress| {
@@ -206,6 +226,7 @@ fn create_one(
                 progress: Some(&cb),
                 stop: Some(stop),
                 fill: verify.on().then_some(fill),
+                seen: Some(seen),
                 legacy,
             };
             iolab_fileset::create(&f.spec, seed, layout, &opts)
@@ -272,9 +293,15 @@ fn cstr(p: &Path) -> Result<CString, String> {
 }
 
 /// Open the anchor (checking it still holds the marker) and read the
-/// state of every file of the layout (and its side directory when the
-/// workload makes them).
-fn open_set(anchor_path: &Path, layout: &Layout, side_dirs: bool) -> Result<FsSet, String> {
+/// state of every file of the layout, unless `known` holds it already
+/// (the creation's walk), and of its side directory when the workload
+/// makes them.
+fn open_set(
+    anchor_path: &Path,
+    layout: &Layout,
+    side_dirs: bool,
+    known: Option<FileTable>,
+) -> Result<FsSet, String> {
     let c = cstr(anchor_path)?;
     // SAFETY: a valid C string; the descriptor is checked and owned.
     let fd = unsafe {
@@ -293,30 +320,10 @@ fn open_set(anchor_path: &Path, layout: &Layout, side_dirs: bool) -> Result<FsSe
     // SAFETY: just opened, ours.
     let dir = unsafe { OwnedFd::from_raw_fd(fd) };
     anchor::read_marker_at(dir.as_raw_fd(), anchor_path).map_err(|e| e.to_string())?;
-    let table = FileTable::new(layout.files());
-    let mut p = Vec::with_capacity(super::exec::PATH_CAP);
-    let mut dirs = DirCache::new(layout.leaf_of(layout.files()) + 1, 1);
-    for i in 0..layout.files() {
-        layout.file_path_into(i, &mut p);
-        let mut bits = 0;
-        let leaf = DirCache::key(0, layout.leaf_of(i));
-        let st = lstat(&mut dirs, leaf, dir.as_raw_fd(), &mut p);
-        let size = match st {
-            Some(st) if st.st_mode & libc::S_IFMT == libc::S_IFREG => {
-                bits |= EXISTS;
-                st.st_size as u64
-            }
-            _ => 0,
-        };
-        if side_dirs {
-            p.extend_from_slice(b".d");
-            if lstat(&mut dirs, leaf, dir.as_raw_fd(), &mut p)
-                .is_some_and(|s| s.st_mode & libc::S_IFMT == libc::S_IFDIR)
-            {
-                bits |= DIR;
-            }
-        }
-        table.init(i, bits, size);
+    let walked = known.is_some();
+    let table = known.unwrap_or_else(|| FileTable::new(layout.files()));
+    if !walked || side_dirs {
+        walk(&table, layout, dir.as_raw_fd(), !walked, side_dirs);
     }
     Ok(FsSet {
         layout: layout.clone(),
@@ -324,6 +331,35 @@ fn open_set(anchor_path: &Path, layout: &Layout, side_dirs: bool) -> Result<FsSe
         dir,
         anchor: anchor_path.to_path_buf(),
     })
+}
+
+/// Stat each file of `layout` under the anchor `dir` into `table` when
+/// `files`, and its side directory (`NAME.d`) when `side_dirs`.
+fn walk(table: &FileTable, layout: &Layout, dir: i32, files: bool, side_dirs: bool) {
+    let mut p = Vec::with_capacity(super::exec::PATH_CAP);
+    let mut dirs = DirCache::new(layout.leaf_of(layout.files()) + 1, 1);
+    for i in 0..layout.files() {
+        layout.file_path_into(i, &mut p);
+        let leaf = DirCache::key(0, layout.leaf_of(i));
+        let (mut bits, size) = match files {
+            false => (table.bits(i), table.size(i)),
+            true => match lstat(&mut dirs, leaf, dir, &mut p) {
+                Some(st) if st.st_mode & libc::S_IFMT == libc::S_IFREG => {
+                    (EXISTS, st.st_size as u64)
+                }
+                _ => (0, 0),
+            },
+        };
+        if side_dirs {
+            p.extend_from_slice(b".d");
+            if lstat(&mut dirs, leaf, dir, &mut p)
+                .is_some_and(|s| s.st_mode & libc::S_IFMT == libc::S_IFDIR)
+            {
+                bits |= DIR;
+            }
+        }
+        table.init(i, bits, size);
+    }
 }
 
 /// fstatat(leaf, name, AT_SYMLINK_NOFOLLOW) of `p` (relative to the
