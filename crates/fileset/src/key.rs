@@ -215,30 +215,15 @@ fn fnv(bytes: impl Iterator<Item = u8>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::{EntriesShape, TreeShape};
+    use crate::spec::testing;
 
+    // Two anchors: the key does not hold the anchor.
     fn entries(n: u64, width: u32, size: FileSize, prealloc: f64) -> FilesetSpec {
-        FilesetSpec {
-            anchor: "/a".into(),
-            shape: Shape::Entries(EntriesShape {
-                entries: n,
-                dir_width: width,
-                size,
-                prealloc,
-            }),
-        }
+        testing::entries("/a", n, width, size, prealloc)
     }
 
     fn tree(depth: u32, width: u32, files: u64, sizes: &str) -> FilesetSpec {
-        FilesetSpec {
-            anchor: "/b".into(),
-            shape: Shape::Tree(TreeShape {
-                depth,
-                width,
-                files,
-                sizes: sizes.into(),
-            }),
-        }
+        testing::tree("/b", depth, width, files, sizes)
     }
 
     #[test]

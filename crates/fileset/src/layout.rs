@@ -251,19 +251,11 @@ fn gamma(rng: &mut fastrand::Rng, shape: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::{EntriesShape, FileSize, TreeShape};
+    use crate::spec::{EntriesShape, FileSize};
     use std::collections::HashSet;
 
     fn tree(depth: u32, width: u32, files: u64, sizes: &str) -> FilesetSpec {
-        FilesetSpec {
-            anchor: "/a".into(),
-            shape: Shape::Tree(TreeShape {
-                depth,
-                width,
-                files,
-                sizes: sizes.into(),
-            }),
-        }
+        crate::spec::testing::tree("/a", depth, width, files, sizes)
     }
 
     #[test]

@@ -24,6 +24,20 @@ fn tree(anchor: &Path, depth: u32, width: u32, files: u64, sizes: &str) -> Files
     }
 }
 
+/// filebench's shape: `entries` files, `dir_width` a directory, each of
+/// `size` bytes, `prealloc` per cent made up front.
+fn entries(anchor: &Path, entries: u64, dir_width: u32, size: u64, prealloc: f64) -> FilesetSpec {
+    FilesetSpec {
+        anchor: anchor.to_path_buf(),
+        shape: Shape::Entries(EntriesShape {
+            entries,
+            dir_width,
+            size: FileSize::Fixed(size),
+            prealloc,
+        }),
+    }
+}
+
 fn opts(format: Format) -> CreateOptions<'static> {
     CreateOptions {
         format,
@@ -371,15 +385,7 @@ fn format_no_restart_and_yes_do_what_the_docs_say() {
 #[test]
 fn seen_says_each_file_as_it_is_left_under_every_format() {
     let tmp = tempfile::tempdir().unwrap();
-    let spec = FilesetSpec {
-        anchor: tmp.path().join("a"),
-        shape: Shape::Entries(EntriesShape {
-            entries: 40,
-            dir_width: 8,
-            size: FileSize::Fixed(4096),
-            prealloc: 50.0,
-        }),
-    };
+    let spec = entries(&tmp.path().join("a"), 40, 8, 4096, 50.0);
     let layout = Layout::new(&spec, 5).unwrap();
     let p = |i| spec.anchor.join(layout.file_path(i));
     let check = |format: Format| {
@@ -539,15 +545,7 @@ fn a_fileset_that_does_not_fit_is_refused_with_the_numbers_and_leaves_no_trace()
 fn a_huge_fileset_that_cannot_fit_is_refused_without_counting_every_file() {
     let tmp = tempfile::tempdir().unwrap();
     let anchor = tmp.path().join("fs");
-    let spec = FilesetSpec {
-        anchor: anchor.clone(),
-        shape: Shape::Entries(EntriesShape {
-            entries: 2_000_000,
-            dir_width: 1000,
-            size: FileSize::Fixed(1 << 50),
-            prealloc: 100.0,
-        }),
-    };
+    let spec = entries(&anchor, 2_000_000, 1000, 1 << 50, 100.0);
     let layout = Layout::new(&spec, 1).unwrap();
     let e = create(&spec, 1, &layout, &opts(Format::No)).unwrap_err();
     let msg = e.to_string();
@@ -583,15 +581,7 @@ fn too_few_inodes_on_a_small_ext4_is_refused_with_its_count() {
     let fs = iolab_testutil::MountedFs::new("ext4", 16 << 20).unwrap();
     let anchor = fs.path().join("fs");
     std::fs::create_dir(&anchor).unwrap();
-    let spec = FilesetSpec {
-        anchor: anchor.clone(),
-        shape: Shape::Entries(EntriesShape {
-            entries: 50_000,
-            dir_width: 100,
-            size: FileSize::Fixed(0),
-            prealloc: 100.0,
-        }),
-    };
+    let spec = entries(&anchor, 50_000, 100, 0, 100.0);
     let layout = Layout::new(&spec, 1).unwrap();
     let free = statvfs(&anchor).f_favail;
     let e = create(&spec, 1, &layout, &opts(Format::No)).unwrap_err();
