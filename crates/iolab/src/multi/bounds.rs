@@ -8,7 +8,7 @@
 //! (iolab_remote::text).
 
 use iolab_raw::{IntervalRaw, RunRaw};
-use iolab_remote::text::clean;
+use iolab_remote::text::{clean, untrusted};
 use iolab_report::model::{Host, RunResult};
 use iolab_spec::RunSpec;
 
@@ -22,6 +22,18 @@ pub const MAX_NOTES: usize = 100;
 /// The most progress lines of one run shown of a host (fileset creation
 /// and prefill: a line every 5 s is more than an hour of them).
 pub const MAX_PROGRESS: usize = 1000;
+/// The line to show of an agent's `count`-th text of a kind (`what`,
+/// plural) when at most `max` are shown: the text cleaned up to `max`,
+/// one line saying the rest are not shown, then nothing.
+pub fn capped(count: &mut usize, max: usize, text: &str, what: &str) -> Option<String> {
+    *count += 1;
+    match (*count).cmp(&(max + 1)) {
+        std::cmp::Ordering::Less => Some(untrusted(text)),
+        std::cmp::Ordering::Equal => Some(format!("more {what}, not shown")),
+        std::cmp::Ordering::Greater => None,
+    }
+}
+
 /// The most notes of a host's results kept.
 const MAX_KEPT_NOTES: usize = 1000;
 
@@ -110,6 +122,19 @@ pub fn clean_host(h: &Host) -> Host {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn capped_shows_max_texts_cleaned_then_one_line_then_nothing() {
+        let mut n = 0;
+        let lines: Vec<_> = (0..5)
+            .map(|k| capped(&mut n, 2, &format!("\x1b[2Jt{k}"), "notes"))
+            .collect();
+        assert_eq!(lines[0].as_deref(), Some("?[2Jt0"));
+        assert_eq!(lines[1].as_deref(), Some("?[2Jt1"));
+        assert_eq!(lines[2].as_deref(), Some("more notes, not shown"));
+        assert_eq!(lines[3..], [None, None]);
+        assert_eq!(n, 5);
+    }
 
     fn spec(duration: Option<f64>, interval: f64) -> RunSpec {
         let mut w = iolab_spec::WorkloadSpec::example("w", "/tmp/w", "randread");

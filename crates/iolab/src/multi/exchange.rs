@@ -284,24 +284,14 @@ impl Exchange<'_, '_> {
                 }
             }
             FromAgent::Note { message, .. } => {
-                leg.notes += 1;
-                match leg.notes.cmp(&bounds::MAX_NOTES) {
-                    std::cmp::Ordering::Less | std::cmp::Ordering::Equal => {
-                        eprintln!("iolab: host {name}: {}", untrusted(&message))
-                    }
-                    std::cmp::Ordering::Greater if leg.notes == bounds::MAX_NOTES + 1 => {
-                        eprintln!("iolab: host {name}: more notes, not shown")
-                    }
-                    _ => {}
-                }
+                let line = bounds::capped(&mut leg.notes, bounds::MAX_NOTES, &message, "notes");
+                line.inspect(|l| eprintln!("iolab: host {name}: {l}"));
             }
             FromAgent::Progress { message, .. } => {
-                leg.progress += 1;
-                if !self.ctx.quiet && leg.progress <= bounds::MAX_PROGRESS {
-                    eprintln!("iolab: host {name}: {}", untrusted(&message));
-                } else if !self.ctx.quiet && leg.progress == bounds::MAX_PROGRESS + 1 {
-                    eprintln!("iolab: host {name}: more progress lines, not shown");
-                }
+                let max = bounds::MAX_PROGRESS;
+                let line = bounds::capped(&mut leg.progress, max, &message, "progress lines");
+                line.filter(|_| !self.ctx.quiet)
+                    .inspect(|l| eprintln!("iolab: host {name}: {l}"));
             }
             FromAgent::Error { message } => {
                 eprintln!("iolab: host {name}: {}", untrusted(&message))
